@@ -106,9 +106,10 @@ class Rules:
             raise bad("bad_go_out_penalty", self.bad_go_out_penalty, "null or 20")
         if not (_is_int(self.max_stock_rebuilds) and 0 <= self.max_stock_rebuilds <= 100):
             raise bad("max_stock_rebuilds", self.max_stock_rebuilds, "a whole number from 0 to 100")
-        # Combinations that cannot mean anything.
-        if self.jokers_free and self.jokers_per_deck == 0:
-            raise RulesError("option 'jokers_free' needs jokers: set 'jokers_per_deck' to 1 or 2")
+        # Options are independent (RULES.md): `max_wilds_per_meld` wins over
+        # `all_wild_melds`, and `jokers_free` without jokers changes nothing.
+        # What can be impossible is dealing: a fixed deck count too small for
+        # the largest round (here for two players, in check_seats for more).
         if self.decks != "auto" and self.decks * 52 < max(self.rounds) * MIN_SEATS + 2:
             raise RulesError(f"{self.decks} deck(s) cannot deal a {max(self.rounds)}-card round "
                              f"to {MIN_SEATS} players with an up-card and a stock")

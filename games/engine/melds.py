@@ -1,0 +1,562 @@
+"""Melds, and the exact search for a hand's best arrangement.
+
+How the search works
+--------------------
+A wild card can stand in for any card of any meld, so wilds are
+interchangeable once they are in melds; they differ only in what they cost
+when left out.  The search therefore never places individual wilds: it
+chooses melds for the *natural* cards (the cards that are not wild), and
+for every choice knows two numbers, ``lo`` (the wilds the melds need: gaps
+in runs, and padding up to three cards) and ``hi`` (the wilds they could
+hold: a set takes any number, a run up to 13 cards, both capped by
+``max_wilds_per_meld``).  With ``W`` wilds in hand, a choice is possible
+when ``lo <= W``; it places ``min(W, hi)`` wilds (plus any all-wild melds
+the rules allow) and leaves the cheapest of the others as deadwood.
+
+Sets only mix suits, runs only mix ranks, so the search splits the same
+way: it enumerates which natural cards of each rank go into sets (bounded
+by the wilds such sets need), and solves the runs of each suit separately
+from the rank counts of that suit.  A suit's answer is a short Pareto list
+of ``(deadwood points, lo, hi, runs)`` and is cached across calls, keyed by
+the suit's rank counts, so a bot or a replay that scores many similar hands
+pays for each suit shape once.
+
+Decisions where RULES.md is silent (each has a test):
+
+* A card of the wild rank is wild even when it stands for itself: it never
+  counts as the natural card a meld needs, and it counts towards
+  ``max_wilds_per_meld``.
+* A run holds at most 13 cards and never one rank twice, so with
+  ``aces: high_or_low`` it cannot hold a low and a high Ace.
+* Several sets of one rank are allowed (with several decks), which only
+  matters when ``max_wilds_per_meld`` limits how many wilds one set holds.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+from .cards import ACE, Card, SUIT_CHARS
+from .rules import Rules, wild_ranks
+
+SET, RUN = "set", "run"
+_HIGH_ACE = 14
+_CACHE_LIMIT = 500_000
+
+
+@dataclass(frozen=True, slots=True)
+class Meld:
+    """A set or a run: its physical cards, in table order for a run."""
+
+    kind: str
+    cards: tuple[Card, ...]
+
+    @property
+    def codes(self) -> list[str]:
+        return [card.code for card in self.cards]
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "cards": self.codes}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Meld:
+        return cls(data["kind"], tuple(Card.from_code(code) for code in data["cards"]))
+
+
+@dataclass(frozen=True, slots=True)
+class Arrangement:
+    """A hand split into melds and deadwood; ``points`` is the deadwood's penalty.
+
+    ``layoffs`` is only used by the redemption variant: for each table meld
+    that received cards, its index and the cards laid off onto it.
+    """
+
+    melds: tuple[Meld, ...]
+    deadwood: tuple[Card, ...]
+    points: int
+    layoffs: tuple[tuple[int, tuple[Card, ...]], ...] = field(default=())
+
+    def to_dict(self) -> dict:
+        data = {
+            "melds": [meld.to_dict() for meld in self.melds],
+            "deadwood": [card.code for card in self.deadwood],
+            "points": self.points,
+        }
+        if self.layoffs:
+            data["layoffs"] = [[index, [c.code for c in cards]] for index, cards in self.layoffs]
+        return data
+
+
+# --------------------------------------------------------------------------
+# The search context: everything about the rules that the search depends on.
+
+
+@dataclass(frozen=True, slots=True)
+class _Context:
+    aces_high: bool
+    max_wilds: int | None  # per meld; None is unlimited
+    all_wild_melds: bool
+    points: tuple[int, ...]  # penalty of a natural card by position 0..14
+
+
+def _context(rules: Rules, *, count_cards: bool = False) -> _Context:
+    if count_cards:
+        points = (0,) + (1,) * 14
+    else:
+        points = (0,) + tuple(rules.natural_points(r) for r in range(1, 14)) + (rules.natural_points(ACE),)
+    return _Context(rules.aces_high, rules.max_wilds_per_meld, rules.all_wild_melds, points)
+
+
+# An option is (deadwood points, lo, hi, witness).
+_Option = tuple
+
+
+def _pareto(options: list) -> tuple:
+    """Drop every option another beats on points, lo and hi at once."""
+    if len(options) <= 1:
+        return tuple(options)
+    options.sort(key=lambda o: (o[0], o[1], -o[2]))
+    kept: list = []
+    for option in options:
+        d, lo, hi = option[0], option[1], option[2]
+        for k in kept:
+            if k[1] <= lo and k[2] >= hi:  # k[0] <= d by the sort order
+                break
+        else:
+            kept.append(option)
+    return tuple(kept)
+
+
+_SUIT_CACHE: dict = {}
+
+
+def _suit_options(ctx: _Context, counts: tuple[int, ...], wilds: int) -> tuple:
+    """Pareto options for the runs of one suit.
+
+    ``counts[p]`` is how many natural cards of this suit are at rank
+    position ``p`` (1 = Ace low, 13 = King, 14 = an Ace played high).  Each
+    option is ``(points, lo, hi, runs)`` with ``runs`` a tuple of
+    ``(positions, lo, hi)``; cards left out are the suit's deadwood.
+    """
+    key = (ctx, counts, wilds)
+    cached = _SUIT_CACHE.get(key)
+    if cached is not None:
+        return cached
+    p = 1
+    while p <= _HIGH_ACE and not counts[p]:
+        p += 1
+    if p > _HIGH_ACE:
+        result: tuple = ((0, 0, 0, ()),)
+    else:
+        options: list = []
+        cur = list(counts)
+        cur[p] -= 1
+        if p != _HIGH_ACE:  # a high Ace left out is the same as a low one left out
+            penalty = ctx.points[p]
+            for d, lo, hi, runs in _suit_options(ctx, tuple(cur), wilds):
+                options.append((d + penalty, lo, hi, runs))
+        if p == ACE and ctx.aces_high:
+            moved = list(cur)
+            moved[_HIGH_ACE] += 1
+            options.extend(_suit_options(ctx, tuple(moved), wilds))
+        cap = wilds if ctx.max_wilds is None else min(wilds, ctx.max_wilds)
+        top = min(_HIGH_ACE if ctx.aces_high else 13, p + 12)
+        for positions, run_lo, run_hi in _runs_from(ctx, cur, p, top, cap, wilds):
+            for d, lo, hi, runs in _suit_options(ctx, tuple(cur), wilds):
+                total_lo = lo + run_lo
+                if total_lo <= wilds:
+                    options.append((d, total_lo, min(wilds, hi + run_hi), runs + ((positions, run_lo, run_hi),)))
+        result = _pareto(options)
+    if len(_SUIT_CACHE) >= _CACHE_LIMIT:
+        _SUIT_CACHE.clear()
+    _SUIT_CACHE[key] = result
+    return result
+
+
+def _runs_from(ctx: _Context, cur: list[int], start: int, top: int, cap: int, wilds: int):
+    """Yield every run whose lowest natural card is at ``start``.
+
+    While a run is yielded its cards are taken out of ``cur``; they are put
+    back before the next one.  A present card may be skipped (a wild stands
+    in for it) so that it can serve elsewhere.
+    """
+
+    def extend(positions: tuple[int, ...], gaps: int):
+        last = positions[-1]
+        span = last - start + 1
+        lo = gaps + max(0, 3 - span)
+        if lo <= cap:
+            hi = 13 - len(positions)
+            if ctx.max_wilds is not None:
+                hi = min(hi, ctx.max_wilds)
+            yield positions, lo, min(hi, wilds)
+        for q in range(last + 1, top + 1):
+            g = gaps + q - last - 1
+            if g > cap:
+                break
+            if cur[q]:
+                cur[q] -= 1
+                yield from extend(positions + (q,), g)
+                cur[q] += 1
+
+    yield from extend((start,), 0)
+
+
+def _set_choices(ctx: _Context, suit_counts: tuple[int, ...], wilds: int) -> list:
+    """Ways to put natural cards of one rank into sets.
+
+    ``suit_counts`` is how many cards of the rank each suit holds.  Each
+    choice is ``(taken per suit, lo, hi, number of sets)``; the empty choice
+    comes first.
+    """
+    choices: list = [((0, 0, 0, 0), 0, 0, 0)]
+    max_wilds = ctx.max_wilds
+    per_set = 1 if max_wilds is None else max(1, 3 - max_wilds)  # naturals a set needs at least
+    for taken in _sub_multisets(suit_counts):
+        m = sum(taken)
+        if m == 0 or m + wilds < 3:
+            continue
+        best_k = 1 if max_wilds is None else m // per_set
+        for k in range(1, max(best_k, 0) + 1):
+            lo = max(0, 3 * k - m)
+            if lo > wilds:
+                break
+            hi = wilds if max_wilds is None else min(wilds, k * max_wilds)
+            if max_wilds is not None and m < k * per_set:
+                break
+            choices.append((taken, lo, hi, k))
+    return choices
+
+
+def _sub_multisets(counts: tuple[int, ...]):
+    a, b, c, d = counts
+    for i in range(a + 1):
+        for j in range(b + 1):
+            for k in range(c + 1):
+                for m in range(d + 1):
+                    yield (i, j, k, m)
+
+
+def _all_wild_capacity(ctx: _Context, left: int) -> int:
+    """How many of ``left`` wilds can form melds of wilds only."""
+    if not ctx.all_wild_melds or left < 3:
+        return 0
+    biggest = ctx.max_wilds
+    if biggest is None:
+        return left
+    if biggest < 3:
+        return 0
+    best = 0
+    for used in range(3, left + 1):
+        groups_min = -(-used // biggest)
+        if groups_min * 3 <= used:
+            best = used
+    return best
+
+
+# --------------------------------------------------------------------------
+# The search over one hand.
+
+
+@dataclass
+class _Hand:
+    naturals: list[Card]
+    wilds: list[Card]  # most expensive first
+    wild_points: list[int]  # same order
+
+
+def _split(hand: Sequence[Card], rules: Rules, hand_size: int, count_cards: bool) -> _Hand:
+    wild = wild_ranks(hand_size)
+    naturals = [c for c in hand if not c.is_joker and c.rank not in wild]
+    wilds = [c for c in hand if c.is_joker or c.rank in wild]
+    if count_cards:
+        wilds.sort(key=lambda c: c.code)
+        points = [1] * len(wilds)
+    else:
+        wilds.sort(key=lambda c: (-rules.card_points(c, hand_size), c.code))
+        points = [rules.card_points(c, hand_size) for c in wilds]
+    return _Hand(naturals, wilds, points)
+
+
+def _solve(ctx: _Context, hand: _Hand):
+    """Return (points, plan) of the least-penalty arrangement."""
+    wilds = len(hand.wilds)
+    # cheapest-first running sums of wild penalties: cost of leaving u wilds out
+    cheapest = list(reversed(hand.wild_points))
+    left_cost = [0]
+    for p in cheapest:
+        left_cost.append(left_cost[-1] + p)
+
+    suit_index = {s: i for i, s in enumerate(SUIT_CHARS)}
+    by_suit = [[0] * 15 for _ in SUIT_CHARS]
+    by_rank: dict[int, list[int]] = {}
+    for card in hand.naturals:
+        s = suit_index[card.suit]
+        by_suit[s][card.rank] += 1
+        by_rank.setdefault(card.rank, [0, 0, 0, 0])[s] += 1
+    ranks = sorted(r for r, counts in by_rank.items() if sum(counts) + wilds >= 3)
+    rank_choices = [(r, _set_choices(ctx, tuple(by_rank[r]), wilds)) for r in ranks]
+
+    best = [None, None]  # points, plan
+
+    def finish(set_lo: int, set_hi: int, chosen: list) -> None:
+        combined = [(0, set_lo, set_hi, ())]
+        for s in range(4):
+            options = _suit_options(ctx, tuple(by_suit[s]), wilds)
+            if len(options) == 1 and len(combined) == 1:
+                d2, lo2, hi2, runs = options[0]
+                d, lo, hi, w = combined[0]
+                if lo + lo2 > wilds:
+                    return
+                combined = [(d + d2, lo + lo2, min(wilds, hi + hi2), w + (runs,))]
+                continue
+            merged = []
+            for d, lo, hi, w in combined:
+                for d2, lo2, hi2, runs in options:
+                    if lo + lo2 <= wilds:
+                        merged.append((d + d2, lo + lo2, min(wilds, hi + hi2), w + (runs,)))
+            if not merged:
+                return
+            combined = list(_pareto(merged))
+        for d, lo, hi, runs_by_suit in combined:
+            if best[0] is not None and d >= best[0]:
+                continue
+            in_melds, placed = _placed_wilds(ctx, wilds, lo, hi)
+            total = d + left_cost[wilds - placed]
+            if best[0] is None or total < best[0]:
+                best[0] = total
+                best[1] = (tuple(chosen), runs_by_suit, in_melds, placed)
+
+    def walk(i: int, set_lo: int, set_hi: int, chosen: list) -> None:
+        if i == len(rank_choices):
+            finish(set_lo, set_hi, chosen)
+            return
+        rank, choices = rank_choices[i]
+        for taken, lo, hi, k in choices:
+            if set_lo + lo > wilds:
+                continue
+            if k:
+                for s in range(4):
+                    by_suit[s][rank] -= taken[s]
+                chosen.append((rank, taken, lo, hi, k))
+            walk(i + 1, set_lo + lo, min(wilds, set_hi + hi), chosen)
+            if k:
+                chosen.pop()
+                for s in range(4):
+                    by_suit[s][rank] += taken[s]
+
+    walk(0, 0, 0, [])
+    return best[0], best[1]
+
+
+def _placed_wilds(ctx: _Context, wilds: int, lo: int, hi: int) -> tuple[int, int]:
+    """Most wilds the chosen melds hold, and that plus any all-wild melds.
+
+    Returns ``(in the chosen melds, placed in all)``.
+    """
+    top = min(wilds, hi)
+    if not ctx.all_wild_melds:
+        return top, top
+    return max(((x, x + _all_wild_capacity(ctx, wilds - x)) for x in range(lo, top + 1)),
+               key=lambda pair: (pair[1], pair[0]))
+
+
+# --------------------------------------------------------------------------
+# Turning a plan back into melds of physical cards.
+
+
+def _build(ctx: _Context, hand: _Hand, plan, points: int) -> Arrangement:
+    chosen, runs_by_suit, in_melds, placed = plan
+    pool: dict[tuple[int, str], list[Card]] = {}
+    for card in hand.naturals:
+        pool.setdefault((card.rank, card.suit), []).append(card)
+
+    def take(rank: int, suit: str) -> Card:
+        return pool[(rank, suit)].pop()
+
+    # Each meld: kind, its natural cards with positions, wilds it needs, wilds it may hold.
+    skeletons: list[dict] = []
+    for rank, taken, set_lo, set_hi, k in chosen:
+        cards = [take(rank, SUIT_CHARS[s]) for s in range(4) for _ in range(taken[s])]
+        # split m naturals into k sets as evenly as possible
+        groups = [cards[i::k] for i in range(k)]
+        for group in groups:
+            need = max(0, 3 - len(group))
+            room = (10**6) if ctx.max_wilds is None else ctx.max_wilds
+            skeletons.append({"kind": SET, "naturals": group, "need": need, "room": room})
+    for s, runs in enumerate(runs_by_suit):
+        suit = SUIT_CHARS[s]
+        for positions, run_lo, run_hi in runs:
+            cards = [(p, take(ACE if p == _HIGH_ACE else p, suit)) for p in positions]
+            room = 13 - len(positions)
+            if ctx.max_wilds is not None:
+                room = min(room, ctx.max_wilds)
+            skeletons.append({"kind": RUN, "naturals": cards, "need": run_lo, "room": room})
+
+    to_place = list(hand.wilds[:placed])  # the most expensive wilds go into melds
+    left_out = list(hand.wilds[placed:])
+    extra = [0] * len(skeletons)
+    for i, sk in enumerate(skeletons):
+        extra[i] = sk["need"]
+    spare = in_melds - sum(extra)
+    for i, sk in enumerate(skeletons):
+        give = min(spare, sk["room"] - sk["need"])
+        if give > 0:
+            extra[i] += give
+            spare -= give
+    melds: list[Meld] = []
+    for sk, n_wilds in zip(skeletons, extra):
+        wild_cards = [to_place.pop() for _ in range(n_wilds)]
+        if sk["kind"] == SET:
+            melds.append(Meld(SET, tuple(sk["naturals"]) + tuple(wild_cards)))
+        else:
+            melds.append(Meld(RUN, _lay_run(ctx, sk["naturals"], wild_cards)))
+    if to_place:  # melds of wild cards only
+        rest = to_place
+        size = ctx.max_wilds or len(rest)
+        while rest:
+            chunk = min(size, len(rest))
+            if len(rest) - chunk and len(rest) - chunk < 3:
+                chunk = len(rest) - 3
+            melds.append(Meld(SET, tuple(rest[:chunk])))
+            rest = rest[chunk:]
+    deadwood = [c for cards in pool.values() for c in cards] + left_out
+    deadwood.sort(key=lambda c: (c.rank or 99, c.suit))
+    return Arrangement(tuple(melds), tuple(deadwood), points)
+
+
+def _lay_run(ctx: _Context, naturals: list[tuple[int, Card]], wild_cards: list[Card]) -> tuple[Card, ...]:
+    """Order a run's cards by the rank each stands for, wilds in the gaps, then at the ends."""
+    first, last = naturals[0][0], naturals[-1][0]
+    slots: dict[int, Card] = dict(naturals)
+    wilds = list(wild_cards)
+    for position in range(first, last + 1):
+        if position not in slots:
+            slots[position] = wilds.pop()
+    low_bound = 2 if last == _HIGH_ACE else 1
+    high_bound = _HIGH_ACE if (ctx.aces_high and first > 1) else 13
+    lo_pos, hi_pos = first, last
+    while wilds:
+        if hi_pos < high_bound and hi_pos - lo_pos < 12:
+            hi_pos += 1
+            slots[hi_pos] = wilds.pop()
+        elif lo_pos > low_bound and hi_pos - lo_pos < 12:
+            lo_pos -= 1
+            slots[lo_pos] = wilds.pop()
+        else:  # cannot happen: the search never puts more wilds in a run than fit
+            raise AssertionError("run overflow")
+    return tuple(slots[p] for p in sorted(slots))
+
+
+# --------------------------------------------------------------------------
+# Public functions.
+
+
+def meld_kind(cards: Sequence[Card], rules: Rules, hand_size: int) -> str | None:
+    """``"set"`` or ``"run"`` if ``cards`` form a valid meld in this round, else ``None``.
+
+    This checks a meld directly from RULES.md, independently of the search;
+    the tests use it to check every arrangement the search returns.
+    """
+    if len(cards) < 3:
+        return None
+    wild = [c for c in cards if rules.is_wild(c, hand_size)]
+    natural = [c for c in cards if not rules.is_wild(c, hand_size)]
+    if rules.max_wilds_per_meld is not None and len(wild) > rules.max_wilds_per_meld:
+        return None
+    if not natural:
+        return SET if rules.all_wild_melds else None
+    if len({c.rank for c in natural}) == 1:
+        return SET
+    if len(cards) > 13 or len({c.suit for c in natural}) != 1:
+        return None
+    for ace_position in ((1, _HIGH_ACE) if rules.aces_high else (1,)):
+        positions = [ace_position if c.rank == ACE else c.rank for c in natural]
+        if len(set(positions)) != len(positions):
+            return None  # a run never holds one rank twice
+        span = max(positions) - min(positions) + 1
+        if span <= 13 and span - len(positions) <= len(wild):
+            return RUN
+    return None
+
+
+def _cards(hand: Iterable[Card] | str) -> list[Card]:
+    if isinstance(hand, str):
+        from .cards import parse_cards
+
+        return list(parse_cards(hand))
+    return list(hand)
+
+
+def best_arrangement(hand: Iterable[Card] | str, rules: Rules, hand_size: int) -> Arrangement:
+    """The arrangement of ``hand`` into melds that leaves the least penalty.
+
+    ``hand_size`` is the number of cards dealt in the round; it fixes the
+    wild rank(s).  ``points`` is before any round doubling.
+    """
+    cards = _cards(hand)
+    ctx = _context(rules)
+    split = _split(cards, rules, hand_size, count_cards=False)
+    points, plan = _solve(ctx, split)
+    return _build(ctx, split, plan, points)
+
+
+def deadwood_points(hand: Iterable[Card] | str, rules: Rules, hand_size: int) -> int:
+    """Only the points of :func:`best_arrangement` (faster: builds no melds)."""
+    cards = _cards(hand)
+    points, _ = _solve(_context(rules), _split(cards, rules, hand_size, count_cards=False))
+    return points
+
+
+def unmelded_count(hand: Iterable[Card] | str, rules: Rules, hand_size: int) -> int:
+    """The fewest cards of ``hand`` that must stay out of melds."""
+    cards = _cards(hand)
+    count, _ = _solve(_context(rules, count_cards=True), _split(cards, rules, hand_size, count_cards=True))
+    return count
+
+
+def can_meld_all(hand: Iterable[Card] | str, rules: Rules, hand_size: int) -> bool:
+    """Whether every card of ``hand`` fits into melds.
+
+    An unmelded joker is unmelded here even with ``jokers_free``: that
+    option lowers its score but never helps a player go out.
+    """
+    return unmelded_count(hand, rules, hand_size) == 0
+
+
+def _distinct(cards: Sequence[Card]) -> list[Card]:
+    return sorted(set(cards), key=lambda c: c.code)
+
+
+def _without(cards: Sequence[Card], card: Card) -> list[Card]:
+    rest = list(cards)
+    rest.remove(card)
+    return rest
+
+
+def go_out_discards(hand: Iterable[Card] | str, rules: Rules, hand_size: int) -> tuple[Card, ...]:
+    """The distinct cards, sorted by code, whose discard leaves every other card melded."""
+    cards = _cards(hand)
+    ctx = _context(rules, count_cards=True)
+    result = []
+    for card in _distinct(cards):
+        count, _ = _solve(ctx, _split(_without(cards, card), rules, hand_size, count_cards=True))
+        if count == 0:
+            result.append(card)
+    return tuple(result)
+
+
+def discard_penalties(hand: Iterable[Card] | str, rules: Rules, hand_size: int) -> dict[Card, int]:
+    """For each distinct card, the least penalty left in hand after discarding it."""
+    cards = _cards(hand)
+    ctx = _context(rules)
+    return {
+        card: _solve(ctx, _split(_without(cards, card), rules, hand_size, count_cards=False))[0]
+        for card in _distinct(cards)
+    }
+
+
+def card_counter(cards: Iterable[Card]) -> Counter:
+    return Counter(cards)
