@@ -35,7 +35,7 @@ Decisions where RULES.md is silent (each has a test):
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Iterable, Sequence
 
 from .cards import ACE, Card, SUIT_CHARS
@@ -99,6 +99,7 @@ class _Context:
     max_wilds: int | None  # per meld; None is unlimited
     all_wild_melds: bool
     points: tuple[int, ...]  # penalty of a natural card by position 0..14
+    full: bool = False  # the full search, without the quick search's cuts
 
 
 def _context(rules: Rules, *, count_cards: bool = False) -> _Context:
@@ -130,78 +131,93 @@ def _pareto(options: list) -> tuple:
 
 
 _SUIT_CACHE: dict = {}
+_BITS = 4  # bits per rank position in a packed suit: up to 15 cards of one rank
 
 
-def _suit_options(ctx: _Context, counts: tuple[int, ...], wilds: int) -> tuple:
+def _pack(counts: Sequence[int]) -> int:
+    return sum(count << (_BITS * position) for position, count in enumerate(counts))
+
+
+def _suit_table(ctx: _Context, wilds: int) -> dict:
+    """The cache of suit answers for one search context and wild count."""
+    if len(_SUIT_CACHE) >= 256:
+        _SUIT_CACHE.clear()
+    table = _SUIT_CACHE.setdefault((ctx, wilds), {})
+    if len(table) >= _CACHE_LIMIT:
+        table.clear()
+    return table
+
+
+def _suit_options(table: dict, ctx: _Context, key: int, wilds: int) -> tuple:
     """Pareto options for the runs of one suit.
 
-    ``counts[p]`` is how many natural cards of this suit are at rank
-    position ``p`` (1 = Ace low, 13 = King, 14 = an Ace played high).  Each
-    option is ``(points, lo, hi, runs)`` with ``runs`` a tuple of
-    ``(positions, lo, hi)``; cards left out are the suit's deadwood.
+    ``key`` packs how many natural cards of this suit lie at each rank
+    position (``_BITS`` bits a position: 1 = Ace low, 13 = King, 14 = an Ace
+    played high).  Each option is ``(points, lo, hi, runs)`` with ``runs`` a
+    tuple of ``(positions, lo, hi)``; cards in no run are the suit's
+    deadwood.  The lowest card is either left out or the lowest natural card
+    of a run; with ``aces: high_or_low`` a low Ace may also move up to play
+    high.
     """
-    key = (ctx, counts, wilds)
-    cached = _SUIT_CACHE.get(key)
+    cached = table.get(key)
     if cached is not None:
         return cached
-    p = 1
-    while p <= _HIGH_ACE and not counts[p]:
-        p += 1
-    if p > _HIGH_ACE:
+    if not key:
         result: tuple = ((0, 0, 0, ()),)
     else:
+        p = ((key & -key).bit_length() - 1) // _BITS
+        rest = key - (1 << (_BITS * p))
         options: list = []
-        cur = list(counts)
-        cur[p] -= 1
         if p != _HIGH_ACE:  # a high Ace left out is the same as a low one left out
             penalty = ctx.points[p]
-            for d, lo, hi, runs in _suit_options(ctx, tuple(cur), wilds):
+            for d, lo, hi, runs in _suit_options(table, ctx, rest, wilds):
                 options.append((d + penalty, lo, hi, runs))
         if p == ACE and ctx.aces_high:
-            moved = list(cur)
-            moved[_HIGH_ACE] += 1
-            options.extend(_suit_options(ctx, tuple(moved), wilds))
-        cap = wilds if ctx.max_wilds is None else min(wilds, ctx.max_wilds)
-        top = min(_HIGH_ACE if ctx.aces_high else 13, p + 12)
-        for positions, run_lo, run_hi in _runs_from(ctx, cur, p, top, cap, wilds):
-            for d, lo, hi, runs in _suit_options(ctx, tuple(cur), wilds):
+            options.extend(_suit_options(table, ctx, rest + (1 << (_BITS * _HIGH_ACE)), wilds))
+        for positions, run_lo, run_hi, left in _runs_from(ctx, rest, p, wilds):
+            for d, lo, hi, runs in _suit_options(table, ctx, left, wilds):
                 total_lo = lo + run_lo
                 if total_lo <= wilds:
                     options.append((d, total_lo, min(wilds, hi + run_hi), runs + ((positions, run_lo, run_hi),)))
         result = _pareto(options)
-    if len(_SUIT_CACHE) >= _CACHE_LIMIT:
-        _SUIT_CACHE.clear()
-    _SUIT_CACHE[key] = result
+    table[key] = result
     return result
 
 
-def _runs_from(ctx: _Context, cur: list[int], start: int, top: int, cap: int, wilds: int):
-    """Yield every run whose lowest natural card is at ``start``.
+def _runs_from(ctx: _Context, key: int, start: int, wilds: int) -> list:
+    """Every run whose lowest natural card is at ``start``, as
+    ``(positions, lo, hi, key of the suit's other cards)``.
 
-    While a run is yielded its cards are taken out of ``cur``; they are put
-    back before the next one.  A present card may be skipped (a wild stands
-    in for it) so that it can serve elsewhere.
+    In the full search a run may skip a natural card it spans (a wild stands
+    in for it) so that the card serves elsewhere; see :func:`_solve` for
+    when the quick search leaves that out.
     """
+    max_wilds = ctx.max_wilds
+    cap = wilds if max_wilds is None else min(wilds, max_wilds)
+    top = min(_HIGH_ACE if ctx.aces_high else 13, start + 12)
+    may_skip = ctx.full or max_wilds is not None
+    found: list = []
 
-    def extend(positions: tuple[int, ...], gaps: int):
+    def extend(positions: tuple[int, ...], gaps: int, left: int) -> None:
         last = positions[-1]
         span = last - start + 1
-        lo = gaps + max(0, 3 - span)
+        lo = gaps + (3 - span if span < 3 else 0)
         if lo <= cap:
             hi = 13 - len(positions)
-            if ctx.max_wilds is not None:
-                hi = min(hi, ctx.max_wilds)
-            yield positions, lo, min(hi, wilds)
+            if max_wilds is not None and max_wilds < hi:
+                hi = max_wilds
+            found.append((positions, lo, hi if hi < wilds else wilds, left))
         for q in range(last + 1, top + 1):
             g = gaps + q - last - 1
             if g > cap:
                 break
-            if cur[q]:
-                cur[q] -= 1
-                yield from extend(positions + (q,), g)
-                cur[q] += 1
+            if (left >> (_BITS * q)) & 15:
+                extend(positions + (q,), g, left - (1 << (_BITS * q)))
+                if not may_skip:
+                    break
 
-    yield from extend((start,), 0)
+    extend((start,), 0, key)
+    return found
 
 
 def _set_choices(ctx: _Context, suit_counts: tuple[int, ...], wilds: int) -> list:
@@ -216,7 +232,7 @@ def _set_choices(ctx: _Context, suit_counts: tuple[int, ...], wilds: int) -> lis
     per_set = 1 if max_wilds is None else max(1, 3 - max_wilds)  # naturals a set needs at least
     for taken in _sub_multisets(suit_counts):
         m = sum(taken)
-        if m == 0 or m + wilds < 3:
+        if m == 0 or m + wilds < 3 or (m == 1 and not ctx.full):
             continue
         best_k = 1 if max_wilds is None else m // per_set
         for k in range(1, max(best_k, 0) + 1):
@@ -281,7 +297,25 @@ def _split(hand: Sequence[Card], rules: Rules, hand_size: int, count_cards: bool
 
 
 def _solve(ctx: _Context, hand: _Hand):
-    """Return (points, plan) of the least-penalty arrangement."""
+    """Return (points, plan) of the least-penalty arrangement.
+
+    The quick search leaves out choices that can only pay when the melds
+    cannot hold every wild: a set of one natural card (a run of that card
+    needs the same wilds and differs only in holding at most 12 more), and,
+    with no limit on wilds per meld, a run that skips a natural card it
+    spans (swapping that card in, and a wild into the meld that used it,
+    keeps points and wilds needed; leaving it out only pays when the melds
+    are full).  Every other choice keeps its points and the wilds it needs.
+    So if no choice the quick search met left a wild out while scoring
+    below its answer, the answer is exact; otherwise the full search runs.
+    """
+    points, plan, capacity_bound_below = _search(ctx, hand)
+    if capacity_bound_below is not None and capacity_bound_below < points and not ctx.full:
+        points, plan, _ = _search(replace(ctx, full=True), hand)
+    return points, plan
+
+
+def _search(ctx: _Context, hand: _Hand):
     wilds = len(hand.wilds)
     # cheapest-first running sums of wild penalties: cost of leaving u wilds out
     cheapest = list(reversed(hand.wild_points))
@@ -299,12 +333,14 @@ def _solve(ctx: _Context, hand: _Hand):
     ranks = sorted(r for r, counts in by_rank.items() if sum(counts) + wilds >= 3)
     rank_choices = [(r, _set_choices(ctx, tuple(by_rank[r]), wilds)) for r in ranks]
 
-    best = [None, None]  # points, plan
+    best = [None, None, None]  # points, plan, least points of a choice that left wilds out
+
+    table = _suit_table(ctx, wilds)
 
     def finish(set_lo: int, set_hi: int, chosen: list) -> None:
         combined = [(0, set_lo, set_hi, ())]
         for s in range(4):
-            options = _suit_options(ctx, tuple(by_suit[s]), wilds)
+            options = _suit_options(table, ctx, _pack(by_suit[s]), wilds)
             if len(options) == 1 and len(combined) == 1:
                 d2, lo2, hi2, runs = options[0]
                 d, lo, hi, w = combined[0]
@@ -324,12 +360,22 @@ def _solve(ctx: _Context, hand: _Hand):
             if best[0] is not None and d >= best[0]:
                 continue
             in_melds, placed = _placed_wilds(ctx, wilds, lo, hi)
+            if placed < wilds and (best[2] is None or d < best[2]):
+                best[2] = d
             total = d + left_cost[wilds - placed]
             if best[0] is None or total < best[0]:
                 best[0] = total
                 best[1] = (tuple(chosen), runs_by_suit, in_melds, placed)
 
+    seen: set = set()
+
     def walk(i: int, set_lo: int, set_hi: int, chosen: list) -> None:
+        # Suits with the same rank counts are interchangeable from here on, so
+        # a position reached again with the suits permuted is not searched twice.
+        key = (i, set_lo, set_hi, tuple(sorted(tuple(v) for v in by_suit)))
+        if key in seen:
+            return
+        seen.add(key)
         if i == len(rank_choices):
             finish(set_lo, set_hi, chosen)
             return
@@ -348,7 +394,7 @@ def _solve(ctx: _Context, hand: _Hand):
                     by_suit[s][rank] += taken[s]
 
     walk(0, 0, 0, [])
-    return best[0], best[1]
+    return best[0], best[1], best[2]
 
 
 def _placed_wilds(ctx: _Context, wilds: int, lo: int, hi: int) -> tuple[int, int]:
