@@ -1,0 +1,185 @@
+"""Games, seats and the move log.
+
+The ``Move`` rows are the truth: ``Game.state`` is a snapshot of the engine
+state after the last move, kept for speed; replaying the moves from the
+game's rule options and seed gives the same snapshot (tested).  Every change
+goes through ``games.services``.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
+
+
+class Variant(models.Model):
+    """A named set of rule options (``Rules.to_dict()``), editable by staff.
+
+    A game copies the options when it is created, so editing a variant never
+    changes a game in progress.
+    """
+
+    slug = models.SlugField(_("slug"), unique=True)
+    name = models.CharField(_("name"), max_length=80)
+    description = models.TextField(_("description"), blank=True)
+    options = models.JSONField(_("rule options"), default=dict)
+    is_active = models.BooleanField(_("offered in the lobby"), default=True)
+    position = models.PositiveIntegerField(_("order in lists"), default=0)
+
+    class Meta:
+        ordering = ("position", "name")
+        verbose_name = _("variant")
+        verbose_name_plural = _("variants")
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class BotLevel(models.TextChoices):
+    EASY = "easy", _("easy")
+    MEDIUM = "medium", _("medium")
+    HARD = "hard", _("hard")
+
+
+class Game(models.Model):
+    class Status(models.TextChoices):
+        OPEN = "open", _("waiting for players")
+        ACTIVE = "active", _("in play")
+        FINISHED = "finished", _("finished")
+        ABORTED = "aborted", _("aborted")
+
+    TIME_LIMIT_CHOICES = [
+        (30, _("30 seconds")),
+        (120, _("2 minutes")),
+        (12 * 3600, _("12 hours")),
+        (24 * 3600, _("1 day")),
+        (3 * 24 * 3600, _("3 days")),
+        (7 * 24 * 3600, _("7 days")),
+    ]
+
+    variant = models.ForeignKey(Variant, verbose_name=_("variant"), null=True, blank=True,
+                                on_delete=models.SET_NULL, related_name="games")
+    variant_name = models.CharField(_("variant name"), max_length=80)
+    rules = models.JSONField(_("rule options"), help_text=_("Copied from the variant at creation."))
+    seed = models.BigIntegerField(_("seed"))
+    seat_count = models.PositiveSmallIntegerField(_("seats"))
+    status = models.CharField(_("status"), max_length=10, choices=Status.choices, default=Status.OPEN)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, verbose_name=_("created by"),
+                                   null=True, on_delete=models.SET_NULL, related_name="created_games")
+    time_limit_seconds = models.PositiveIntegerField(_("time limit per move (seconds)"), default=24 * 3600)
+    coach = models.BooleanField(_("coach"), default=False,
+                                help_text=_("Show next to each card the penalty left if it is discarded."))
+    version = models.PositiveIntegerField(_("version"), default=0,
+                                          help_text=_("Goes up by one with every change of the game."))
+    state = models.JSONField(_("engine state"), null=True, blank=True)
+    current_seat = models.PositiveSmallIntegerField(_("seat to play"), null=True, blank=True)
+    turn_started_at = models.DateTimeField(_("turn started at"), null=True, blank=True)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+    started_at = models.DateTimeField(_("started at"), null=True, blank=True)
+    finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
+    updated_at = models.DateTimeField(_("updated at"), auto_now=True)
+
+    class Meta:
+        ordering = ("-updated_at",)
+        verbose_name = _("game")
+        verbose_name_plural = _("games")
+        indexes = [models.Index(fields=["status", "-updated_at"])]
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.variant_name}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("games:table", args=[self.pk])
+
+
+class Seat(models.Model):
+    """A place at the table: a person, a bot, or (while the game is open) empty."""
+
+    game = models.ForeignKey(Game, verbose_name=_("game"), on_delete=models.CASCADE, related_name="seats")
+    position = models.PositiveSmallIntegerField(_("position"))
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, verbose_name=_("player"), null=True, blank=True,
+                             on_delete=models.PROTECT, related_name="seats")
+    bot_level = models.CharField(_("bot level"), max_length=10, choices=BotLevel.choices, blank=True)
+    bot_name = models.CharField(_("bot name"), max_length=40, blank=True)
+    total_score = models.IntegerField(_("total score"), default=0)
+    joined_at = models.DateTimeField(_("joined at"), null=True, blank=True)
+
+    class Meta:
+        ordering = ("game", "position")
+        verbose_name = _("seat")
+        verbose_name_plural = _("seats")
+        constraints = [
+            models.UniqueConstraint(fields=["game", "position"], name="seat_unique_position"),
+            models.UniqueConstraint(fields=["game", "user"], condition=Q(user__isnull=False),
+                                    name="seat_unique_user"),
+            models.CheckConstraint(condition=Q(user__isnull=True) | Q(bot_level=""),
+                                   name="seat_user_or_bot"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.game_id}:{self.position} {self.name}"
+
+    @property
+    def is_bot(self) -> bool:
+        return bool(self.bot_level)
+
+    @property
+    def is_open(self) -> bool:
+        return self.user_id is None and not self.bot_level
+
+    @property
+    def name(self) -> str:
+        if self.user_id is not None:
+            return self.user.shown_name
+        if self.bot_level:
+            return self.bot_name or str(_("Bot"))
+        return str(_("open seat"))
+
+
+class Move(models.Model):
+    """One action of the append-only log: the source of truth of a game."""
+
+    game = models.ForeignKey(Game, verbose_name=_("game"), on_delete=models.CASCADE, related_name="moves")
+    seq = models.PositiveIntegerField(_("sequence number"))
+    seat = models.PositiveSmallIntegerField(_("seat"))
+    action = models.JSONField(_("action"))
+    by_bot = models.BooleanField(_("played by a bot"), default=False)
+    events = models.JSONField(_("public events"), default=list,
+                              help_text=_("What everyone saw happen (the engine's events)."))
+    round_number = models.PositiveSmallIntegerField(_("round"), default=1)
+    created_at = models.DateTimeField(_("time"), auto_now_add=True)
+
+    class Meta:
+        ordering = ("game", "seq")
+        verbose_name = _("move")
+        verbose_name_plural = _("moves")
+        constraints = [models.UniqueConstraint(fields=["game", "seq"], name="move_unique_seq")]
+
+    def __str__(self) -> str:
+        return f"{self.game_id}#{self.seq} seat {self.seat}: {self.action}"
+
+
+class RoundResult(models.Model):
+    """How one seat ended one round: its best arrangement and the points."""
+
+    game = models.ForeignKey(Game, verbose_name=_("game"), on_delete=models.CASCADE, related_name="round_results")
+    round_number = models.PositiveSmallIntegerField(_("round"))
+    seat = models.PositiveSmallIntegerField(_("seat"))
+    hand_size = models.PositiveSmallIntegerField(_("hand size"))
+    points = models.IntegerField(_("points"))
+    went_out = models.BooleanField(_("went out"), default=False)
+    melds = models.JSONField(_("melds"), default=list, help_text=_("Lists of card codes."))
+    deadwood = models.JSONField(_("cards left over"), default=list)
+
+    class Meta:
+        ordering = ("game", "round_number", "seat")
+        verbose_name = _("round result")
+        verbose_name_plural = _("round results")
+        constraints = [models.UniqueConstraint(fields=["game", "round_number", "seat"],
+                                               name="roundresult_unique_seat")]
+
+    def __str__(self) -> str:
+        return f"{self.game_id} round {self.round_number} seat {self.seat}: {self.points}"

@@ -1,0 +1,328 @@
+"""Every change of a game goes through here.
+
+Keyword-only, typed functions named ``game_<action>``.  Each runs in one
+transaction that locks the game row (``select_for_update``), checks what it
+must, and raises :class:`GameError` (a code, a message for people and an
+HTTP status) without changing anything when the request cannot be honoured.
+
+Every change bumps ``Game.version`` by one per stored change (each move, a
+bot's included, and each join, leave or start), so a client that posts the
+version it saw is refused when anything happened in between.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any, Iterable, Mapping
+
+from django.db import transaction
+from django.db.models import Max
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from games import bots
+from games.engine import (Action, Discard, Draw, GameState, GoOut, IllegalAction, Rules, RulesError,
+                          action_from_dict, apply, new_game, view)
+
+from .models import BotLevel, Game, Move, RoundResult, Seat, Variant
+
+__all__ = ["GameError", "game_create", "game_join", "game_leave", "game_start", "game_play"]
+
+#: HTTP status for each refusal code (anything else: 400).
+_STATUS = {
+    "not_logged_in": 403,
+    "not_seated": 403,
+    "not_creator": 403,
+    "not_found": 404,
+    "stale_version": 409,
+    "game_not_open": 409,
+    "game_not_active": 409,
+    "game_full": 409,
+    "already_seated": 409,
+    "not_your_turn": 409,
+    "wrong_phase": 409,
+    "game_over": 409,
+    "seats_open": 409,
+}
+
+#: Bot turns in a row after which we stop (only a broken engine gets there).
+_MAX_BOT_MOVES = 10_000
+
+
+class GameError(Exception):
+    """A request the game refuses: ``code`` for programs, ``message`` for people."""
+
+    def __init__(self, code: str, message: str, *, status: int | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.status = status if status is not None else _STATUS.get(code, 400)
+
+    def __str__(self) -> str:
+        return self.message
+
+
+# -- creating and filling a game ----------------------------------------------
+
+
+@transaction.atomic
+def game_create(
+    *,
+    creator: Any,
+    variant: Variant,
+    seat_count: int,
+    bot_count: int = 0,
+    bot_level: str = BotLevel.MEDIUM,
+    invitees: Iterable[Any] = (),
+    time_limit_seconds: int = 24 * 3600,
+    coach: bool = False,
+    options: Mapping[str, Any] | None = None,
+    seed: int | None = None,
+) -> Game:
+    """Create a game: the creator in seat 0, then invitees, bots, and open seats.
+
+    ``options`` override the variant's rule options (e.g. ``{"rounds": [3, 4]}``).
+    A game whose seats are all taken starts (deals) at once.
+    """
+    if creator is None or not creator.is_authenticated:
+        raise GameError("not_logged_in", _("Log in to create a game."))
+    invitees = [u for u in dict.fromkeys(invitees) if u.pk != creator.pk]
+    if bot_level not in BotLevel.values:
+        raise GameError("bad_bot_level", _("Unknown bot level “%(level)s”.") % {"level": bot_level})
+    try:
+        rules = Rules.from_dict({**variant.options, **(options or {})})
+        rules.check_seats(seat_count)
+    except RulesError as error:
+        raise GameError("bad_rules", str(error)) from None
+    if bot_count < 0 or 1 + len(invitees) + bot_count > seat_count:
+        raise GameError("too_many_players", _("%(seats)s seats cannot hold you, %(bots)s bot(s) and "
+                                              "%(invited)s invited player(s).")
+                        % {"seats": seat_count, "bots": bot_count, "invited": len(invitees)})
+    now = timezone.now()
+    game = Game.objects.create(
+        variant=variant, variant_name=variant.name, rules=rules.to_dict(),
+        seed=seed if seed is not None else secrets.randbits(62), seat_count=seat_count,
+        created_by=creator, time_limit_seconds=time_limit_seconds, coach=coach, version=1,
+    )
+    people = [creator, *invitees]
+    seats = []
+    for position in range(seat_count):
+        if position < len(people):
+            seats.append(Seat(game=game, position=position, user=people[position], joined_at=now))
+        elif position < len(people) + bot_count:
+            seats.append(Seat(game=game, position=position, bot_level=bot_level,
+                              bot_name=bots.BOT_NAMES[(position - len(people)) % len(bots.BOT_NAMES)],
+                              joined_at=now))
+        else:
+            seats.append(Seat(game=game, position=position))
+    Seat.objects.bulk_create(seats)
+    if len(people) + bot_count == seat_count:
+        _deal(game)
+    return game
+
+
+@transaction.atomic
+def game_join(*, game_id: int, user: Any) -> Game:
+    """Take the first open seat; the game starts when that was the last one."""
+    game = _locked_game(game_id, user)
+    if game.status != Game.Status.OPEN:
+        raise GameError("game_not_open", _("This game is not taking players any more."))
+    if game.seats.filter(user=user).exists():
+        raise GameError("already_seated", _("You already have a seat at this table."))
+    seat = game.seats.filter(user__isnull=True, bot_level="").order_by("position").first()
+    if seat is None:
+        raise GameError("game_full", _("Every seat at this table is taken."))
+    seat.user = user
+    seat.joined_at = timezone.now()
+    seat.save(update_fields=["user", "joined_at"])
+    game.version += 1
+    if not game.seats.filter(user__isnull=True, bot_level="").exists():
+        _deal(game)
+    else:
+        game.save(update_fields=["version", "updated_at"])
+    return game
+
+
+@transaction.atomic
+def game_leave(*, game_id: int, user: Any) -> Game:
+    """Leave a game before it starts; the seat opens again.
+
+    When the last person leaves, the game is aborted.
+    """
+    game = _locked_game(game_id, user)
+    if game.status != Game.Status.OPEN:
+        raise GameError("game_not_open", _("You can only leave a game before it starts."))
+    seat = _seat_of(game, user)
+    seat.user = None
+    seat.joined_at = None
+    seat.save(update_fields=["user", "joined_at"])
+    game.version += 1
+    if not game.seats.filter(user__isnull=False).exists():
+        game.status = Game.Status.ABORTED
+        game.finished_at = timezone.now()
+    game.save(update_fields=["version", "status", "finished_at", "updated_at"])
+    return game
+
+
+@transaction.atomic
+def game_start(*, game_id: int, user: Any, bot_level: str = BotLevel.MEDIUM) -> Game:
+    """The creator starts at once: bots of ``bot_level`` take the open seats."""
+    game = _locked_game(game_id, user)
+    if game.status != Game.Status.OPEN:
+        raise GameError("game_not_open", _("This game has already started or ended."))
+    if game.created_by_id != user.pk:
+        raise GameError("not_creator", _("Only the player who created the game can start it."))
+    if bot_level not in BotLevel.values:
+        raise GameError("bad_bot_level", _("Unknown bot level “%(level)s”.") % {"level": bot_level})
+    open_seats = list(game.seats.filter(user__isnull=True, bot_level="").order_by("position"))
+    taken = {s.bot_name for s in game.seats.exclude(bot_name="")}
+    names = [name for name in bots.BOT_NAMES if name not in taken] or list(bots.BOT_NAMES)
+    for index, seat in enumerate(open_seats):
+        seat.bot_level = bot_level
+        seat.bot_name = names[index % len(names)]
+        seat.joined_at = timezone.now()
+        seat.save(update_fields=["bot_level", "bot_name", "joined_at"])
+    game.version += 1
+    _deal(game)
+    return game
+
+
+# -- playing ------------------------------------------------------------------
+
+
+@transaction.atomic
+def game_play(*, game_id: int, user: Any, action: Action | Mapping[str, Any], expected_version: int) -> Game:
+    """Play ``action`` for the user's seat, then every bot turn that follows.
+
+    Refused, changing nothing, when the user has no seat, the version is not
+    the one the user saw (a stale page or a repeated submission), or the
+    engine finds the action illegal (its code and message are passed on).
+    """
+    game = _locked_game(game_id, user)
+    seat = _seat_of(game, user)
+    if game.status != Game.Status.ACTIVE:
+        if game.status == Game.Status.FINISHED:
+            raise GameError("game_over", _("The game is over: no more moves."))
+        raise GameError("game_not_active", _("The game has not started yet."))
+    if expected_version != game.version:
+        raise GameError("stale_version", _(
+            "The table changed since your page was loaded (version %(seen)s, now %(now)s): "
+            "nothing was played. Look at the table again and choose your move.")
+            % {"seen": expected_version, "now": game.version})
+    try:
+        if not isinstance(action, (Draw, Discard, GoOut)):
+            action = action_from_dict(action)
+        state = GameState.from_dict(game.state)
+        recorder = _Recorder(game)
+        state = recorder.play(state, seat.position, action, by_bot=False)
+    except IllegalAction as error:
+        raise GameError(error.code, _describe_illegal(error)) from None
+    _play_bots(game, state, recorder)
+    return game
+
+
+def _describe_illegal(error: IllegalAction) -> str:
+    messages = {
+        "not_your_turn": _("It is not your turn."),
+        "wrong_phase": str(error),
+        "card_not_in_hand": _("That card is not in your hand."),
+        "discard_just_taken": _("You just took that card from the discard pile: discard another card."),
+        "cannot_go_out": _("You cannot go out with that discard: the rest of your hand does not all fit in melds."),
+        "empty_pile": str(error),
+        "game_over": _("The game is over: no more moves."),
+    }
+    message = messages.get(error.code)
+    if message is None:
+        message = _("That move is not possible: %(reason)s") % {"reason": str(error)}
+    elif error.code == "wrong_phase":
+        message = _("Not now: %(reason)s") % {"reason": message}
+    return message
+
+
+class _Recorder:
+    """Applies actions to the engine state and appends them to the move log."""
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self.next_seq = (game.moves.aggregate(m=Max("seq"))["m"] or 0) + 1
+
+    def play(self, state: GameState, position: int, action: Action, *, by_bot: bool) -> GameState:
+        round_number = state.round_number
+        results_before = len(state.results)
+        new_state, events = apply(state, position, action)  # raises IllegalAction, nothing stored
+        Move.objects.create(game=self.game, seq=self.next_seq, seat=position, action=action.to_dict(),
+                            by_bot=by_bot, round_number=round_number,
+                            events=[event.to_dict() for event in events])
+        self.next_seq += 1
+        self.game.version += 1
+        for result in new_state.results[results_before:]:
+            _store_round_result(self.game, result)
+        return new_state
+
+
+def _store_round_result(game: Game, result: Any) -> None:
+    data = result.to_dict()
+    RoundResult.objects.bulk_create([
+        RoundResult(game=game, round_number=data["round"], seat=position, hand_size=data["hand_size"],
+                    points=seat["points"], went_out=seat["went_out"],
+                    melds=[m["cards"] for m in seat["melds"]], deadwood=seat["deadwood"])
+        for position, seat in enumerate(data["seats"])
+    ])
+
+
+def _play_bots(game: Game, state: GameState, recorder: _Recorder) -> None:
+    """Bot seats play while the turn is theirs; then the game row is saved."""
+    bot_levels = {s.position: s.bot_level for s in game.seats.all() if s.bot_level}
+    for _turn in range(_MAX_BOT_MOVES):
+        if state.is_over or state.current_seat not in bot_levels:
+            break
+        position = state.current_seat
+        action = bots.choose_action(view(state, position), bot_levels[position])
+        state = recorder.play(state, position, action, by_bot=True)
+    _save_state(game, state)
+
+
+def _save_state(game: Game, state: GameState) -> None:
+    now = timezone.now()
+    if game.current_seat != state.current_seat or game.turn_started_at is None:
+        game.turn_started_at = now
+    game.state = state.to_dict()
+    game.current_seat = state.current_seat
+    scores = list(state.scores)
+    for seat in game.seats.all():
+        if seat.total_score != scores[seat.position]:
+            seat.total_score = scores[seat.position]
+            seat.save(update_fields=["total_score"])
+    if state.is_over:
+        game.status = Game.Status.FINISHED
+        game.finished_at = now
+        game.current_seat = None
+    game.save()
+    # Live updates (issue 4) announce ``game.version`` here with transaction.on_commit.
+
+
+def _deal(game: Game) -> None:
+    rules = Rules.from_dict(game.rules)
+    state = new_game(rules, game.seat_count, game.seed)
+    game.status = Game.Status.ACTIVE
+    game.started_at = timezone.now()
+    _play_bots(game, state, _Recorder(game))
+
+
+# -- helpers ------------------------------------------------------------------
+
+
+def _locked_game(game_id: int, user: Any) -> Game:
+    if user is None or not user.is_authenticated:
+        raise GameError("not_logged_in", _("Log in to play."))
+    try:
+        return Game.objects.select_for_update().get(pk=game_id)
+    except (Game.DoesNotExist, ValueError, TypeError):
+        raise GameError("not_found", _("There is no such game.")) from None
+
+
+def _seat_of(game: Game, user: Any) -> Seat:
+    seat = game.seats.filter(user=user).first()
+    if seat is None:
+        raise GameError("not_seated", _("You have no seat at this table."))
+    return seat
