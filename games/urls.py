@@ -1,0 +1,19 @@
+from django.urls import path
+
+from . import views
+
+app_name = "games"
+
+urlpatterns = [
+    path("", views.lobby, name="lobby"),
+    path("rules/", views.rules, name="rules"),
+    path("games/new/", views.game_create, name="create"),
+    path("games/<int:game_id>/", views.table, name="table"),
+    path("games/<int:game_id>/table/", views.table_partial, name="table_partial"),
+    path("games/<int:game_id>/play/", views.play, name="play"),
+    path("games/<int:game_id>/join/", views.join, name="join"),
+    path("games/<int:game_id>/leave/", views.leave, name="leave"),
+    path("games/<int:game_id>/start/", views.start, name="start"),
+    path("games/<int:game_id>/rounds/<int:round_number>/", views.round_summary, name="round"),
+    path("games/<int:game_id>/rules/", views.rules, name="game_rules"),
+]

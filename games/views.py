@@ -1,0 +1,169 @@
+"""Thin views: parse the request, call a selector or a service, render.
+
+Every refusal (``GameError``) is rendered as the table page (or the lobby)
+with the message and a 4xx status; nothing is changed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_POST
+
+from games.engine import PRESETS, Rules
+
+from . import presentation, selectors, services
+from .forms import GameCreateForm, PlayForm
+from .models import Game, Variant
+
+SORT_SESSION_KEY = "hand_sort"
+
+
+def lobby(request: HttpRequest, form: GameCreateForm | None = None, status: int = 200) -> HttpResponse:
+    user = request.user
+    context: dict[str, Any] = {
+        "open_games": selectors.games_open_to_join(user=user)[:30],
+        "form": form or GameCreateForm(),
+    }
+    if user.is_authenticated:
+        context["my_games"] = list(selectors.games_of(user=user))
+        context["finished_games"] = list(selectors.games_of(user=user, finished=True)[:10])
+    return render(request, "games/lobby.html", context, status=status)
+
+
+@require_POST
+def game_create(request: HttpRequest) -> HttpResponse:
+    if not request.user.is_authenticated:
+        return _refused(request, services.GameError("not_logged_in", _("Log in to create a game.")))
+    form = GameCreateForm(request.POST)
+    if not form.is_valid():
+        return lobby(request, form=form, status=400)
+    data = form.cleaned_data
+    options: dict[str, Any] = {}
+    if data.get("round_count"):
+        options["rounds"] = list(Rules.from_dict(data["variant"].options).rounds)[: data["round_count"]]
+    try:
+        game = services.game_create(
+            creator=request.user, variant=data["variant"], seat_count=data["seat_count"],
+            bot_count=data["bot_count"], bot_level=data["bot_level"], invitees=data["invite"],
+            time_limit_seconds=data["time_limit_seconds"], coach=data["coach"], options=options)
+    except services.GameError as error:
+        form.add_error(None, error.message)
+        return lobby(request, form=form, status=error.status)
+    return redirect(game)
+
+
+def _sort_choice(request: HttpRequest) -> str:
+    wanted = request.GET.get("sort")
+    if wanted in presentation.SORTS:
+        request.session[SORT_SESSION_KEY] = wanted
+        return wanted
+    stored = request.session.get(SORT_SESSION_KEY)
+    return stored if stored in presentation.SORTS else "suit"
+
+
+def _table_response(request: HttpRequest, game: Game, *, template: str, error: services.GameError | None = None,
+                    status: int = 200) -> HttpResponse:
+    context = selectors.game_table(game=game, user=request.user, sort=_sort_choice(request))
+    if error is not None:
+        context["error"] = error.message
+        status = error.status
+    return render(request, template, context, status=status)
+
+
+@login_required
+@require_GET
+def table(request: HttpRequest, game_id: int) -> HttpResponse:
+    game = get_object_or_404(Game, pk=game_id)
+    return _table_response(request, game, template="games/table.html")
+
+
+@login_required
+@require_GET
+def table_partial(request: HttpRequest, game_id: int) -> HttpResponse:
+    """The table body alone, for live updates to fetch and swap in."""
+    game = get_object_or_404(Game, pk=game_id)
+    return _table_response(request, game, template="games/_table.html")
+
+
+def _refused(request: HttpRequest, error: services.GameError, game: Game | None = None) -> HttpResponse:
+    if game is not None and request.user.is_authenticated:
+        game.refresh_from_db()
+        return _table_response(request, game, template="games/table.html", error=error)
+    return render(request, "games/refused.html", {"error": error.message, "game": game}, status=error.status)
+
+
+@require_POST
+def play(request: HttpRequest, game_id: int) -> HttpResponse:
+    game = get_object_or_404(Game, pk=game_id)
+    if not request.user.is_authenticated:
+        return _refused(request, services.GameError("not_logged_in", _("Log in to play.")), game)
+    form = PlayForm(request.POST)
+    if not form.is_valid():
+        reasons = " ".join(str(e) for errors in form.errors.values() for e in errors)
+        return _refused(request, services.GameError("bad_form", _("That move could not be read: %(reasons)s")
+                                                    % {"reasons": reasons}), game)
+    try:
+        services.game_play(game_id=game.pk, user=request.user, action=form.action(),
+                           expected_version=form.cleaned_data["version"])
+    except services.GameError as error:
+        return _refused(request, error, game)
+    return redirect(game)
+
+
+@require_POST
+def join(request: HttpRequest, game_id: int) -> HttpResponse:
+    return _lifecycle(request, game_id, services.game_join, _("You took a seat."))
+
+
+@require_POST
+def leave(request: HttpRequest, game_id: int) -> HttpResponse:
+    return _lifecycle(request, game_id, services.game_leave, _("You left the game."), to_lobby=True)
+
+
+@require_POST
+def start(request: HttpRequest, game_id: int) -> HttpResponse:
+    return _lifecycle(request, game_id, services.game_start, _("The cards are dealt."))
+
+
+def _lifecycle(request: HttpRequest, game_id: int, action: Any, done: str, to_lobby: bool = False) -> HttpResponse:
+    game = get_object_or_404(Game, pk=game_id)
+    try:
+        action(game_id=game.pk, user=request.user)
+    except services.GameError as error:
+        return _refused(request, error, game)
+    messages.success(request, done)
+    return redirect("games:lobby") if to_lobby else redirect(game)
+
+
+@login_required
+@require_GET
+def round_summary(request: HttpRequest, game_id: int, round_number: int) -> HttpResponse:
+    game = get_object_or_404(Game, pk=game_id)
+    summary = selectors.round_summary(game=game, round_number=round_number)
+    if summary is None:
+        raise Http404(_("That round has not been played yet."))
+    return render(request, "games/round.html", {"game": game, "summary": summary})
+
+
+@require_GET
+def rules(request: HttpRequest, game_id: int | None = None) -> HttpResponse:
+    game = get_object_or_404(Game, pk=game_id) if game_id is not None else None
+    variant_slug = request.GET.get("variant")
+    if game is not None:
+        variant_rules, variant_name = Rules.from_dict(game.rules), game.variant_name
+    else:
+        variant = Variant.objects.filter(slug=variant_slug).first() if variant_slug else None
+        if variant is not None:
+            variant_rules, variant_name = Rules.from_dict(variant.options), variant.name
+        else:
+            variant_name, variant_rules = PRESETS["classic"]
+    return render(request, "games/rules.html", {
+        "game": game, "variant_name": variant_name, "options": selectors.rules_summary(variant_rules),
+        "variants": Variant.objects.filter(is_active=True),
+    })
