@@ -1,0 +1,55 @@
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from games import bots
+from games.engine import GameState, view
+from games.models import Game, Variant
+
+
+@pytest.fixture(autouse=True)
+def _fast_passwords(settings: Any) -> None:
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture
+def make_user(django_user_model: Any):
+    def make(username: str, password: str = "a-long-pass-phrase-42"):
+        return django_user_model.objects.create_user(username=username, email=f"{username}@example.com",
+                                                     password=password)
+    return make
+
+
+@pytest.fixture
+def classic(db: Any) -> Variant:
+    return Variant.objects.get(slug="classic")
+
+
+def logged_in(user: Any) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def engine_view(game: Game, position: int | None) -> dict:
+    game.refresh_from_db()
+    return view(GameState.from_dict(game.state), position)
+
+
+def post_action(client: Client, game: Game, action: dict, version: int | None = None, **extra: Any):
+    game.refresh_from_db()
+    data = {"version": game.version if version is None else version, **action, **extra}
+    return client.post(f"/games/{game.pk}/play/", data)
+
+
+def state_fingerprint(game: Game) -> tuple:
+    game.refresh_from_db()
+    return (game.version, game.state, game.status, game.moves.count(), game.round_results.count())
+
+
+CARD_ATTR = re.compile(r'(?:data-card|value)="([A2-9TJQKX][CDHSX])"')
+
