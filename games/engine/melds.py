@@ -102,11 +102,15 @@ class _Context:
     full: bool = False  # the full search, without the quick search's cuts
 
 
-def _context(rules: Rules, *, count_cards: bool = False) -> _Context:
+def _context(rules: Rules, *, count_cards: bool = False, free_ranks: frozenset[int] = frozenset()) -> _Context:
+    """``free_ranks`` (redemption only): ranks a card of which can be laid off, so costs nothing."""
     if count_cards:
         points = (0,) + (1,) * 14
     else:
         points = (0,) + tuple(rules.natural_points(r) for r in range(1, 14)) + (rules.natural_points(ACE),)
+    if free_ranks:
+        points = tuple(0 if (p in free_ranks or (p == _HIGH_ACE and ACE in free_ranks)) else v
+                       for p, v in enumerate(points))
     return _Context(rules.aces_high, rules.max_wilds_per_meld, rules.all_wild_melds, points)
 
 
@@ -296,8 +300,11 @@ def _split(hand: Sequence[Card], rules: Rules, hand_size: int, count_cards: bool
     return _Hand(naturals, wilds, points)
 
 
-def _solve(ctx: _Context, hand: _Hand):
+def _solve(ctx: _Context, hand: _Hand, table_room: int = 0):
     """Return (points, plan) of the least-penalty arrangement.
+
+    ``table_room`` (redemption only) is how many wilds the melds already on
+    the table can still take.
 
     The quick search leaves out choices that can only pay when the melds
     cannot hold every wild: a set of one natural card (a run of that card
@@ -309,13 +316,13 @@ def _solve(ctx: _Context, hand: _Hand):
     So if no choice the quick search met left a wild out while scoring
     below its answer, the answer is exact; otherwise the full search runs.
     """
-    points, plan, capacity_bound_below = _search(ctx, hand)
+    points, plan, capacity_bound_below = _search(ctx, hand, table_room)
     if capacity_bound_below is not None and capacity_bound_below < points and not ctx.full:
-        points, plan, _ = _search(replace(ctx, full=True), hand)
+        points, plan, _ = _search(replace(ctx, full=True), hand, table_room)
     return points, plan
 
 
-def _search(ctx: _Context, hand: _Hand):
+def _search(ctx: _Context, hand: _Hand, table_room: int = 0):
     wilds = len(hand.wilds)
     # cheapest-first running sums of wild penalties: cost of leaving u wilds out
     cheapest = list(reversed(hand.wild_points))
@@ -393,7 +400,7 @@ def _search(ctx: _Context, hand: _Hand):
                 for s in range(4):
                     by_suit[s][rank] += taken[s]
 
-    walk(0, 0, 0, [])
+    walk(0, 0, min(wilds, table_room), [])
     return best[0], best[1], best[2]
 
 
@@ -413,7 +420,14 @@ def _placed_wilds(ctx: _Context, wilds: int, lo: int, hi: int) -> tuple[int, int
 # Turning a plan back into melds of physical cards.
 
 
-def _build(ctx: _Context, hand: _Hand, plan, points: int) -> Arrangement:
+def _build(ctx: _Context, hand: _Hand, plan, points: int,
+           table_rooms: Sequence[tuple[int, int]] = ()) -> Arrangement:
+    """Turn a plan into melds of physical cards.
+
+    ``table_rooms`` (redemption only) lists ``(table meld index, wilds it can
+    still take)``: wilds the plan placed beyond the hand's own melds are laid
+    off there.
+    """
     chosen, runs_by_suit, in_melds, placed = plan
     pool: dict[tuple[int, str], list[Card]] = {}
     for card in hand.naturals:
@@ -452,6 +466,12 @@ def _build(ctx: _Context, hand: _Hand, plan, points: int) -> Arrangement:
         if give > 0:
             extra[i] += give
             spare -= give
+    layoffs: list[tuple[int, tuple[Card, ...]]] = []
+    for index, room in table_rooms:
+        give = min(spare, room)
+        if give > 0:
+            layoffs.append((index, tuple(to_place.pop() for _ in range(give))))
+            spare -= give
     melds: list[Meld] = []
     for sk, n_wilds in zip(skeletons, extra):
         wild_cards = [to_place.pop() for _ in range(n_wilds)]
@@ -470,7 +490,7 @@ def _build(ctx: _Context, hand: _Hand, plan, points: int) -> Arrangement:
             rest = rest[chunk:]
     deadwood = [c for cards in pool.values() for c in cards] + left_out
     deadwood.sort(key=lambda c: (c.rank or 99, c.suit))
-    return Arrangement(tuple(melds), tuple(deadwood), points)
+    return Arrangement(tuple(melds), tuple(deadwood), points, tuple(layoffs))
 
 
 def _lay_run(ctx: _Context, naturals: list[tuple[int, Card]], wild_cards: list[Card]) -> tuple[Card, ...]:
@@ -604,5 +624,157 @@ def discard_penalties(hand: Iterable[Card] | str, rules: Rules, hand_size: int) 
     }
 
 
-def card_counter(cards: Iterable[Card]) -> Counter:
-    return Counter(cards)
+# --------------------------------------------------------------------------
+# Redemption: laying off onto the melds on the table.
+
+
+@dataclass(frozen=True, slots=True)
+class _TableMeld:
+    index: int
+    kind: str
+    rank: int | None  # a set's rank (None for a meld of wilds only)
+    suit: str | None  # a run's suit
+    low: int  # a run's lowest and highest position, stand-ins included
+    high: int
+    wilds: int
+    size: int
+
+
+def _table_shape(index: int, meld: Meld, rules: Rules, hand_size: int) -> _TableMeld:
+    natural = [c for c in meld.cards if not rules.is_wild(c, hand_size)]
+    wilds = len(meld.cards) - len(natural)
+    if meld.kind == SET or not natural:
+        rank = natural[0].rank if natural else None
+        return _TableMeld(index, SET, rank, None, 0, 0, wilds, len(meld.cards))
+    suit = natural[0].suit
+    for ace in (1, _HIGH_ACE):
+        starts = {(ace if c.rank == ACE else c.rank) - i
+                  for i, c in enumerate(meld.cards) if not rules.is_wild(c, hand_size)}
+        if len(starts) == 1:
+            low = starts.pop()
+            if low >= 1 and low + len(meld.cards) - 1 <= (_HIGH_ACE if rules.aces_high else 13):
+                return _TableMeld(index, RUN, None, suit, low, low + len(meld.cards) - 1, wilds, len(meld.cards))
+    raise ValueError(f"not a run in table order: {' '.join(meld.codes)}")
+
+
+def _wild_room(rules: Rules, table: _TableMeld, added_wilds: int, added_cards: int) -> int:
+    room = 10**6 if table.kind == SET else 13 - table.size - added_cards
+    if rules.max_wilds_per_meld is not None:
+        room = min(room, rules.max_wilds_per_meld - table.wilds - added_wilds)
+    return max(0, room)
+
+
+def _run_extensions(rules: Rules, table: _TableMeld, naturals: Counter, wilds: int):
+    """Ways to extend one table run with natural cards from the hand.
+
+    Yields ``(natural cards used, wilds used, cards added)``; the first is
+    the empty extension.  Wilds only stand between the run and a natural
+    card: wilds alone are counted as the run's room for wilds.
+    """
+    yield (), 0, 0
+    if table.suit is None:
+        return
+    top = _HIGH_ACE if (rules.aces_high and table.low > 1) else 13
+    bottom = 2 if table.high == _HIGH_ACE else 1
+
+    def card_at(position: int) -> Card | None:
+        rank = ACE if position in (1, _HIGH_ACE) else position
+        card = Card(rank, table.suit)
+        return card if naturals[card] else None
+
+    def side(step: int) -> list:
+        """Every way to extend one end that lays off a natural card: (cards, wilds, length)."""
+        results = []
+        frontier = [((), 0, 0)]
+        edge = table.low if step < 0 else table.high
+        while frontier:
+            grown = []
+            for cards, used, length in frontier:
+                position = edge + step * (length + 1)
+                if not (bottom <= position <= top) or table.size + length >= 13:
+                    continue
+                card = card_at(position)
+                if card is not None and card not in cards:
+                    option = (cards + (card,), used, length + 1)
+                    results.append(option)
+                    grown.append(option)
+                if used < wilds:
+                    grown.append((cards, used + 1, length + 1))
+            frontier = grown
+        return results
+
+    lows = [((), 0, 0)] + side(-1)
+    highs = [((), 0, 0)] + side(+1)
+    for low_cards, low_wilds, low_len in lows:
+        for high_cards, high_wilds, high_len in highs:
+            if not low_cards and not high_cards:
+                continue
+            used = low_wilds + high_wilds
+            if used > wilds or table.size + low_len + high_len > 13:
+                continue
+            if rules.max_wilds_per_meld is not None and table.wilds + used > rules.max_wilds_per_meld:
+                continue
+            yield low_cards + high_cards, used, low_len + high_len
+
+
+def redemption_score(hand: Iterable[Card] | str, table_melds: Sequence[Meld], rules: Rules,
+                     hand_size: int) -> Arrangement:
+    """The least penalty of ``hand`` when its holder may lay down melds and
+    lay off cards onto ``table_melds`` (the redemption variant).
+
+    Decisions where RULES.md is silent: a natural card is laid off onto a
+    set of its rank, or extends a run of its suit at either end (wilds may
+    stand between, and the run's stand-ins count as its cards); a wild is
+    laid off onto any meld with room for it (a run up to 13 cards, and
+    ``max_wilds_per_meld``); a meld of wilds only takes wilds; a card never
+    replaces a stand-in.  ``melds`` are the hand's own melds, ``layoffs``
+    the cards laid off onto each table meld.
+    """
+    cards = _cards(hand)
+    tables = [_table_shape(i, meld, rules, hand_size) for i, meld in enumerate(table_melds)]
+    free_ranks = frozenset(t.rank for t in tables if t.kind == SET and t.rank is not None)
+    wild = [c for c in cards if rules.is_wild(c, hand_size)]
+    wild.sort(key=lambda c: (-rules.card_points(c, hand_size), c.code))
+    naturals = Counter(c for c in cards if not rules.is_wild(c, hand_size))
+    runs = [t for t in tables if t.kind == RUN]
+
+    best: tuple | None = None
+
+    def explore(i: int, used_naturals: Counter, used_wilds: int, extended: list) -> None:
+        nonlocal best
+        if i < len(runs):
+            available = naturals - used_naturals
+            for ext_cards, ext_wilds, added in _run_extensions(rules, runs[i], available, len(wild) - used_wilds):
+                explore(i + 1, used_naturals + Counter(ext_cards), used_wilds + ext_wilds,
+                        extended + [(runs[i], ext_cards, ext_wilds, added)])
+            return
+        rest = list((naturals - used_naturals).elements()) + wild[used_wilds:]
+        added = {t.index: (w, n) for t, _, w, n in extended}
+        rooms = [(t.index, _wild_room(rules, t, *added.get(t.index, (0, 0)))) for t in tables]
+        table_room = sum(room for _, room in rooms)
+        ctx = _context(rules, free_ranks=free_ranks)
+        split = _split(rest, rules, hand_size, count_cards=False)
+        points, plan = _solve(ctx, split, table_room)
+        if best is None or points < best[0]:
+            best = (points, plan, split, rooms, extended, ctx)
+
+    explore(0, Counter(), 0, [])
+    points, plan, split, rooms, extended, ctx = best
+    arrangement = _build(ctx, split, plan, points, rooms)
+    laid: dict[int, list[Card]] = {}
+    for table, ext_cards, ext_wilds, _ in extended:
+        laid.setdefault(table.index, []).extend(ext_cards)
+        laid[table.index].extend(wild[:ext_wilds])
+        del wild[:ext_wilds]
+    for index, given in arrangement.layoffs:
+        laid.setdefault(index, []).extend(given)
+    deadwood = []
+    for card in arrangement.deadwood:
+        target = next((t.index for t in tables if t.kind == SET and t.rank == card.rank and not card.is_joker
+                       and not rules.is_wild(card, hand_size)), None)
+        if target is None:
+            deadwood.append(card)
+        else:
+            laid.setdefault(target, []).append(card)
+    layoffs = tuple((index, tuple(cs)) for index, cs in sorted(laid.items()) if cs)
+    return Arrangement(arrangement.melds, tuple(deadwood), points, layoffs)
