@@ -1,0 +1,100 @@
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core import mail
+from django.test import Client
+
+from .conftest import logged_in
+
+pytestmark = pytest.mark.django_db
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_sign_up_logs_in_and_lands_on_a_page_with_the_name():
+    client = Client()
+    assert client.get("/accounts/signup/").status_code == 200
+    response = client.post("/accounts/signup/", {
+        "username": "marija", "email": "marija@example.com",
+        "password1": "kartanje-uvecer-42", "password2": "kartanje-uvecer-42",
+    }, follow=True)
+    assert response.status_code == 200
+    assert response.wsgi_request.user.is_authenticated
+    assert "marija" in response.content.decode()
+    user = get_user_model().objects.get(username="marija")
+    assert user.email == "marija@example.com"
+
+
+def test_sign_up_with_mismatched_passwords_says_so():
+    response = Client().post("/accounts/signup/", {
+        "username": "marija", "email": "marija@example.com",
+        "password1": "kartanje-uvecer-42", "password2": "something-else-42",
+    })
+    assert response.status_code == 400
+    assert "didn’t match" in response.content.decode() or "didn't match" in response.content.decode()
+    assert not get_user_model().objects.filter(username="marija").exists()
+
+
+def test_log_in_and_log_out(make_user):
+    make_user("ann", password="a-long-pass-phrase-42")
+    client = Client()
+    assert client.get("/accounts/login/").status_code == 200
+    response = client.post("/accounts/login/", {"username": "ann", "password": "a-long-pass-phrase-42"})
+    assert response.status_code == 302
+    assert client.get("/").context["user"].is_authenticated
+    assert client.post("/accounts/logout/").status_code == 302
+    assert not client.get("/").context["user"].is_authenticated
+
+
+def test_profile_saves_display_name_language_and_notices(make_user):
+    user = make_user("ann")
+    client = logged_in(user)
+    response = client.post("/accounts/profile/", {"display_name": "Ann the Bold", "email": "ann@example.com",
+                                                  "language": "hr", "notify_by_email": "on"})
+    assert response.status_code == 302
+    user.refresh_from_db()
+    assert (user.display_name, user.language, user.notify_by_email) == ("Ann the Bold", "hr", True)
+    page = client.get("/accounts/profile/")
+    assert "Ann the Bold" in page.content.decode()
+    assert page["Content-Language"] == "hr"
+
+
+def test_password_change_and_reset_pages(make_user):
+    user = make_user("ann", password="a-long-pass-phrase-42")
+    client = logged_in(user)
+    assert client.get("/accounts/password_change/").status_code == 200
+    response = client.post("/accounts/password_change/", {
+        "old_password": "a-long-pass-phrase-42", "new_password1": "another-pass-phrase-7",
+        "new_password2": "another-pass-phrase-7"})
+    assert response.status_code == 302
+    anonymous = Client()
+    assert anonymous.get("/accounts/password_reset/").status_code == 200
+    assert anonymous.post("/accounts/password_reset/", {"email": "ann@example.com"}).status_code == 302
+    assert len(mail.outbox) == 1 and "/accounts/reset/" in mail.outbox[0].body
+
+
+def test_pages_render_for_visitors():
+    client = Client()
+    for url in ("/", "/rules/", "/rules/?variant=jokers", "/accounts/login/", "/accounts/password_reset/"):
+        assert client.get(url).status_code == 200, url
+
+
+def test_production_settings_pass_check_deploy():
+    env = {**os.environ, "DEBUG": "0", "SECRET_KEY": "x" * 20 + "production-secret-key-for-the-check-0123456789",
+           "ALLOWED_HOSTS": "cards.example.com", "DJANGO_SETTINGS_MODULE": "threethirteen_site.settings"}
+    result = subprocess.run([sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+                            cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_production_settings_refuse_to_start_without_a_secret_key():
+    env = {k: v for k, v in os.environ.items() if k != "SECRET_KEY"}
+    env.update(DEBUG="0", DJANGO_SETTINGS_MODULE="threethirteen_site.settings")
+    result = subprocess.run([sys.executable, "manage.py", "check"], cwd=ROOT, env=env, capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode != 0 and "SECRET_KEY" in result.stderr

@@ -1,0 +1,206 @@
+"""Every kind of bad input gets a 4xx page that says what is wrong, and changes nothing."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from games import services
+from games.models import Game
+
+from .conftest import engine_view, logged_in, post_action, state_fingerprint
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def table(make_user, classic):
+    """A two-player game where it is ann's (seat 0) or bob's turn, in the draw phase."""
+    ann, bob = make_user("ann"), make_user("bob")
+    game = services.game_create(creator=ann, variant=classic, seat_count=2, seed=4)
+    services.game_join(game_id=game.pk, user=bob)
+    game.refresh_from_db()
+    clients = {0: logged_in(ann), 1: logged_in(bob)}
+    current = game.current_seat
+    return game, clients[current], clients[1 - current], current
+
+
+def _assert_refused(response, status: int, words: str, game: Game, before: tuple) -> None:
+    assert response.status_code == status, (response.status_code, response.content.decode()[:500])
+    assert words.lower() in response.content.decode().lower()
+    assert state_fingerprint(game) == before
+
+
+def test_not_logged_in(table):
+    game, *_ = table
+    before = state_fingerprint(game)
+    response = post_action(Client(), game, {"type": "draw", "source": "stock"})
+    _assert_refused(response, 403, "Log in", game, before)
+
+
+def test_not_logged_in_visitor_is_sent_to_log_in_for_the_table(table):
+    game, *_ = table
+    response = Client().get(f"/games/{game.pk}/")
+    assert response.status_code == 302 and "/accounts/login/" in response["Location"]
+
+
+def test_not_seated(table, make_user):
+    game, *_ = table
+    before = state_fingerprint(game)
+    response = post_action(logged_in(make_user("cleo")), game, {"type": "draw", "source": "stock"})
+    _assert_refused(response, 403, "no seat at this table", game, before)
+
+
+def test_not_your_turn(table):
+    game, _mover, waiter, _ = table
+    before = state_fingerprint(game)
+    response = post_action(waiter, game, {"type": "draw", "source": "stock"})
+    _assert_refused(response, 409, "not your turn", game, before)
+
+
+def test_wrong_phase_discard_before_drawing(table):
+    game, mover, _, seat = table
+    card = engine_view(game, seat)["hand"][0]
+    before = state_fingerprint(game)
+    response = post_action(mover, game, {"type": "discard", "card": card})
+    _assert_refused(response, 409, "draw a card first", game, before)
+
+
+def test_wrong_phase_drawing_twice(table):
+    game, mover, _, seat = table
+    assert post_action(mover, game, {"type": "draw", "source": "stock"}).status_code == 302
+    before = state_fingerprint(game)
+    response = post_action(mover, game, {"type": "draw", "source": "stock"})
+    _assert_refused(response, 409, "drawn already", game, before)
+
+
+def test_card_not_in_hand(table):
+    game, mover, _, seat = table
+    assert post_action(mover, game, {"type": "draw", "source": "stock"}).status_code == 302
+    hand = set(engine_view(game, seat)["hand"])
+    missing = next(code for code in ("AS", "2H", "3C", "4D", "5S", "6H", "7C") if code not in hand)
+    before = state_fingerprint(game)
+    response = post_action(mover, game, {"type": "discard", "card": missing})
+    _assert_refused(response, 400, "not in your hand", game, before)
+
+
+def test_go_out_that_does_not_meld_is_refused(table):
+    game, mover, _, seat = table
+    assert post_action(mover, game, {"type": "draw", "source": "stock"}).status_code == 302
+    v = engine_view(game, seat)
+    go_outs = {a["card"] for a in v["legal_actions"] if a["type"] == "go_out"}
+    card = next(c for c in v["hand"] if c not in go_outs)
+    before = state_fingerprint(game)
+    response = post_action(mover, game, {"type": "go_out", "card": card})
+    _assert_refused(response, 400, "cannot go out", game, before)
+
+
+def test_stale_version(table):
+    game, mover, _, _ = table
+    before = state_fingerprint(game)
+    response = post_action(mover, game, {"type": "draw", "source": "stock"}, version=game.version - 1)
+    _assert_refused(response, 409, "table changed", game, before)
+
+
+def test_repeated_submission_is_refused_the_second_time(table):
+    game, mover, _, _ = table
+    game.refresh_from_db()
+    version = game.version
+    assert post_action(mover, game, {"type": "draw", "source": "stock"}, version=version).status_code == 302
+    before = state_fingerprint(game)
+    response = post_action(mover, game, {"type": "draw", "source": "stock"}, version=version)
+    _assert_refused(response, 409, "table changed", game, before)
+
+
+@pytest.mark.parametrize("action, words", [
+    ({"type": "fly"}, "unknown action"),
+    ({"type": "draw", "source": "sky"}, "draw from"),
+    ({"type": "draw"}, "wrong fields"),
+    ({"type": "discard"}, "wrong fields"),
+])
+def test_unknown_action(table, action, words):
+    game, mover, _, _ = table
+    before = state_fingerprint(game)
+    _assert_refused(post_action(mover, game, action), 400, words, game, before)
+
+
+@pytest.mark.parametrize("card", ["ZZ", "1H", "10H", "T", "<b>", "AHX"])
+def test_malformed_card(table, card):
+    game, mover, _, _ = table
+    assert post_action(mover, game, {"type": "draw", "source": "stock"}).status_code == 302
+    before = state_fingerprint(game)
+    response = post_action(mover, game, {"type": "discard", "card": card})
+    assert response.status_code == 400
+    assert "<b>" not in response.content.decode().split("<main", 1)[1]  # escaped, never echoed as HTML
+    assert state_fingerprint(game) == before
+
+
+@pytest.mark.parametrize("data, words", [
+    ({"type": "draw", "source": "stock"}, "missing the game version"),
+    ({"type": "draw", "source": "stock", "version": "seven"}, "whole number"),
+    ({"version": "1"}, "which action"),
+])
+def test_forged_form(table, data, words):
+    game, mover, _, _ = table
+    before = state_fingerprint(game)
+    response = mover.post(f"/games/{game.pk}/play/", data)
+    _assert_refused(response, 400, words, game, before)
+
+
+def test_post_without_csrf_token_is_refused(table):
+    game, *_ = table
+    ann = game.seats.get(position=0).user
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(ann)
+    before = state_fingerprint(game)
+    response = post_action(client, game, {"type": "draw", "source": "stock"})
+    assert response.status_code == 403
+    assert state_fingerprint(game) == before
+
+
+def test_unknown_game_is_404(table):
+    _, mover, _, _ = table
+    assert mover.post("/games/999999/play/", {"version": 1, "type": "draw", "source": "stock"}).status_code == 404
+    assert mover.get("/games/999999/").status_code == 404
+
+
+def test_get_on_play_is_405(table):
+    game, mover, _, _ = table
+    assert mover.get(f"/games/{game.pk}/play/").status_code == 405
+
+
+def test_moves_after_the_game_is_over_are_refused(make_user, classic):
+    ann = make_user("ann")
+    game = services.game_create(creator=ann, variant=classic, seat_count=2, bot_count=1,
+                                options={"rounds": [3]}, seed=2)
+    client = logged_in(ann)
+    from games import bots
+    while True:
+        game.refresh_from_db()
+        if game.status == Game.Status.FINISHED:
+            break
+        action = bots.choose_action(engine_view(game, 0)).to_dict()
+        assert post_action(client, game, action).status_code == 302
+    before = state_fingerprint(game)
+    _assert_refused(post_action(client, game, {"type": "draw", "source": "stock"}), 409, "game is over", game,
+                    before)
+
+
+def test_join_twice_full_and_leave_after_start(make_user, classic):
+    ann, bob, cleo = make_user("ann"), make_user("bob"), make_user("cleo")
+    game = services.game_create(creator=ann, variant=classic, seat_count=2)
+    before = state_fingerprint(game)
+    _assert_refused(logged_in(ann).post(f"/games/{game.pk}/join/"), 409, "already have a seat", game, before)
+    assert logged_in(bob).post(f"/games/{game.pk}/join/").status_code == 302
+    before = state_fingerprint(game)
+    _assert_refused(logged_in(cleo).post(f"/games/{game.pk}/join/"), 409, "not taking players", game, before)
+    _assert_refused(logged_in(bob).post(f"/games/{game.pk}/leave/"), 409, "before it starts", game, before)
+    _assert_refused(Client().post(f"/games/{game.pk}/join/"), 403, "log in", game, before)
+
+
+def test_only_the_creator_starts(make_user, classic):
+    ann, bob = make_user("ann"), make_user("bob")
+    game = services.game_create(creator=ann, variant=classic, seat_count=3)
+    services.game_join(game_id=game.pk, user=bob)
+    before = state_fingerprint(game)
+    _assert_refused(logged_in(bob).post(f"/games/{game.pk}/start/"), 403, "created the game", game, before)

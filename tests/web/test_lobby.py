@@ -1,0 +1,143 @@
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from games import services
+from games.models import Game, Variant
+
+from .conftest import logged_in
+
+pytestmark = pytest.mark.django_db
+
+
+def test_every_engine_preset_is_a_variant(db):
+    from games.engine import PRESETS
+
+    assert set(Variant.objects.values_list("slug", flat=True)) >= set(PRESETS)
+    for slug, (_name, rules) in PRESETS.items():
+        assert Variant.objects.get(slug=slug).options == rules.to_dict()
+
+
+def test_create_a_game_with_bots_from_the_lobby_form(make_user, classic):
+    ann = make_user("ann")
+    client = logged_in(ann)
+    response = client.post("/games/new/", {
+        "variant": classic.pk, "seat_count": 4, "bot_count": 3, "bot_level": "medium", "invite": "",
+        "time_limit_seconds": 120, "round_count": 2, "coach": "on"})
+    assert response.status_code == 302
+    game = Game.objects.get()
+    assert game.status == Game.Status.ACTIVE and game.coach and game.time_limit_seconds == 120
+    assert game.rules["rounds"] == [3, 4]
+    assert game.current_seat == 0  # the bots have played up to the person's turn
+    page = client.get(response["Location"]).content.decode()
+    assert "Your turn" in page and "Draw from stock" in page
+
+
+def test_the_game_keeps_its_rule_options_when_the_variant_is_edited(make_user, classic):
+    ann = make_user("ann")
+    game = services.game_create(creator=ann, variant=classic, seat_count=2)
+    classic.options = {**classic.options, "jokers_per_deck": 2}
+    classic.save()
+    game.refresh_from_db()
+    assert game.rules["jokers_per_deck"] == 0
+
+
+def test_create_form_errors_are_shown(make_user, classic):
+    client = logged_in(make_user("ann"))
+    response = client.post("/games/new/", {"variant": classic.pk, "seat_count": 2, "bot_count": 3,
+                                           "bot_level": "medium", "time_limit_seconds": 120})
+    assert response.status_code == 400
+    assert "cannot hold you" in response.content.decode()
+    response = client.post("/games/new/", {"variant": classic.pk, "seat_count": 3, "bot_count": 0,
+                                           "bot_level": "medium", "invite": "nobody",
+                                           "time_limit_seconds": 120})
+    assert response.status_code == 400 and "No player is called" in response.content.decode()
+    assert not Game.objects.exists()
+
+
+def test_invited_people_are_seated_and_open_seats_are_joined(make_user, classic):
+    ann, bob, cleo = make_user("ann"), make_user("bob"), make_user("cleo")
+    client = logged_in(ann)
+    response = client.post("/games/new/", {"variant": classic.pk, "seat_count": 3, "bot_count": 0,
+                                           "bot_level": "medium", "invite": "bob",
+                                           "time_limit_seconds": 86400})
+    game = Game.objects.get()
+    assert response.status_code == 302 and game.status == Game.Status.OPEN
+    assert [s.user for s in game.seats.order_by("position")] == [ann, bob, None]
+    lobby = logged_in(cleo).get("/").content.decode()
+    assert f"/games/{game.pk}/join/" in lobby
+    assert logged_in(cleo).post(f"/games/{game.pk}/join/").status_code == 302
+    game.refresh_from_db()
+    assert game.status == Game.Status.ACTIVE
+
+
+def test_lobby_lists_games_waiting_on_me_first(make_user, classic):
+    ann, bob = make_user("ann"), make_user("bob")
+    waiting = []
+    for seed in range(6):
+        game = services.game_create(creator=ann, variant=classic, seat_count=2, seed=seed)
+        services.game_join(game_id=game.pk, user=bob)
+        game.refresh_from_db()
+        if game.current_seat == 0:
+            waiting.append(game.pk)
+    assert waiting and len(waiting) < 6
+    response = logged_in(ann).get("/")
+    my_games = response.context["my_games"]
+    flags = [g.my_turn for g in my_games]
+    assert flags == sorted(flags, reverse=True)
+    assert {g.pk for g in my_games if g.my_turn} == set(waiting)
+    assert response.context["turns_waiting"] == len(waiting)
+
+
+def test_leave_before_start_and_creator_starts_with_bots(make_user, classic):
+    ann, bob = make_user("ann"), make_user("bob")
+    game = services.game_create(creator=ann, variant=classic, seat_count=3)
+    services.game_join(game_id=game.pk, user=bob)
+    assert logged_in(bob).post(f"/games/{game.pk}/leave/").status_code == 302
+    assert game.seats.filter(user=bob).count() == 0
+    assert logged_in(ann).post(f"/games/{game.pk}/start/").status_code == 302
+    game.refresh_from_db()
+    assert game.status == Game.Status.ACTIVE
+    assert game.seats.filter(bot_level="medium").count() == 2
+
+
+def test_the_last_person_leaving_aborts_the_game(make_user, classic):
+    ann = make_user("ann")
+    game = services.game_create(creator=ann, variant=classic, seat_count=2)
+    assert logged_in(ann).post(f"/games/{game.pk}/leave/").status_code == 302
+    game.refresh_from_db()
+    assert game.status == Game.Status.ABORTED
+
+
+def test_table_page_shows_what_a_player_needs(make_user, classic):
+    ann = make_user("ann")
+    game = services.game_create(creator=ann, variant=classic, seat_count=2, bot_count=1, seed=1, coach=True)
+    client = logged_in(ann)
+    page = client.get(f"/games/{game.pk}/").content.decode()
+    for words in ("Round 1 of 11", "Wild", "Stock", "Discard pile", "Your hand", "by rank", "Ada"):
+        assert words in page
+    # Draw, then the coach shows a number under every card.
+    client.post(f"/games/{game.pk}/play/", {"version": Game.objects.get().version, "type": "draw",
+                                            "source": "stock"})
+    response = client.get(f"/games/{game.pk}/?sort=rank")
+    assert response.context["hand"] and all(f["penalty"] is not None for f in response.context["hand"])
+    codes = [f["code"] for f in response.context["hand"]]
+    assert client.get(f"/games/{game.pk}/table/").context["sort"] == "rank"  # remembered
+    partial = client.get(f"/games/{game.pk}/table/").content.decode()
+    assert "<html" not in partial and 'id="table"' in partial
+    assert all(code in partial for code in codes)
+
+
+def test_round_summary_and_rules_pages(make_user, classic):
+    ann = make_user("ann")
+    game = services.game_create(creator=ann, variant=classic, seat_count=2, bot_count=1, seed=1)
+    client = logged_in(ann)
+    assert client.get(f"/games/{game.pk}/rounds/1/").status_code == 404
+    assert client.get(f"/games/{game.pk}/rules/").status_code == 200
+    from games import bots
+    from .conftest import engine_view, post_action
+    while not game.round_results.exists():
+        post_action(client, game, bots.choose_action(engine_view(game, 0)).to_dict())
+    page = client.get(f"/games/{game.pk}/rounds/1/")
+    assert page.status_code == 200 and "Round 1" in page.content.decode()
