@@ -11,6 +11,7 @@ from typing import Any
 
 from django.db.models import Exists, F, OuterRef, Q, QuerySet
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from games.engine import GameState, Rules, discard_penalties, parse_cards, view, wild_rank_label
 
@@ -188,7 +189,9 @@ def round_summary(*, game: Game, round_number: int) -> dict[str, Any] | None:
     if not 1 <= round_number <= len(results):
         return None
     names = {s.position: s.name for s in game.seats.select_related("user")}
-    return _result_rows(results[round_number - 1], names, wild_ranks=True)
+    summary = _result_rows(results[round_number - 1], names, wild_ranks=True)
+    summary["rounds_played"] = len(results)
+    return summary
 
 
 def rules_summary(rules: Rules) -> list[tuple[str, str]]:
@@ -202,7 +205,9 @@ def rules_summary(rules: Rules) -> list[tuple[str, str]]:
         (_("Decks"), _("one per two players") if d["decks"] == "auto" else str(d["decks"])),
         (_("Jokers per deck"), str(d["jokers_per_deck"])),
         (_("Aces"), _("low only (A-2-3)") if d["aces"] == "low" else _("low or high (A-2-3 or Q-K-A)")),
-        (_("Unmelded Ace"), _("%(points)s points") % {"points": d["ace_points"]}),
+        (_("Wild rank by round"), ", ".join(f"{size}: {wild_rank_label(size)}" for size in dict.fromkeys(rounds))),
+        (_("Unmelded Ace"), ngettext("%(points)s point", "%(points)s points", d["ace_points"])
+         % {"points": d["ace_points"]}),
         (_("Unmelded J, Q, K"), _("10 points each") if d["face_points"] == "10" else _("11, 12, 13 points")),
         (_("Unmelded wild card"), _("its own value") if d["wild_points"] == "face" else _("15 points")),
         (_("Wild cards per meld"), _("any number") if d["max_wilds_per_meld"] is None
