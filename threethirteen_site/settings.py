@@ -106,6 +106,16 @@ DATABASES = {
     )
 }
 
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Take SQLite's write lock when a transaction starts: a move's read of the
+    # version and its write then run one at a time instead of failing with
+    # "database is locked" when two requests race (select_for_update is a
+    # no-op on SQLite).
+    DATABASES["default"].setdefault("OPTIONS", {}).update({"transaction_mode": "IMMEDIATE", "timeout": 20})
+    # Tests use a file too: an in-memory database shared between threads
+    # locks whole tables and never waits, unlike the real thing.
+    DATABASES["default"].setdefault("TEST", {}).setdefault("NAME", str(BASE_DIR / "test-db.sqlite3"))
+
 REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:
     CHANNEL_LAYERS = {
