@@ -216,26 +216,28 @@ def game_play(*, game_id: int, user: Any, action: Action | Mapping[str, Any], ex
         recorder = _Recorder(game)
         state = recorder.play(state, seat.position, action, by_bot=False)
     except IllegalAction as error:
-        raise GameError(error.code, _describe_illegal(error)) from None
+        raise GameError(error.code, _describe_illegal(error, action)) from None
     _play_bots(game, state, recorder)
     return game
 
 
-def _describe_illegal(error: IllegalAction) -> str:
+def _describe_illegal(error: IllegalAction, action: Any) -> str:
+    """The engine's refusal in the reader's language (its English text is the fallback)."""
     messages = {
         "not_your_turn": _("It is not your turn."),
-        "wrong_phase": str(error),
+        "wrong_phase": (_("Not now: you have drawn already; now discard or go out.") if isinstance(action, Draw)
+                        else _("Not now: draw a card first, from the stock or the discard pile.")),
         "card_not_in_hand": _("That card is not in your hand."),
         "discard_just_taken": _("You just took that card from the discard pile: discard another card."),
         "cannot_go_out": _("You cannot go out with that discard: the rest of your hand does not all fit in melds."),
-        "empty_pile": str(error),
+        "empty_pile": (_("The stock is empty: take the top of the discard pile.")
+                       if isinstance(action, Draw) and action.source == "stock"
+                       else _("The discard pile is empty: draw from the stock.")),
         "game_over": _("The game is over: no more moves."),
     }
     message = messages.get(error.code)
     if message is None:
         message = _("That move is not possible: %(reason)s") % {"reason": str(error)}
-    elif error.code == "wrong_phase":
-        message = _("Not now: %(reason)s") % {"reason": message}
     return message
 
 

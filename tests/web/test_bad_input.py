@@ -8,7 +8,7 @@ from django.test import Client
 from games import services
 from games.models import Game
 
-from .conftest import engine_view, logged_in, post_action, state_fingerprint
+from .conftest import CARD_ATTR, engine_view, logged_in, post_action, state_fingerprint
 
 pytestmark = pytest.mark.django_db
 
@@ -71,7 +71,7 @@ def test_wrong_phase_drawing_twice(table):
     assert post_action(mover, game, {"type": "draw", "source": "stock"}).status_code == 302
     before = state_fingerprint(game)
     response = post_action(mover, game, {"type": "draw", "source": "stock"})
-    _assert_refused(response, 409, "drawn already", game, before)
+    _assert_refused(response, 409, "you have drawn already", game, before)
 
 
 def test_card_not_in_hand(table):
@@ -204,3 +204,12 @@ def test_only_the_creator_starts(make_user, classic):
     services.game_join(game_id=game.pk, user=bob)
     before = state_fingerprint(game)
     _assert_refused(logged_in(bob).post(f"/games/{game.pk}/start/"), 403, "created the game", game, before)
+
+
+def test_someone_without_a_seat_sees_the_public_table_only(table, make_user):
+    game, *_ = table
+    stranger = logged_in(make_user("cleo"))
+    html = stranger.get(f"/games/{game.pk}/").content.decode()
+    v = engine_view(game, None)
+    assert "Your hand" not in html and "Draw from stock" not in html
+    assert set(CARD_ATTR.findall(html)) <= {v["discard_top"]}
