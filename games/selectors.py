@@ -143,6 +143,9 @@ def game_table(*, game: Game, user: Any, sort: str = "suit") -> dict[str, Any]:
         "can_draw_stock": any(a == {"type": "draw", "source": "stock"} for a in legal),
         "can_draw_discard": any(a == {"type": "draw", "source": "discard"} for a in legal),
         "can_discard": any(a["type"] == "discard" for a in legal),
+        "blocked_card": (presentation.card_face(v["taken_from_discard"], wild)
+                         if my_turn and v["taken_from_discard"] and any(not f["can_discard"] for f in hand)
+                         else None),
         "final_lap": v["final_lap"],
         "went_out_name": names.get(v["went_out"]) if v["went_out"] is not None else None,
         "table_melds": table_melds,
