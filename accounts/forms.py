@@ -1,4 +1,5 @@
 from django import forms
+from django.conf import settings
 from django.contrib.auth.forms import UserCreationForm
 from django.utils.translation import gettext_lazy as _
 
@@ -17,3 +18,7 @@ class ProfileForm(forms.ModelForm):
     class Meta:
         model = User
         fields = ("display_name", "email", "language", "notify_by_email")
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["language"].choices = [("", _("Same as my browser")), *settings.LANGUAGES]
