@@ -1,0 +1,69 @@
+"""What the table page offers: only the actions the seat may take now."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from games import bots, services
+
+from .conftest import engine_view, logged_in, post_action
+
+pytestmark = pytest.mark.django_db
+
+FORM = re.compile(r'<form method="post" action="/games/\d+/play/"[^>]*>(.*?)</form>', re.S)
+
+
+def _forms(html: str) -> list[dict]:
+    forms = []
+    for body in FORM.findall(html):
+        assert "csrfmiddlewaretoken" in body
+        fields = dict(re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)"', body))
+        fields["cards"] = re.findall(r'name="card" value="(\w\w)"(?![^>]*disabled)', body)
+        forms.append(fields)
+    return forms
+
+
+def test_the_page_offers_exactly_the_legal_actions_with_the_version(make_user, classic):
+    ann = make_user("ann")
+    game = services.game_create(creator=ann, variant=classic, seat_count=2, bot_count=1, seed=12,
+                                options={"rounds": [3, 4, 5, 6]})
+    client = logged_in(ann)
+    saw_go_out = 0
+    while True:
+        game.refresh_from_db()
+        if game.status != game.Status.ACTIVE:
+            break
+        v = engine_view(game, 0)
+        forms = _forms(client.get(f"/games/{game.pk}/").content.decode())
+        assert all(f["version"] == str(game.version) for f in forms)
+        offered = set()
+        for f in forms:
+            if f["type"] == "draw":
+                offered.add(("draw", f["source"]))
+            else:
+                offered.update((f["type"], card) for card in f["cards"])
+        legal = {(a["type"], a.get("source") or a.get("card")) for a in v["legal_actions"]}
+        assert offered == legal
+        saw_go_out += any(kind == "go_out" for kind, _ in legal)
+        assert post_action(client, game, bots.choose_action(v).to_dict()).status_code == 302
+    assert saw_go_out  # the test met at least one go-out offer
+
+
+def test_hand_sorts_by_suit_or_rank_and_marks_wilds(make_user, classic):
+    ann = make_user("ann")
+    game = services.game_create(creator=ann, variant=classic, seat_count=2, bot_count=1, seed=7,
+                                options={"rounds": [13]})
+    client = logged_in(ann)
+    by_rank = client.get(f"/games/{game.pk}/?sort=rank").context["hand"]
+    by_suit = client.get(f"/games/{game.pk}/?sort=suit").context["hand"]
+    assert sorted(f["code"] for f in by_rank) == sorted(f["code"] for f in by_suit)
+    for hand in (by_rank, by_suit):
+        flags = [f["wild"] for f in hand]
+        assert flags == sorted(flags)  # wilds last
+        assert all(f["wild"] == (f["code"][0] == "K") for f in hand)
+    ranks = ["A23456789TJQK".index(f["code"][0]) for f in by_rank if not f["wild"]]
+    assert ranks == sorted(ranks)
+    html = client.get(f"/games/{game.pk}/").content.decode()
+    assert html.count('class="card-wild"') >= sum(f["wild"] for f in by_suit)  # + a wild top discard
