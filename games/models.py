@@ -37,6 +37,17 @@ class Variant(models.Model):
     def __str__(self) -> str:
         return self.name
 
+    def clean(self) -> None:
+        """Refuse options the engine cannot play (the admin shows the engine's reason)."""
+        from django.core.exceptions import ValidationError
+
+        from games.engine import Rules, RulesError
+
+        try:
+            self.options = Rules.from_dict(self.options).to_dict()
+        except RulesError as error:
+            raise ValidationError({"options": str(error)}) from None
+
 
 class BotLevel(models.TextChoices):
     EASY = "easy", _("easy")

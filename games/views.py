@@ -15,7 +15,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
-from games.engine import PRESETS, Rules
+from games.engine import PRESETS, Rules, RulesError
 
 from . import presentation, selectors, services
 from .forms import GameCreateForm, PlayForm
@@ -159,9 +159,9 @@ def rules(request: HttpRequest, game_id: int | None = None) -> HttpResponse:
         variant_rules, variant_name = Rules.from_dict(game.rules), game.variant_name
     else:
         variant = Variant.objects.filter(slug=variant_slug).first() if variant_slug else None
-        if variant is not None:
+        try:
             variant_rules, variant_name = Rules.from_dict(variant.options), variant.name
-        else:
+        except (AttributeError, RulesError):  # no such variant, or options the engine refuses
             variant_name, variant_rules = PRESETS["classic"]
     return render(request, "games/rules.html", {
         "game": game, "variant_name": variant_name, "options": selectors.rules_summary(variant_rules),
