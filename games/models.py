@@ -107,7 +107,12 @@ class Game(models.Model):
 
 
 class Seat(models.Model):
-    """A place at the table: a person, a bot, or (while the game is open) empty."""
+    """A place at the table: a person, a bot, or (while the game is open) empty.
+
+    ``bot_level`` set means a bot plays the seat.  ``user`` may be set as
+    well: the person a bot has taken over from (after timeouts or a
+    resignation), kept for history and standings.
+    """
 
     game = models.ForeignKey(Game, verbose_name=_("game"), on_delete=models.CASCADE, related_name="seats")
     position = models.PositiveSmallIntegerField(_("position"))
@@ -126,8 +131,6 @@ class Seat(models.Model):
             models.UniqueConstraint(fields=["game", "position"], name="seat_unique_position"),
             models.UniqueConstraint(fields=["game", "user"], condition=Q(user__isnull=False),
                                     name="seat_unique_user"),
-            models.CheckConstraint(condition=Q(user__isnull=True) | Q(bot_level=""),
-                                   name="seat_user_or_bot"),
         ]
 
     def __str__(self) -> str:
