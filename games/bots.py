@@ -21,9 +21,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from games.engine import (Card, Rules, action_from_dict, best_arrangement, discard_penalties, parse_cards,
-                          wild_ranks)
-from games.engine import Action
+from games.engine import (Action, Card, Rules, action_from_dict, best_arrangement, discard_penalties,
+                          parse_cards, wild_ranks)
 
 __all__ = ["choose_action", "BOT_NAMES"]
 

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Exists, F, OuterRef, Q, QuerySet
+from django.db.models import Exists, F, OuterRef, QuerySet
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from games.engine import GameState, Rules, discard_penalties, parse_cards, view, wild_rank_label
+from games.engine import (RANK_CHARS, GameState, Rules, discard_penalties, parse_cards, view, wild_rank_label,
+                          wild_ranks)
 
 from . import presentation
 from .models import Game, Move, Seat
@@ -117,7 +118,7 @@ def game_table(*, game: Game, user: Any, sort: str = "suit") -> dict[str, Any]:
     recent = recent[:RECENT_MOVES]
 
     results = v["results"]
-    last_result = _result_rows(results[-1], names, wild_ranks=None) if results else None
+    last_result = _result_rows(results[-1], names, with_cards=False) if results else None
     standings = None
     if v["is_over"]:
         order = sorted(range(len(seats)), key=lambda p: (v["scores"][p], p))
@@ -152,22 +153,19 @@ def game_table(*, game: Game, user: Any, sort: str = "suit") -> dict[str, Any]:
         "recent_moves": recent,
         "last_result": last_result,
         "standings": standings,
-        "final_result": _result_rows(results[-1], names, wild_ranks=True) if v["is_over"] and results else None,
+        "final_result": _result_rows(results[-1], names, with_cards=True) if v["is_over"] and results else None,
     })
     return context
 
 
-def _result_rows(result: dict[str, Any], names: dict[int, str], wild_ranks: Any) -> dict[str, Any]:
-    """A round result for templates; cards only when ``wild_ranks`` (the summary page, game over)."""
-    from games.engine import wild_ranks as engine_wild_ranks
-    from games.engine import RANK_CHARS
-
-    wild = [RANK_CHARS[r - 1] for r in sorted(engine_wild_ranks(result["hand_size"]))]
+def _result_rows(result: dict[str, Any], names: dict[int, str], *, with_cards: bool) -> dict[str, Any]:
+    """A round result for templates; the cards only ``with_cards`` (the summary page, game over)."""
+    wild = [RANK_CHARS[r - 1] for r in sorted(wild_ranks(result["hand_size"]))]
     rows = []
     for position, seat in enumerate(result["seats"]):
         row = {"name": names.get(position), "points": seat["points"], "went_out": seat["went_out"],
                "penalty": seat["penalty"]}
-        if wild_ranks:
+        if with_cards:
             row["melds"] = [{"kind": m["kind"], "cards": presentation.card_faces(m["cards"], wild)}
                             for m in seat["melds"]]
             row["deadwood"] = presentation.card_faces(seat["deadwood"], wild)
@@ -192,7 +190,7 @@ def round_summary(*, game: Game, round_number: int) -> dict[str, Any] | None:
     if not 1 <= round_number <= len(results):
         return None
     names = {s.position: s.name for s in game.seats.select_related("user")}
-    summary = _result_rows(results[round_number - 1], names, wild_ranks=True)
+    summary = _result_rows(results[round_number - 1], names, with_cards=True)
     summary["rounds_played"] = len(results)
     return summary
 

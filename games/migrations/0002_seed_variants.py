@@ -4,10 +4,10 @@ from django.db import migrations
 
 
 def seed_variants(apps, schema_editor):
-    from games.engine import rules as engine_rules
+    from games.engine import PRESETS
 
     Variant = apps.get_model("games", "Variant")
-    for position, (slug, (name, rules)) in enumerate(engine_rules.PRESETS.items()):
+    for position, (slug, (name, rules)) in enumerate(PRESETS.items()):
         Variant.objects.get_or_create(
             slug=slug, defaults={"name": name, "options": rules.to_dict(), "position": position})
 

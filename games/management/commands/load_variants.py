@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand
 
-from games.engine import rules as engine_rules
+from games.engine import PRESETS
 from games.models import Variant
 
 
@@ -8,7 +8,7 @@ class Command(BaseCommand):
     help = "Create the built-in variants from the engine's presets that are missing (staff edits are kept)."
 
     def handle(self, *args, **options) -> None:
-        for position, (slug, (name, rules)) in enumerate(engine_rules.PRESETS.items()):
+        for position, (slug, (name, rules)) in enumerate(PRESETS.items()):
             _, created = Variant.objects.get_or_create(
                 slug=slug, defaults={"name": name, "options": rules.to_dict(), "position": position})
             self.stdout.write(f"{'created' if created else 'kept'} {slug}")
