@@ -7,14 +7,8 @@ the hand solver and the game state machine.
 from .cards import (ACE, JACK, JOKER, KING, QUEEN, RANK_CHARS, STANDARD_DECK, SUIT_CHARS, Card, format_cards,
                     parse_cards)
 from .rules import PRESETS, Rules, RulesError, wild_rank_label, wild_ranks
-
 from .melds import (Arrangement, Meld, best_arrangement, can_meld_all, discard_penalties, go_out_discards,
-                    meld_kind)
-
-try:  # TEMPORARY until melds.redemption_score lands
-    from .melds import redemption_score
-except ImportError:  # pragma: no cover
-    from ._melds_standin import redemption_score
+                    meld_kind, redemption_score)
 from .game import (PHASE_DISCARD, PHASE_DRAW, PHASE_GAME_OVER, Action, Discard, Draw, Event, GameState, GoOut,
                    IllegalAction, RoundResult, SeatResult, TableMeld, action_from_dict, apply, game_deck,
                    legal_actions, new_game, replay, view)

@@ -60,12 +60,7 @@ from typing import Any, Iterable, Mapping, Sequence, Union
 from .cards import JOKER, RANK_CHARS, STANDARD_DECK, Card
 from .rules import Rules, wild_ranks
 
-from .melds import Arrangement, Meld, best_arrangement, can_meld_all, go_out_discards
-
-try:  # TEMPORARY until melds.redemption_score lands
-    from .melds import redemption_score
-except ImportError:  # pragma: no cover
-    from ._melds_standin import redemption_score
+from .melds import Arrangement, Meld, best_arrangement, can_meld_all, go_out_discards, redemption_score
 
 __all__ = [
     "PHASE_DRAW", "PHASE_DISCARD", "PHASE_GAME_OVER", "SNAPSHOT_VERSION",
@@ -642,7 +637,7 @@ def _lay_down_redemption(state: GameState, seat: int) -> tuple[GameState, list[E
     laid_off: list[Card] = []
     for index, cards in layoffs:
         old = table[index]
-        table[index] = TableMeld(old.seat, Meld(kind=old.meld.kind, cards=tuple(old.meld.cards) + tuple(cards)))
+        table[index] = TableMeld(old.seat, _extend_meld(old.meld, cards, state.rules, state.hand_size))
         laid_off += cards
     melded = [c for m in arrangement.melds for c in m.cards]
     deadwood = _remove(hand, melded + laid_off)  # raises if the solver invented a card
@@ -661,6 +656,41 @@ def _lay_down_redemption(state: GameState, seat: int) -> tuple[GameState, list[E
         "melds": [_meld_to_dict(m) for m in arrangement.melds],
         "layoffs": [{"meld": index, "cards": _codes(cards)} for index, cards in layoffs],
     })]
+
+
+def _extend_meld(meld: Meld, cards: Sequence[Card], rules: Rules, hand_size: int) -> Meld:
+    """``meld`` with ``cards`` laid off onto it; a run stays in table order (low to high).
+
+    Natural cards sit at their rank, wilds fill the gaps; a run keeps its
+    lowest position when it can, so spare wilds go to its high end first.
+    """
+    combined = tuple(meld.cards) + tuple(cards)
+    if meld.kind != "run":
+        return Meld(kind=meld.kind, cards=combined)
+    old_low = _run_low(meld.cards, rules, hand_size)
+    naturals = [c for c in combined if not rules.is_wild(c, hand_size)]
+    wilds = [c for c in combined if rules.is_wild(c, hand_size)]
+    size, top = len(combined), (14 if rules.aces_high else 13)
+    for ace in ((1, 14) if rules.aces_high else (1,)):
+        positions = {ace if c.rank == 1 else c.rank: c for c in naturals}
+        if len(positions) != len(naturals) or not positions:
+            continue
+        lows = range(max(1, max(positions) - size + 1), min(min(positions), top - size + 1) + 1)
+        if not lows:
+            continue
+        low = min(lows, key=lambda candidate: (abs(candidate - (old_low or candidate)), candidate))
+        return Meld(kind="run", cards=tuple(positions.get(p) or wilds.pop() for p in range(low, low + size)))
+    raise RuntimeError(f"cannot lay off {_codes(cards)} onto the run {_codes(meld.cards)}")  # pragma: no cover
+
+
+def _run_low(cards: Sequence[Card], rules: Rules, hand_size: int) -> int | None:
+    """The position of the first card of a run laid out in table order (Ace 1, or 14 when high)."""
+    for ace in ((1, 14) if rules.aces_high else (1,)):
+        starts = {(ace if c.rank == 1 else c.rank) - i
+                  for i, c in enumerate(cards) if not rules.is_wild(c, hand_size)}
+        if len(starts) == 1:
+            return starts.pop()
+    return None
 
 
 def _end_turn(state: GameState, seat: int, events: list[Event]) -> tuple[GameState, list[Event]]:

@@ -10,7 +10,7 @@ from dataclasses import replace
 import pytest
 
 from games.engine import (Card, Discard, Draw, GameState, GoOut, IllegalAction, Rules, RulesError,
-                          action_from_dict, apply, best_arrangement, game_deck, legal_actions, new_game,
+                          action_from_dict, apply, best_arrangement, game_deck, legal_actions, meld_kind, new_game,
                           parse_cards, replay, view)
 
 C = Card.from_code
@@ -445,6 +445,9 @@ def test_redemption_last_lap_players_lay_down_and_lay_off_onto_melds_on_the_tabl
         assert sorted(c.code for c in result.seats[0].laid_off) == ["8H", "KH"]
         assert result.points == (9, 0, 5)
         assert sorted(c.code for c in state.hands[0]) == ["2D", "7C"]
+        run = state.table[0].meld
+        assert run.kind == "run" and run.cards[0] == C("8H")  # still in table order after the lay-off
+        assert meld_kind(run.cards, rules, 4) == "run"
         assert sorted(c.code for t in state.table for c in t.meld.cards) == sorted(
             "9H TH JH QH KC KD KS 8H KH".split())
     else:
