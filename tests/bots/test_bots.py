@@ -1,0 +1,182 @@
+"""The bot levels: legal moves only, decisions from the seat's view alone, and what each level does."""
+
+from __future__ import annotations
+
+import random
+import re
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from games.bots import LEVELS, choose_action
+from games.engine import Card, Discard, Draw, GoOut, Rules, apply, legal_actions, new_game, parse_cards, view
+
+SHORT = Rules.from_dict({"rounds": [3, 7, 11]})
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def positions(seed: int, seats: int = 4, every: int = 3):
+    """States met in a game the bots play against each other, with the public history so far."""
+    levels = [LEVELS[(seed + i) % 3] for i in range(seats)]
+    state = new_game(SHORT, seats, seed)
+    history: list[dict] = []
+    count = 0
+    while not state.is_over:
+        seat = state.current_seat
+        if count % every == 0:
+            yield state, list(history)
+        action = choose_action(view(state, seat), levels[seat], history)
+        state, events = apply(state, seat, action)
+        for event in events:
+            if event.kind == "round_dealt":
+                history = []
+            history.append(event.to_dict())
+        count += 1
+
+
+def with_hidden_cards_swapped(state, seat: int, rng: random.Random):
+    """The same position for ``seat``, with every card it cannot see dealt differently.
+
+    The other hands and the stock are pooled, shuffled and dealt back with the
+    same sizes, so the seat's view is unchanged and only hidden cards move.
+    """
+    others = [s for s in range(state.seat_count) if s != seat]
+    pool = [c for s in others for c in state.hands[s]] + list(state.stock)
+    rng.shuffle(pool)
+    hands = list(state.hands)
+    for s in others:
+        size = len(hands[s])
+        hands[s], pool = tuple(sorted(pool[:size])), pool[size:]
+    return replace(state, hands=tuple(hands), stock=tuple(pool))
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_bots_never_read_hidden_cards(seed):
+    """Every level answers the same whatever the hidden cards are: it cannot be reading them."""
+    rng = random.Random(seed)
+    checked = 0
+    for state, history in positions(seed):
+        seat = state.current_seat
+        other = with_hidden_cards_swapped(state, seat, rng)
+        assert [other.hands[s] for s in range(state.seat_count) if s != seat] != \
+            [state.hands[s] for s in range(state.seat_count) if s != seat] or len(state.stock) < 2
+        assert view(other, seat) == view(state, seat)
+        for level in LEVELS:
+            assert choose_action(view(state, seat), level, history) == \
+                choose_action(view(other, seat), level, history)
+        checked += 1
+    assert checked > 20
+
+
+class RecordingView(dict):
+    """A view that remembers which keys the bot read."""
+
+    def __init__(self, data):
+        super().__init__(data)
+        self.read: set[str] = set()
+
+    def __getitem__(self, key):
+        self.read.add(key)
+        return super().__getitem__(key)
+
+    def get(self, key, default=None):
+        self.read.add(key)
+        return super().get(key, default)
+
+
+def test_bots_read_only_the_seats_own_public_view():
+    """A bot is given only ``view(state, seat)`` (no other hand or stock in it) and reads nothing else."""
+    allowed = set(view(new_game(SHORT, 4, 1), 0))
+    for state, history in positions(4, every=5):
+        seat = state.current_seat
+        seen = view(state, seat)
+        assert "hands" not in seen and "stock" not in seen and "discard_pile" not in seen
+        for level in LEVELS:
+            recorder = RecordingView(seen)
+            choose_action(recorder, level, history)
+            assert recorder.read <= allowed
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_every_level_plays_only_legal_moves_to_the_end_of_a_game(level):
+    state = new_game(SHORT, 3, 11)
+    history: list[dict] = []
+    while not state.is_over:
+        seat = state.current_seat
+        action = choose_action(view(state, seat), level, history)
+        assert action in legal_actions(state, seat)
+        state, events = apply(state, seat, action)
+        history += [e.to_dict() for e in events]
+    assert state.is_over
+
+
+def test_a_bot_refuses_to_move_without_legal_actions_or_with_an_unknown_level():
+    state = new_game(SHORT, 2, 1)
+    waiting = 1 - state.current_seat
+    with pytest.raises(ValueError):
+        choose_action(view(state, waiting), "medium")
+    with pytest.raises(ValueError):
+        choose_action(view(state, state.current_seat), "grandmaster")
+
+
+def position(hand: str, top: str, phase: str = "draw", hand_size: int = 3, seats: int = 2):
+    """A hand-made state: seat 0 to play, ``hand`` in hand, ``top`` on the discard pile."""
+    base = new_game(Rules.from_dict({"rounds": [hand_size]}), seats, 1)
+    cards = list(parse_cards(hand))
+    used = set(cards) | {Card.from_code(top)}
+    rest = [c for c in base.card_counter().elements() if c not in used]
+    other = tuple(sorted(rest[:len(cards) if phase == "draw" else len(cards) - 1]))
+    stock = tuple(rest[len(other):len(other) + 20])
+    return replace(base, current_seat=0, dealer=seats - 1, phase=phase, hands=(tuple(sorted(cards)), other),
+                   stock=stock, discard_pile=(Card.from_code(top),))
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_every_level_goes_out_at_once(level):
+    state = position("5H 6H KS 7H", "2C", phase="discard")
+    action = choose_action(view(state, 0), level)
+    assert action == GoOut(Card.from_code("KS"))
+
+
+def test_medium_takes_the_discard_that_lowers_its_penalty_and_leaves_the_one_that_does_not():
+    state = position("5H 6H KS", "7H")  # 5-6-7 of hearts: a run
+    assert choose_action(view(state, 0), "medium") == Draw("discard")
+    state = position("5H 6H KS", "QD")  # nothing melds with the Queen
+    assert choose_action(view(state, 0), "medium") == Draw("stock")
+
+
+@pytest.mark.parametrize("level", ["medium", "hard"])
+def test_medium_and_hard_discard_the_card_that_leaves_the_least_penalty(level):
+    # 4-card round (4s wild): 9-9 is a pair, the King scores most
+    state = position("9C 9D KS 2H 5C", "AC", phase="discard", hand_size=4)
+    assert choose_action(view(state, 0), level) == Discard(Card.from_code("KS"))
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_every_level_takes_a_wild_card_from_the_discard_pile(level):
+    state = position("5H 9C KS", "3D")  # 3s are wild in the 3-card round
+    assert choose_action(view(state, 0), level) == Draw("discard")
+
+
+def test_hard_keeps_a_pair_that_medium_breaks_on_a_tie():
+    """Kings and the Ten score the same; medium throws the highest card by code order, a King, breaking
+    the pair; hard weighs the pair's chance of becoming a set and throws the lone Ten."""
+    # 7-card round (7s wild): pairs of Kings and 5s, 4D-2D waiting for the 3D, AC and TH alone.
+    state = position("5C KH AC 5H 4D TH 2D KC", "TS", phase="discard", hand_size=7)
+    assert choose_action(view(state, 0), "medium") == Discard(Card.from_code("KC"))
+    assert choose_action(view(state, 0), "hard") == Discard(Card.from_code("TH"))
+
+
+def test_the_tournament_script_prints_each_level_with_an_interval_and_the_summary_line():
+    out = subprocess.run([sys.executable, "bench/bots.py", "--games", "3", "--seed", "5", "--rounds", "1",
+                          "--workers", "1"], cwd=ROOT, capture_output=True, text=True, timeout=300, check=True)
+    lines = out.stdout.strip().splitlines()
+    for level in LEVELS:
+        assert re.search(rf"^{level}\s+3\s+-?\d+\.\d\s+-?[\d.inf]+ \.\. -?[\d.inf]+$", out.stdout, re.M), out.stdout
+    assert re.fullmatch(r"mean score per game: easy=\d+\.\d medium=\d+\.\d hard=\d+\.\d", lines[-1])
+    again = subprocess.run([sys.executable, "bench/bots.py", "--games", "3", "--seed", "5", "--rounds", "1",
+                            "--workers", "1"], cwd=ROOT, capture_output=True, text=True, timeout=300, check=True)
+    assert again.stdout.strip().splitlines()[-1] == lines[-1]  # reproducible with the seed
