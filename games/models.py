@@ -62,14 +62,22 @@ class Game(models.Model):
         FINISHED = "finished", _("finished")
         ABORTED = "aborted", _("aborted")
 
-    TIME_LIMIT_CHOICES = [
+    LIVE_TIME_LIMITS = [
         (30, _("30 seconds")),
         (120, _("2 minutes")),
+    ]
+    ASYNC_TIME_LIMITS = [
         (12 * 3600, _("12 hours")),
         (24 * 3600, _("1 day")),
         (3 * 24 * 3600, _("3 days")),
         (7 * 24 * 3600, _("7 days")),
     ]
+    TIME_LIMIT_CHOICES = [
+        (_("Live"), LIVE_TIME_LIMITS),
+        (_("Over days"), ASYNC_TIME_LIMITS),
+    ]
+    #: Limits of this length or more are asynchronous play: turn notices go by e-mail.
+    ASYNC_MIN_SECONDS = 12 * 3600
 
     variant = models.ForeignKey(Variant, verbose_name=_("variant"), null=True, blank=True,
                                 on_delete=models.SET_NULL, related_name="games")
@@ -88,6 +96,16 @@ class Game(models.Model):
     state = models.JSONField(_("engine state"), null=True, blank=True)
     current_seat = models.PositiveSmallIntegerField(_("seat to play"), null=True, blank=True)
     turn_started_at = models.DateTimeField(_("turn started at"), null=True, blank=True)
+    turn_number = models.PositiveIntegerField(
+        _("turn number"), default=0, help_text=_("Goes up by one each time a turn is handed to the next seat."))
+    turn_deadline = models.DateTimeField(
+        _("turn deadline"), null=True, blank=True,
+        help_text=_("When a person's turn times out and the bot plays it (empty while a bot moves)."))
+    is_private = models.BooleanField(
+        _("private"), default=False, help_text=_("Not listed in the lobby: people join through the invite link."))
+    invite_token = models.CharField(_("invite token"), max_length=40, blank=True)
+    rematch_of = models.OneToOneField("self", verbose_name=_("rematch of"), null=True, blank=True,
+                                      on_delete=models.SET_NULL, related_name="rematch")
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
     started_at = models.DateTimeField(_("started at"), null=True, blank=True)
     finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
@@ -97,13 +115,22 @@ class Game(models.Model):
         ordering = ("-updated_at",)
         verbose_name = _("game")
         verbose_name_plural = _("games")
-        indexes = [models.Index(fields=["status", "-updated_at"])]
+        indexes = [models.Index(fields=["status", "-updated_at"]),
+                   models.Index(fields=["status", "turn_deadline"])]
 
     def __str__(self) -> str:
         return f"#{self.pk} {self.variant_name}"
 
     def get_absolute_url(self) -> str:
         return reverse("games:table", args=[self.pk])
+
+    @property
+    def is_async(self) -> bool:
+        """Played over days (turn notices by e-mail), as opposed to a live time limit."""
+        return self.time_limit_seconds >= self.ASYNC_MIN_SECONDS
+
+    def invite_path(self) -> str:
+        return reverse("games:invite", args=[self.pk, self.invite_token]) if self.invite_token else ""
 
 
 class Seat(models.Model):
@@ -120,8 +147,16 @@ class Seat(models.Model):
                              on_delete=models.PROTECT, related_name="seats")
     bot_level = models.CharField(_("bot level"), max_length=10, choices=BotLevel.choices, blank=True)
     bot_name = models.CharField(_("bot name"), max_length=40, blank=True)
+    class Left(models.TextChoices):
+        STAYED = "", _("still playing")
+        TIMED_OUT = "timed_out", _("left after timeouts")
+        RESIGNED = "resigned", _("resigned")
+
     total_score = models.IntegerField(_("total score"), default=0)
     joined_at = models.DateTimeField(_("joined at"), null=True, blank=True)
+    timeouts_in_row = models.PositiveSmallIntegerField(_("timeouts in a row"), default=0)
+    left = models.CharField(_("left the game"), max_length=10, choices=Left.choices, blank=True, default="")
+    left_at = models.DateTimeField(_("left at"), null=True, blank=True)
 
     class Meta:
         ordering = ("game", "position")
@@ -139,6 +174,15 @@ class Seat(models.Model):
     @property
     def is_bot(self) -> bool:
         return bool(self.bot_level)
+
+    @property
+    def has_left(self) -> bool:
+        """The person resigned or timed out too often: a bot plays the seat for good."""
+        return bool(self.left)
+
+    @property
+    def person_plays(self) -> bool:
+        return self.user_id is not None and not self.bot_level
 
     @property
     def is_open(self) -> bool:
@@ -197,3 +241,28 @@ class RoundResult(models.Model):
 
     def __str__(self) -> str:
         return f"{self.game_id} round {self.round_number} seat {self.seat}: {self.points}"
+
+
+class TurnNotice(models.Model):
+    """An e-mail sent about one turn of one game; unique, so never sent twice."""
+
+    class Kind(models.TextChoices):
+        TURN = "turn", _("your turn")
+        REMINDER = "reminder", _("reminder")
+
+    game = models.ForeignKey(Game, verbose_name=_("game"), on_delete=models.CASCADE, related_name="notices")
+    turn_number = models.PositiveIntegerField(_("turn number"))
+    kind = models.CharField(_("kind"), max_length=10, choices=Kind.choices)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, verbose_name=_("player"), on_delete=models.CASCADE,
+                             related_name="turn_notices")
+    sent_at = models.DateTimeField(_("sent at"))
+
+    class Meta:
+        ordering = ("game", "turn_number", "kind")
+        verbose_name = _("turn notice")
+        verbose_name_plural = _("turn notices")
+        constraints = [models.UniqueConstraint(fields=["game", "turn_number", "kind"],
+                                               name="turnnotice_once_per_turn")]
+
+    def __str__(self) -> str:
+        return f"{self.game_id} turn {self.turn_number} {self.kind} to {self.user_id}"

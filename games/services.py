@@ -12,8 +12,9 @@ version it saw is refused when anything happened in between.
 
 from __future__ import annotations
 
+import datetime
 import secrets
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from django.db import transaction
 from django.db.models import Max
@@ -26,7 +27,9 @@ from games.engine import (Action, Discard, Draw, GameState, GoOut, IllegalAction
 
 from .models import BotLevel, Game, Move, RoundResult, Seat, Variant
 
-__all__ = ["GameError", "game_create", "game_join", "game_leave", "game_start", "game_play"]
+__all__ = ["GameError", "game_create", "game_join", "game_leave", "game_start", "game_play", "game_timeout",
+           "game_resign", "game_rematch", "clock_tick", "turn_listeners", "TIMEOUTS_BEFORE_TAKEOVER",
+           "TAKEOVER_BOT_LEVEL"]
 
 #: HTTP status for each refusal code (anything else: 400).
 _STATUS = {
@@ -43,7 +46,23 @@ _STATUS = {
     "wrong_phase": 409,
     "game_over": 409,
     "seats_open": 409,
+    "not_due": 409,
+    "seat_left": 409,
+    "private_game": 403,
+    "game_not_finished": 409,
 }
+
+#: Timeouts in a row after which the bot keeps the seat and the person has left.
+TIMEOUTS_BEFORE_TAKEOVER = 3
+#: The bot that plays a person's timed-out turn, and the seat of someone who left.
+TAKEOVER_BOT_LEVEL = BotLevel.HARD
+#: Every time limit a game may have, in seconds.
+TIME_LIMITS = tuple(seconds for seconds, _label in (*Game.LIVE_TIME_LIMITS, *Game.ASYNC_TIME_LIMITS))
+
+#: Called after commit as ``listener(game_id, user_ids)`` whenever a turn starts
+#: for people (``user_ids``: whose turn it became).  Live updates (the user's
+#: WebSocket group) connect here with ``turn_listeners.append(...)``.
+turn_listeners: list[Callable[[int, list[int]], None]] = []
 
 #: Bot turns in a row after which we stop (only a broken engine gets there).
 _MAX_BOT_MOVES = 10_000
@@ -76,6 +95,7 @@ def game_create(
     invitees: Iterable[Any] = (),
     time_limit_seconds: int = 24 * 3600,
     coach: bool = False,
+    is_private: bool = False,
     options: Mapping[str, Any] | None = None,
     seed: int | None = None,
 ) -> Game:
@@ -89,6 +109,8 @@ def game_create(
     invitees = [u for u in dict.fromkeys(invitees) if u.pk != creator.pk]
     if bot_level not in BotLevel.values:
         raise GameError("bad_bot_level", _("Unknown bot level “%(level)s”.") % {"level": bot_level})
+    if time_limit_seconds not in TIME_LIMITS:
+        raise GameError("bad_time_limit", _("Choose one of the offered time limits per move."))
     try:
         rules = Rules.from_dict({**variant.options, **(options or {})})
         rules.check_seats(seat_count)
@@ -103,6 +125,7 @@ def game_create(
         variant=variant, variant_name=variant.name, rules=rules.to_dict(),
         seed=seed if seed is not None else secrets.randbits(62), seat_count=seat_count,
         created_by=creator, time_limit_seconds=time_limit_seconds, coach=coach, version=1,
+        is_private=is_private, invite_token=secrets.token_urlsafe(16),
     )
     people = [creator, *invitees]
     seats = []
@@ -122,11 +145,16 @@ def game_create(
 
 
 @transaction.atomic
-def game_join(*, game_id: int, user: Any) -> Game:
-    """Take the first open seat; the game starts when that was the last one."""
+def game_join(*, game_id: int, user: Any, invite_token: str | None = None) -> Game:
+    """Take the first open seat; the game starts when that was the last one.
+
+    A private game takes only people who bring its invite token.
+    """
     game = _locked_game(game_id, user)
     if game.status != Game.Status.OPEN:
         raise GameError("game_not_open", _("This game is not taking players any more."))
+    if game.is_private and not (invite_token and secrets.compare_digest(str(invite_token), game.invite_token)):
+        raise GameError("private_game", _("This game is private: join it through the invite link you were sent."))
     if game.seats.filter(user=user).exists():
         raise GameError("already_seated", _("You already have a seat at this table."))
     seat = game.seats.filter(user__isnull=True, bot_level="").order_by("position").first()
@@ -204,6 +232,8 @@ def game_play(*, game_id: int, user: Any, action: Action | Mapping[str, Any], ex
         if game.status == Game.Status.FINISHED:
             raise GameError("game_over", _("The game is over: no more moves."))
         raise GameError("game_not_active", _("The game has not started yet."))
+    if seat.bot_level:
+        raise GameError("seat_left", _("You have left this game: a bot plays your seat."))
     if expected_version != game.version:
         raise GameError("stale_version", _(
             "The table changed since your page was loaded (version %(seen)s, now %(now)s): "
@@ -217,8 +247,133 @@ def game_play(*, game_id: int, user: Any, action: Action | Mapping[str, Any], ex
         state = recorder.play(state, seat.position, action, by_bot=False)
     except IllegalAction as error:
         raise GameError(error.code, _describe_illegal(error, action)) from None
+    if seat.timeouts_in_row:
+        seat.timeouts_in_row = 0
+        seat.save(update_fields=["timeouts_in_row"])
     _play_bots(game, state, recorder)
     return game
+
+
+# -- the move clock, resigning and rematches ------------------------------------
+
+
+@transaction.atomic
+def game_timeout(*, game_id: int, turn_number: int, now: datetime.datetime | None = None) -> Game:
+    """The turn ``turn_number`` of the game ran out of time: the bot plays it.
+
+    Checked under the game's row lock, like a move: refused (``not_due``,
+    nothing changed) unless the game is still at that turn and its deadline
+    has passed, so two clock workers never play one turn twice.  After
+    ``TIMEOUTS_BEFORE_TAKEOVER`` timeouts in a row the bot keeps the seat and
+    the person is marked as having left.
+    """
+    now = now or timezone.now()
+    try:
+        game = Game.objects.select_for_update().get(pk=game_id)
+    except Game.DoesNotExist:
+        raise GameError("not_found", _("There is no such game.")) from None
+    if (game.status != Game.Status.ACTIVE or game.turn_number != turn_number or game.turn_deadline is None
+            or game.turn_deadline > now):
+        raise GameError("not_due", _("That turn has been played or is not out of time."))
+    state = GameState.from_dict(game.state)
+    position = state.current_seat
+    seat = game.seats.get(position=position)
+    recorder = _Recorder(game)
+    history = _round_history(game, state)
+    while not state.is_over and state.current_seat == position and game.turn_number == turn_number:
+        action = bots.choose_action(view(state, position), TAKEOVER_BOT_LEVEL, history)
+        state = recorder.play(state, position, action, by_bot=True)
+        history = _extend_history(history, recorder.last_events)
+    seat.timeouts_in_row += 1
+    fields = ["timeouts_in_row"]
+    if seat.timeouts_in_row >= TIMEOUTS_BEFORE_TAKEOVER and not seat.bot_level:
+        _hand_to_bot(game, seat, Seat.Left.TIMED_OUT, now)
+        fields += ["bot_level", "bot_name", "left", "left_at"]
+    seat.save(update_fields=fields)
+    _play_bots(game, state, recorder, now=now)
+    return game
+
+
+@transaction.atomic
+def game_resign(*, game_id: int, user: Any) -> Game:
+    """The person gives up: a bot plays the seat to the end, and the person ranks last."""
+    game = _locked_game(game_id, user)
+    seat = _seat_of(game, user)
+    if game.status != Game.Status.ACTIVE:
+        raise GameError("game_not_active", _("You can only resign from a game in play."))
+    if seat.bot_level:
+        raise GameError("seat_left", _("You have left this game already."))
+    _hand_to_bot(game, seat, Seat.Left.RESIGNED, timezone.now())
+    seat.save(update_fields=["bot_level", "bot_name", "left", "left_at"])
+    game.version += 1
+    state = GameState.from_dict(game.state)
+    _play_bots(game, state, _Recorder(game))
+    return game
+
+
+@transaction.atomic
+def game_rematch(*, game_id: int, user: Any) -> Game:
+    """A new game with the same people, bots, seats and options, once per finished game.
+
+    The first player to ask creates it; everyone else who asks is sent to it.
+    People who left the first game come back as people (they are invited again).
+    """
+    game = _locked_game(game_id, user)
+    _seat_of(game, user)
+    if game.status != Game.Status.FINISHED:
+        raise GameError("game_not_finished", _("A rematch can only follow a finished game."))
+    existing = Game.objects.filter(rematch_of=game).first()
+    if existing is not None:
+        return existing
+    now = timezone.now()
+    new = Game.objects.create(
+        variant=game.variant, variant_name=game.variant_name, rules=game.rules, seed=secrets.randbits(62),
+        seat_count=game.seat_count, created_by=user, time_limit_seconds=game.time_limit_seconds,
+        coach=game.coach, version=1, is_private=game.is_private, invite_token=secrets.token_urlsafe(16),
+        rematch_of=game,
+    )
+    seats = []
+    for old in game.seats.order_by("position"):
+        if old.user_id is not None:
+            seats.append(Seat(game=new, position=old.position, user_id=old.user_id, joined_at=now))
+        else:
+            seats.append(Seat(game=new, position=old.position, bot_level=old.bot_level or BotLevel.MEDIUM,
+                              bot_name=old.bot_name, joined_at=now))
+    Seat.objects.bulk_create(seats)
+    _deal(new)
+    return new
+
+
+def clock_tick(*, now: datetime.datetime | None = None) -> dict[str, int]:
+    """One pass of the clock worker: play the timed-out turns, send the due e-mails.
+
+    Safe to run in several processes at once: each timeout goes through
+    :func:`game_timeout` (row lock and turn check) and each e-mail is
+    recorded once per game, turn and kind before it is sent.
+    """
+    from . import notices
+
+    now = now or timezone.now()
+    played = 0
+    due = list(Game.objects.filter(status=Game.Status.ACTIVE, turn_deadline__lte=now)
+               .order_by("turn_deadline").values_list("pk", "turn_number"))
+    for game_id, turn_number in due:
+        try:
+            game_timeout(game_id=game_id, turn_number=turn_number, now=now)
+            played += 1
+        except GameError:
+            pass  # another worker (or the player) got there first
+    sent = notices.send_due_notices(now=now)
+    return {"timeouts": played, "emails": sent}
+
+
+def _hand_to_bot(game: Game, seat: Seat, why: str, now: datetime.datetime) -> None:
+    """The bot takes ``seat`` for good; the person stays on it for the standings."""
+    taken = {s.bot_name for s in game.seats.exclude(bot_name="")}
+    seat.bot_level = TAKEOVER_BOT_LEVEL
+    seat.bot_name = next((n for n in bots.BOT_NAMES if n not in taken), bots.BOT_NAMES[0])
+    seat.left = why
+    seat.left_at = now
 
 
 def _describe_illegal(error: IllegalAction, action: Any) -> str:
@@ -247,16 +402,21 @@ class _Recorder:
     def __init__(self, game: Game) -> None:
         self.game = game
         self.next_seq = (game.moves.aggregate(m=Max("seq"))["m"] or 0) + 1
+        self.turn_changed = False
+        self.last_events: list[dict[str, Any]] = []
 
     def play(self, state: GameState, position: int, action: Action, *, by_bot: bool) -> GameState:
         round_number = state.round_number
         results_before = len(state.results)
         new_state, events = apply(state, position, action)  # raises IllegalAction, nothing stored
+        self.last_events = [event.to_dict() for event in events]
         Move.objects.create(game=self.game, seq=self.next_seq, seat=position, action=action.to_dict(),
-                            by_bot=by_bot, round_number=round_number,
-                            events=[event.to_dict() for event in events])
+                            by_bot=by_bot, round_number=round_number, events=self.last_events)
         self.next_seq += 1
         self.game.version += 1
+        if not isinstance(action, Draw):  # a discard or a go-out ends the turn
+            self.game.turn_number += 1
+            self.turn_changed = True
         for result in new_state.results[results_before:]:
             _store_round_result(self.game, result)
         return new_state
@@ -272,21 +432,44 @@ def _store_round_result(game: Game, result: Any) -> None:
     ])
 
 
-def _play_bots(game: Game, state: GameState, recorder: _Recorder) -> None:
+def _play_bots(game: Game, state: GameState, recorder: _Recorder, *, now: datetime.datetime | None = None) -> None:
     """Bot seats play while the turn is theirs; then the game row is saved."""
     bot_levels = {s.position: s.bot_level for s in game.seats.all() if s.bot_level}
+    history: list[dict[str, Any]] | None = None
     for _turn in range(_MAX_BOT_MOVES):
         if state.is_over or state.current_seat not in bot_levels:
             break
         position = state.current_seat
-        action = bots.choose_action(view(state, position), bot_levels[position])
+        if history is None:
+            history = _round_history(game, state)
+        action = bots.choose_action(view(state, position), bot_levels[position], history)
         state = recorder.play(state, position, action, by_bot=True)
-    _save_state(game, state)
+        history = _extend_history(history, recorder.last_events)
+    _save_state(game, state, turn_changed=recorder.turn_changed, now=now)
 
 
-def _save_state(game: Game, state: GameState) -> None:
-    now = timezone.now()
-    if game.current_seat != state.current_seat or game.turn_started_at is None:
+def _round_history(game: Game, state: GameState) -> list[dict[str, Any]]:
+    """The public events of the round in play, from its deal on (what a bot may remember)."""
+    events: list[dict[str, Any]] = []
+    for move_events in (Move.objects.filter(game=game, round_number__gte=state.round_number - 1)
+                        .order_by("seq").values_list("events", flat=True)):
+        events = _extend_history(events, move_events)
+    return events
+
+
+def _extend_history(history: list[dict[str, Any]], events: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    for event in events:
+        if event.get("kind") == "round_dealt":
+            history = []
+        history = [*history, event]
+    return history
+
+
+def _save_state(game: Game, state: GameState, *, turn_changed: bool,
+                now: datetime.datetime | None = None) -> None:
+    now = now or timezone.now()
+    new_turn = turn_changed or game.turn_started_at is None
+    if new_turn:
         game.turn_started_at = now
     game.state = state.to_dict()
     game.current_seat = state.current_seat
@@ -299,8 +482,22 @@ def _save_state(game: Game, state: GameState) -> None:
         game.status = Game.Status.FINISHED
         game.finished_at = now
         game.current_seat = None
+        game.turn_deadline = None
+    else:
+        game.turn_deadline = game.turn_started_at + datetime.timedelta(seconds=game.time_limit_seconds)
     game.save()
     # Live updates (issue 4) announce ``game.version`` here with transaction.on_commit.
+    if new_turn and not state.is_over:
+        seat = next((s for s in game.seats.all() if s.position == state.current_seat), None)
+        if seat is not None and seat.person_plays:
+            game_id, user_ids = game.pk, [seat.user_id]
+            transaction.on_commit(lambda: _announce_turn(game_id, user_ids))
+
+
+def _announce_turn(game_id: int, user_ids: list[int]) -> None:
+    """Tell the listeners (live "your turn" signal) whose turn it became."""
+    for listener in list(turn_listeners):
+        listener(game_id, user_ids)
 
 
 def _deal(game: Game) -> None:

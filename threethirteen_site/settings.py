@@ -12,6 +12,7 @@ in-memory channel layer, e-mail printed on the console):
 - ``REDIS_URL`` (channel layer shared by several server processes)
 - ``EMAIL_BACKEND``, ``EMAIL_HOST``, ``EMAIL_PORT``, ``EMAIL_HOST_USER``,
   ``EMAIL_HOST_PASSWORD``, ``EMAIL_USE_TLS``, ``DEFAULT_FROM_EMAIL``
+- ``SITE_URL`` (the site's address, for links in e-mails)
 - ``SECURE_SSL_REDIRECT``, ``SECURE_HSTS_SECONDS`` (production only)
 """
 
@@ -163,6 +164,8 @@ EMAIL_PORT = int(os.environ.get("EMAIL_PORT", "25"))
 EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
 EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
 EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+# The site's address as people reach it, for links in e-mails.
+SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000")
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Three Thirteen <noreply@localhost>")
 
 # Production hardening: on whenever DEBUG is off (each can be overridden).

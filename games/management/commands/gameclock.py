@@ -1,0 +1,69 @@
+"""The move clock: plays timed-out turns with the bot and sends the turn e-mails.
+
+    python manage.py gameclock [--interval 5] [--once]
+
+Safe to run in several processes at once and to stop and restart at any
+moment: every timeout goes through ``services.game_timeout`` (the game row
+is locked and the turn checked, as for a move) and every e-mail is recorded
+once per game and turn before it is sent.  Nothing is kept in memory
+between passes.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import time
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandParser
+from django.db import close_old_connections
+
+from games import services
+
+logger = logging.getLogger(__name__)
+
+
+class Command(BaseCommand):
+    help = "Apply the move deadlines (the bot plays timed-out turns) and send the turn e-mails."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--interval", type=float, default=5.0,
+                            help="seconds to sleep between passes (default 5)")
+        parser.add_argument("--once", action="store_true", help="make one pass and exit")
+
+    def handle(self, *args: Any, interval: float, once: bool, **options: Any) -> None:
+        if interval <= 0:
+            interval = 5.0
+        stopping = False
+
+        def stop(signum: int, frame: Any) -> None:
+            nonlocal stopping
+            stopping = True
+
+        if not once:
+            signal.signal(signal.SIGTERM, stop)
+            self.stdout.write(f"gameclock: a pass every {interval:g} s (Ctrl-C to stop)")
+        while True:
+            try:
+                done = services.clock_tick()
+            except Exception:  # a bad game must not stop the clock for every other game
+                if once:
+                    raise
+                logger.exception("gameclock pass failed")
+                done = None
+            if done and (done["timeouts"] or done["emails"] or once):
+                self.stdout.write(f"gameclock: {done['timeouts']} timed-out turn(s) played, "
+                                  f"{done['emails']} e-mail(s) sent")
+            if once or stopping:
+                return
+            try:
+                slept = 0.0
+                while slept < interval and not stopping:
+                    time.sleep(min(0.5, interval - slept))
+                    slept += 0.5
+            except KeyboardInterrupt:
+                return
+            if stopping:
+                return
+            close_old_connections()  # a long-running worker must not keep a broken connection

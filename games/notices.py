@@ -1,0 +1,79 @@
+"""E-mail turn notices for games played over days (opt-in on the profile).
+
+The clock worker (``manage.py gameclock``) sends them, never a web request:
+a slow or broken mail server never delays or fails a move.  For each game,
+turn and kind a :class:`~games.models.TurnNotice` row is written before the
+message goes out; the row is unique, so a turn gets at most one "your turn"
+message and one reminder, even with two workers running.
+
+* "your turn": when a person's turn starts in an asynchronous game (time
+  limit of 12 hours or more; never for live limits);
+* a reminder once 80% of the time for the move has gone.
+"""
+
+from __future__ import annotations
+
+import datetime
+import logging
+
+from django.conf import settings
+from django.core.mail import send_mail
+from django.db import IntegrityError, transaction
+from django.template.loader import render_to_string
+from django.utils import timezone, translation
+
+from .models import Game, Seat, TurnNotice
+
+logger = logging.getLogger(__name__)
+
+#: Share of the time per move after which the reminder goes out.
+REMINDER_AT = 0.8
+
+
+def send_due_notices(*, now: datetime.datetime | None = None) -> int:
+    """Send every notice that is due now; the number of e-mails sent."""
+    now = now or timezone.now()
+    games = (Game.objects.filter(status=Game.Status.ACTIVE, time_limit_seconds__gte=Game.ASYNC_MIN_SECONDS,
+                                 current_seat__isnull=False, turn_started_at__isnull=False)
+             .exclude(turn_deadline__lte=now))
+    sent = 0
+    for game in games:
+        seat = (Seat.objects.select_related("user").filter(game=game, position=game.current_seat).first())
+        if seat is None or not seat.person_plays:
+            continue
+        user = seat.user
+        if not (user.notify_by_email and user.email and user.is_active):
+            continue
+        reminder_due = now >= game.turn_started_at + datetime.timedelta(
+            seconds=game.time_limit_seconds * REMINDER_AT)
+        kind = TurnNotice.Kind.REMINDER if reminder_due else TurnNotice.Kind.TURN
+        # Past 80% only the reminder goes out (if the worker was down when the turn began,
+        # one message says it all).
+        if _claim(game, kind, user, now):
+            _send(game, user, kind)
+            sent += 1
+    return sent
+
+
+def _claim(game: Game, kind: str, user, now: datetime.datetime) -> bool:
+    """Record the notice; False when it was recorded already (sent before, or by another worker)."""
+    try:
+        with transaction.atomic():
+            _, created = TurnNotice.objects.get_or_create(
+                game=game, turn_number=game.turn_number, kind=kind, defaults={"user": user, "sent_at": now})
+    except IntegrityError:
+        return False
+    return created
+
+
+def _send(game: Game, user, kind: str) -> None:
+    link = settings.SITE_URL.rstrip("/") + game.get_absolute_url()
+    context = {"game": game, "user": user, "link": link, "deadline": game.turn_deadline,
+               "reminder": kind == TurnNotice.Kind.REMINDER}
+    with translation.override(user.language or settings.LANGUAGE_CODE):
+        subject = render_to_string("games/email/turn_subject.txt", context).strip()
+        body = render_to_string("games/email/turn_body.txt", context)
+    try:
+        send_mail(subject, body, None, [user.email])
+    except Exception:  # a mail server problem must not stop the clock; the notice stays recorded
+        logger.exception("could not send the %s notice of game %s to user %s", kind, game.pk, user.pk)

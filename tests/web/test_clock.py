@@ -1,0 +1,267 @@
+"""The move clock: deadlines, timeouts played by the bot, takeover after three, racing workers, e-mails.
+
+Time is injected (``now=``) or frozen (``django.utils.timezone.now`` patched), never slept on.
+"""
+
+from __future__ import annotations
+
+import datetime
+import threading
+from unittest import mock
+
+import pytest
+from django.core import mail
+from django.core.management import call_command
+from django.db import connection
+
+from games import selectors, services
+from games.models import Game, Move, TurnNotice
+
+from .conftest import logged_in, post_action
+
+pytestmark = pytest.mark.django_db
+
+SECOND = datetime.timedelta(seconds=1)
+DAY = 24 * 3600
+
+
+def two_player_game(make_user, classic, *, limit=DAY, seed=3, rounds=(3, 4)):
+    ann, bob = make_user("ann"), make_user("bob")
+    game = services.game_create(creator=ann, variant=classic, seat_count=2, time_limit_seconds=limit,
+                                seed=seed, options={"rounds": list(rounds)})
+    services.game_join(game_id=game.pk, user=bob)
+    game.refresh_from_db()
+    return game, ann, bob
+
+
+def person_to_move(game):
+    game.refresh_from_db()
+    return game.seats.get(position=game.current_seat)
+
+
+def test_a_turn_has_a_deadline_one_time_limit_after_it_starts(make_user, classic):
+    game, ann, bob = two_player_game(make_user, classic, limit=120)
+    assert game.status == Game.Status.ACTIVE
+    assert game.turn_deadline == game.turn_started_at + datetime.timedelta(seconds=120)
+    page = logged_in(ann).get(game.get_absolute_url()).content.decode()
+    assert "Move before" in page and 'class="countdown"' in page  # readable without JavaScript
+
+
+def test_when_the_deadline_passes_the_bot_plays_the_turn(make_user, classic):
+    game, ann, bob = two_player_game(make_user, classic)
+    seat = person_to_move(game)
+    deadline, turn, version = game.turn_deadline, game.turn_number, game.version
+    assert services.clock_tick(now=deadline - SECOND)["timeouts"] == 0
+    game.refresh_from_db()
+    assert game.version == version and not Move.objects.filter(game=game, by_bot=True).exists()
+
+    assert services.clock_tick(now=deadline + SECOND)["timeouts"] == 1
+    game.refresh_from_db()
+    played = list(Move.objects.filter(game=game, by_bot=True).order_by("seq"))
+    assert [m.seat for m in played] == [seat.position, seat.position]  # draw, then discard
+    assert played[0].action["type"] == "draw" and played[1].action["type"] in ("discard", "go_out")
+    assert game.turn_number == turn + 1 and game.current_seat != seat.position
+    assert game.turn_started_at == deadline + SECOND  # the next turn's clock starts when the bot moved
+    seat.refresh_from_db()
+    assert seat.timeouts_in_row == 1 and not seat.bot_level and not seat.left
+
+
+def test_the_bot_finishes_a_turn_the_person_had_started(make_user, classic):
+    game, ann, bob = two_player_game(make_user, classic)
+    seat = person_to_move(game)
+    mover = seat.user
+    assert post_action(logged_in(mover), game, {"type": "draw", "source": "stock"}).status_code == 302
+    game.refresh_from_db()
+    services.game_timeout(game_id=game.pk, turn_number=game.turn_number, now=game.turn_deadline)
+    last = Move.objects.filter(game=game).order_by("-seq").first()
+    assert last.by_bot and last.seat == seat.position and last.action["type"] in ("discard", "go_out")
+
+
+def test_three_timeouts_in_a_row_hand_the_seat_to_the_bot(make_user, classic):
+    game, ann, bob = two_player_game(make_user, classic, rounds=(3, 4, 5, 6))
+    sleeper = person_to_move(game)
+    awake = game.seats.exclude(pk=sleeper.pk).get()
+    awake_client = logged_in(awake.user)
+    timeouts = 0
+    while timeouts < 3:
+        game.refresh_from_db()
+        assert game.status == Game.Status.ACTIVE
+        if game.current_seat == sleeper.position:
+            services.game_timeout(game_id=game.pk, turn_number=game.turn_number, now=game.turn_deadline)
+            timeouts += 1
+            sleeper.refresh_from_db()
+            assert sleeper.timeouts_in_row == timeouts
+            assert bool(sleeper.bot_level) == (timeouts == 3)
+        else:
+            # the other person plays their own turns: nothing is counted against them
+            assert post_action(awake_client, game, {"type": "draw", "source": "stock"}).status_code == 302
+            view = selectors.game_table(game=Game.objects.get(pk=game.pk), user=awake.user)
+            card = next(face["code"] for face in view["hand"] if face["can_discard"])
+            assert post_action(awake_client, game, {"type": "discard", "card": card}).status_code == 302
+            awake.refresh_from_db()
+            assert awake.timeouts_in_row == 0
+    assert sleeper.bot_level == services.TAKEOVER_BOT_LEVEL and sleeper.left == "timed_out"
+    assert sleeper.left_at is not None and sleeper.user_id is not None  # still named in the standings
+    game.refresh_from_db()
+    # From now on the bot plays that seat at once: the turn is the awake person's again.
+    assert game.current_seat == awake.position or game.status == Game.Status.FINISHED
+    assert not selectors.games_waiting_on(user=sleeper.user).exists()
+    response = post_action(logged_in(sleeper.user), game, {"type": "draw", "source": "stock"})
+    assert response.status_code == 409 and "bot plays your seat" in response.content.decode()
+
+
+def test_a_move_of_the_person_resets_the_timeouts_in_a_row(make_user, classic):
+    game, ann, bob = two_player_game(make_user, classic)
+    sleeper = person_to_move(game)
+    services.game_timeout(game_id=game.pk, turn_number=game.turn_number, now=game.turn_deadline)
+    game.refresh_from_db()
+    while game.current_seat != sleeper.position:  # the other seat's turns time out too
+        services.game_timeout(game_id=game.pk, turn_number=game.turn_number, now=game.turn_deadline)
+        game.refresh_from_db()
+    sleeper.refresh_from_db()
+    assert sleeper.timeouts_in_row == 1
+    assert post_action(logged_in(sleeper.user), game, {"type": "draw", "source": "stock"}).status_code == 302
+    sleeper.refresh_from_db()
+    assert sleeper.timeouts_in_row == 0
+
+
+def test_a_timeout_that_is_not_due_or_already_played_changes_nothing(make_user, classic):
+    game, ann, bob = two_player_game(make_user, classic)
+    before = (game.version, game.turn_number, game.moves.count())
+    with pytest.raises(services.GameError) as early:
+        services.game_timeout(game_id=game.pk, turn_number=game.turn_number, now=game.turn_deadline - SECOND)
+    assert early.value.code == "not_due"
+    with pytest.raises(services.GameError) as stale:
+        services.game_timeout(game_id=game.pk, turn_number=game.turn_number - 1, now=game.turn_deadline)
+    assert stale.value.code == "not_due"
+    game.refresh_from_db()
+    assert (game.version, game.turn_number, game.moves.count()) == before
+
+
+def test_the_gameclock_command_applies_deadlines_with_the_clock_frozen(make_user, classic):
+    game, ann, bob = two_player_game(make_user, classic)
+    with mock.patch("django.utils.timezone.now", return_value=game.turn_deadline + SECOND):
+        call_command("gameclock", "--once", stdout=open("/dev/null", "w"))
+    game.refresh_from_db()
+    assert game.moves.filter(by_bot=True).count() == 2 and game.turn_number == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_clock_workers_racing_play_a_turn_once(make_user, classic):
+    game, ann, bob = two_player_game(make_user, classic)
+    ann.notify_by_email = bob.notify_by_email = True
+    ann.save()
+    bob.save()
+    now = game.turn_deadline + SECOND
+    barrier = threading.Barrier(2)
+    results: list[dict] = []
+    errors: list[BaseException] = []
+
+    def worker() -> None:
+        try:
+            barrier.wait()
+            results.append(services.clock_tick(now=now))
+        except BaseException as error:  # pragma: no cover - shown by the assertion below
+            errors.append(error)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=worker) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors
+    assert sorted(r["timeouts"] for r in results) == [0, 1]
+    game.refresh_from_db()
+    assert game.moves.filter(by_bot=True).count() == 2  # one draw and one discard: the turn played once
+    assert game.turn_number == 1
+    # and the next person's "your turn" e-mail went out once between the two workers
+    assert sum(r["emails"] for r in results) == len(mail.outbox) == 1
+
+
+# -- e-mail notices ---------------------------------------------------------------
+
+
+def test_exactly_one_email_per_turn_and_one_reminder(make_user, classic):
+    game, ann, bob = two_player_game(make_user, classic)
+    seat = person_to_move(game)
+    seat.user.notify_by_email = True
+    seat.user.save()
+    start = game.turn_started_at
+    assert services.clock_tick(now=start + SECOND)["emails"] == 1
+    assert services.clock_tick(now=start + 2 * SECOND)["emails"] == 0
+    assert len(mail.outbox) == 1
+    message = mail.outbox[0]
+    assert message.to == [seat.user.email] and "Your turn" in message.subject
+    assert f"/games/{game.pk}/" in message.body
+
+    at_80 = start + datetime.timedelta(seconds=DAY * 0.8)
+    assert services.clock_tick(now=at_80 - SECOND)["emails"] == 0
+    assert services.clock_tick(now=at_80)["emails"] == 1
+    assert services.clock_tick(now=at_80 + SECOND)["emails"] == 0
+    assert len(mail.outbox) == 2 and "Reminder" in mail.outbox[1].subject
+    assert TurnNotice.objects.filter(game=game).count() == 2
+
+
+def test_the_next_turn_gets_its_own_email(make_user, classic):
+    game, ann, bob = two_player_game(make_user, classic)
+    ann.notify_by_email = bob.notify_by_email = True
+    ann.save()
+    bob.save()
+    first = person_to_move(game)
+    services.clock_tick(now=game.turn_started_at + SECOND)
+    services.game_timeout(game_id=game.pk, turn_number=game.turn_number, now=game.turn_deadline)
+    game.refresh_from_db()
+    services.clock_tick(now=game.turn_started_at + SECOND)
+    services.clock_tick(now=game.turn_started_at + 2 * SECOND)
+    assert [m.to for m in mail.outbox] == [[first.user.email], [person_to_move(game).user.email]]
+
+
+def test_no_email_without_opting_in_nor_in_a_live_game(make_user, classic):
+    game, ann, bob = two_player_game(make_user, classic)  # nobody opted in
+    services.clock_tick(now=game.turn_started_at + SECOND)
+    assert mail.outbox == []
+    live, carl, dora = None, make_user("carl"), make_user("dora")
+    carl.notify_by_email = dora.notify_by_email = True
+    carl.save()
+    dora.save()
+    live = services.game_create(creator=carl, variant=classic, seat_count=2, time_limit_seconds=120,
+                                invitees=[dora], seed=5)
+    services.clock_tick(now=live.turn_started_at + SECOND)
+    services.clock_tick(now=live.turn_started_at + 100 * SECOND)
+    assert mail.outbox == []
+
+
+def test_the_profile_page_offers_the_opt_in(make_user):
+    ann = make_user("ann")
+    client = logged_in(ann)
+    response = client.post("/accounts/profile/", {"display_name": "", "email": "ann@example.com",
+                                                  "language": "", "notify_by_email": "on"})
+    assert response.status_code == 302
+    ann.refresh_from_db()
+    assert ann.notify_by_email
+
+
+def test_turn_listeners_hear_whose_turn_it_became_after_commit(make_user, classic, django_capture_on_commit_callbacks):
+    heard: list[tuple[int, list[int]]] = []
+    services.turn_listeners.append(lambda game_id, user_ids: heard.append((game_id, user_ids)))
+    try:
+        with django_capture_on_commit_callbacks(execute=True):
+            game, ann, bob = two_player_game(make_user, classic)
+        assert heard[-1] == (game.pk, [person_to_move(game).user_id])
+        mover = person_to_move(game)
+        heard.clear()
+        with django_capture_on_commit_callbacks(execute=True):
+            post_action(logged_in(mover.user), game, {"type": "draw", "source": "stock"})
+        assert heard == []  # drawing does not end the turn
+        game.refresh_from_db()
+        view = selectors.game_table(game=game, user=mover.user)
+        card = next(face["code"] for face in view["hand"] if face["can_discard"])
+        with django_capture_on_commit_callbacks(execute=True):
+            post_action(logged_in(mover.user), game, {"type": "discard", "card": card})
+        game.refresh_from_db()
+        if game.status == Game.Status.ACTIVE:
+            assert heard == [(game.pk, [person_to_move(game).user_id])]
+    finally:
+        services.turn_listeners.pop()
