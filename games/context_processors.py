@@ -10,4 +10,4 @@ def turns_waiting(request: HttpRequest) -> dict[str, Any]:
     user = getattr(request, "user", None)
     if user is None or not user.is_authenticated:
         return {}
-    return {"turns_waiting": selectors.games_waiting_on(user=user).count()}
+    return {"turns_waiting": selectors.turns_waiting_count(user=user)}

@@ -26,6 +26,8 @@ class GameCreateForm(forms.Form):
                                      help_text=_("Play only the first rounds of the variant (empty: all)."))
     coach = forms.BooleanField(label=_("Coach"), required=False,
                                help_text=_("Show next to each card the penalty left if you discard it."))
+    is_private = forms.BooleanField(label=_("Private"), required=False,
+                                    help_text=_("Not listed in the lobby: people join through an invite link."))
 
     def clean_invite(self) -> list:
         names = [name.strip() for name in self.cleaned_data["invite"].replace(";", ",").split(",") if name.strip()]

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import Exists, F, OuterRef, QuerySet
+from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
@@ -23,15 +24,38 @@ RECENT_MOVES = 12
 
 
 def games_waiting_on(*, user: Any) -> QuerySet[Game]:
-    """Active games where it is this person's turn."""
-    return Game.objects.filter(status=Game.Status.ACTIVE, seats__user=user,
-                               current_seat=F("seats__position")).distinct()
+    """Active games where it is this person's turn (not a seat a bot took over), most urgent first."""
+    my_turn = Seat.objects.filter(game=OuterRef("pk"), user=user, position=OuterRef("current_seat"), bot_level="")
+    return (Game.objects.filter(status=Game.Status.ACTIVE).filter(Exists(my_turn))
+            .order_by(F("turn_deadline").asc(nulls_last=True), "pk"))
+
+
+def turns_waiting_count(*, user: Any) -> int:
+    """How many games wait on this person (the header count on every page)."""
+    if user is None or not user.is_authenticated:
+        return 0
+    return games_waiting_on(user=user).count()
+
+
+def my_games(*, user: Any) -> dict[str, list[Game]]:
+    """The "my games" page: games waiting on me (most urgent deadline first), then the others in play,
+    the open ones, and the recently finished."""
+    waiting = list(games_waiting_on(user=user).prefetch_related("seats__user"))
+    waiting_ids = [g.pk for g in waiting]
+    mine = Game.objects.filter(seats__user=user).prefetch_related("seats__user").distinct()
+    return {
+        "waiting": waiting,
+        "playing": list(mine.filter(status=Game.Status.ACTIVE).exclude(pk__in=waiting_ids)
+                        .order_by(F("turn_deadline").asc(nulls_last=True), "pk")),
+        "open": list(mine.filter(status=Game.Status.OPEN).order_by("-created_at")),
+        "finished": list(mine.filter(status=Game.Status.FINISHED).order_by("-finished_at")[:20]),
+    }
 
 
 def games_open_to_join(*, user: Any) -> QuerySet[Game]:
     """Games waiting for players that have an open seat (and where ``user`` has none)."""
     open_seat = Seat.objects.filter(game=OuterRef("pk"), user__isnull=True, bot_level="")
-    games = Game.objects.filter(status=Game.Status.OPEN).filter(Exists(open_seat))
+    games = Game.objects.filter(status=Game.Status.OPEN, is_private=False).filter(Exists(open_seat))
     if user is not None and user.is_authenticated:
         games = games.exclude(seats__user=user)
     return games.select_related("created_by").prefetch_related("seats__user").order_by("-created_at")
@@ -39,7 +63,7 @@ def games_open_to_join(*, user: Any) -> QuerySet[Game]:
 
 def games_of(*, user: Any, finished: bool = False) -> QuerySet[Game]:
     """A person's games: open and active ones with those waiting on them first, or the finished ones."""
-    my_turn = Seat.objects.filter(game=OuterRef("pk"), user=user, position=OuterRef("current_seat"))
+    my_turn = Seat.objects.filter(game=OuterRef("pk"), user=user, position=OuterRef("current_seat"), bot_level="")
     statuses = [Game.Status.FINISHED] if finished else [Game.Status.OPEN, Game.Status.ACTIVE]
     games = (Game.objects.filter(seats__user=user, status__in=statuses)
              .annotate(my_turn=Exists(my_turn)).prefetch_related("seats__user"))
@@ -62,6 +86,11 @@ def game_table(*, game: Game, user: Any, sort: str = "suit") -> dict[str, Any]:
     context: dict[str, Any] = {
         "game": game, "seats": seats, "me": me, "version": game.version, "sort": sort,
         "started": game.state is not None, "rules": Rules.from_dict(game.rules),
+        "clock": turn_clock(game=game),
+        "my_seat_left": me is not None and me.has_left,
+        "can_rematch": game.status == Game.Status.FINISHED and me is not None,
+        "rematch_game": Game.objects.filter(rematch_of=game).first() if game.status == Game.Status.FINISHED else None,
+        "invite_path": game.invite_path() if me is not None and game.status == Game.Status.OPEN else "",
     }
     if game.state is None:
         context["open_seats"] = sum(1 for s in seats if s.is_open)
@@ -71,7 +100,7 @@ def game_table(*, game: Game, user: Any, sort: str = "suit") -> dict[str, Any]:
     v = view(state, me.position if me is not None else None)
     wild = v["wild_ranks"]
     hand_size = v["hand_size"]
-    my_turn = me is not None and v["current_seat"] == me.position
+    my_turn = me is not None and v["current_seat"] == me.position and not me.is_bot
     legal = v["legal_actions"]
 
     players = []
@@ -80,7 +109,7 @@ def game_table(*, game: Game, user: Any, sort: str = "suit") -> dict[str, Any]:
             "seat": s, "name": s.name, "is_me": me is not None and s.position == me.position,
             "cards": v["hand_counts"][s.position], "score": v["scores"][s.position],
             "is_current": v["current_seat"] == s.position, "is_dealer": v["dealer"] == s.position,
-            "went_out": v["went_out"] == s.position,
+            "went_out": v["went_out"] == s.position, "left": s.left, "left_label": s.get_left_display(),
         })
 
     hand: list[dict[str, Any]] = []
@@ -121,9 +150,7 @@ def game_table(*, game: Game, user: Any, sort: str = "suit") -> dict[str, Any]:
     last_result = _result_rows(results[-1], names, with_cards=False) if results else None
     standings = None
     if v["is_over"]:
-        order = sorted(range(len(seats)), key=lambda p: (v["scores"][p], p))
-        standings = [{"place": 1 + sum(1 for t in v["scores"] if t < v["scores"][p]), "name": names[p],
-                      "score": v["scores"][p], "winner": p in v["winners"]} for p in order]
+        standings = final_standings(seats, v["scores"])
 
     context.update({
         "view": v,
@@ -156,6 +183,30 @@ def game_table(*, game: Game, user: Any, sort: str = "suit") -> dict[str, Any]:
         "final_result": _result_rows(results[-1], names, with_cards=True) if v["is_over"] and results else None,
     })
     return context
+
+
+def final_standings(seats: list[Seat], scores: list[int]) -> list[dict[str, Any]]:
+    """Places at the end: lowest total first, except that people who left (resigned, or
+    timed out until the bot kept their seat) rank below everyone who stayed, by score
+    among themselves.  The winners are the best who stayed (ties share)."""
+    def key(seat: Seat) -> tuple[int, int]:
+        return (1 if seat.has_left else 0, scores[seat.position])
+
+    ordered = sorted(seats, key=lambda seat: (*key(seat), seat.position))
+    best = key(ordered[0]) if ordered else None
+    return [{"place": 1 + sum(1 for other in seats if key(other) < key(seat)), "name": seat.name,
+             "score": scores[seat.position], "winner": key(seat) == best, "left": seat.left,
+             "left_label": seat.get_left_display()} for seat in ordered]
+
+
+def turn_clock(*, game: Game, now: Any = None) -> dict[str, Any] | None:
+    """The deadline of the turn in play and the time left (None when no clock runs)."""
+    if game.status != Game.Status.ACTIVE or game.turn_deadline is None:
+        return None
+    now = now or timezone.now()
+    left = max(0, int((game.turn_deadline - now).total_seconds()))
+    return {"deadline": game.turn_deadline, "seconds_left": left, "limit": game.time_limit_seconds,
+            "live": not game.is_async, "urgent": left <= game.time_limit_seconds * 0.2}
 
 
 def _result_rows(result: dict[str, Any], names: dict[int, str], *, with_cards: bool) -> dict[str, Any]:

@@ -13,7 +13,8 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_GET, require_POST
+from django.utils.crypto import constant_time_compare
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from games.engine import PRESETS, Rules, RulesError
 
@@ -51,7 +52,8 @@ def game_create(request: HttpRequest) -> HttpResponse:
         game = services.game_create(
             creator=request.user, variant=data["variant"], seat_count=data["seat_count"],
             bot_count=data["bot_count"], bot_level=data["bot_level"], invitees=data["invite"],
-            time_limit_seconds=data["time_limit_seconds"], coach=data["coach"], options=options)
+            time_limit_seconds=data["time_limit_seconds"], coach=data["coach"], is_private=data["is_private"],
+            options=options)
     except services.GameError as error:
         form.add_error(None, error.message)
         return lobby(request, form=form, status=error.status)
@@ -139,6 +141,54 @@ def _lifecycle(request: HttpRequest, game_id: int, action: Any, done: str, to_lo
         return _refused(request, error, game)
     messages.success(request, done)
     return redirect("games:lobby") if to_lobby else redirect(game)
+
+
+@require_POST
+def resign(request: HttpRequest, game_id: int) -> HttpResponse:
+    game = get_object_or_404(Game, pk=game_id)
+    if request.POST.get("confirm") != "yes":
+        return _refused(request, services.GameError("not_confirmed", _(
+            "Tick the box to confirm that you give up this game: nothing was changed.")), game)
+    return _lifecycle(request, game_id, services.game_resign,
+                      _("You resigned: a bot plays your seat to the end."))
+
+
+@require_POST
+def rematch(request: HttpRequest, game_id: int) -> HttpResponse:
+    game = get_object_or_404(Game, pk=game_id)
+    try:
+        new = services.game_rematch(game_id=game.pk, user=request.user)
+    except services.GameError as error:
+        return _refused(request, error, game)
+    messages.success(request, _("Rematch! Same players, same options, new cards."))
+    return redirect(new)
+
+
+@require_http_methods(["GET", "POST"])
+def invite(request: HttpRequest, game_id: int, token: str) -> HttpResponse:
+    """The secret invite link: a page that says what the game is, and a button to take a seat."""
+    game = get_object_or_404(Game, pk=game_id)
+    if not constant_time_compare(token, game.invite_token):
+        raise Http404(_("This invite link is not valid."))
+    if request.method == "POST":
+        try:
+            services.game_join(game_id=game.pk, user=request.user, invite_token=token)
+        except services.GameError as error:
+            if error.code == "already_seated":
+                return redirect(game)
+            return render(request, "games/invite.html", {"game": game, "token": token, "error": error.message},
+                          status=error.status)
+        messages.success(request, _("You took a seat."))
+        return redirect(game)
+    seated = request.user.is_authenticated and game.seats.filter(user=request.user).exists()
+    return render(request, "games/invite.html", {"game": game, "token": token, "seated": seated,
+                                                 "seats": game.seats.select_related("user")})
+
+
+@login_required
+@require_GET
+def my_games(request: HttpRequest) -> HttpResponse:
+    return render(request, "games/my_games.html", selectors.my_games(user=request.user))
 
 
 @login_required

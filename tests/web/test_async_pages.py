@@ -1,0 +1,183 @@
+"""Pages of asynchronous play: my games, the header count, resign, invite links, rematch."""
+
+from __future__ import annotations
+
+import datetime
+import re
+
+import pytest
+from django.test import Client
+
+from games import selectors, services
+from games.models import Game, Seat
+
+from .conftest import logged_in, post_action, state_fingerprint
+
+pytestmark = pytest.mark.django_db
+
+
+def solo_game(user, classic, **kwargs):
+    """The person against bots, short; the bots have played up to the person's turn."""
+    options = {"rounds": [3]}
+    return services.game_create(creator=user, variant=classic, seat_count=kwargs.pop("seats", 3),
+                                bot_count=kwargs.pop("bots", 2), options=options, **kwargs)
+
+
+def test_my_games_lists_the_games_waiting_on_me_most_urgent_first(make_user, classic):
+    ann = make_user("ann")
+    week = solo_game(ann, classic, time_limit_seconds=7 * 24 * 3600, seed=1)
+    live = solo_game(ann, classic, time_limit_seconds=120, seed=2)
+    day = solo_game(ann, classic, time_limit_seconds=24 * 3600, seed=3)
+    assert [g.pk for g in selectors.games_waiting_on(user=ann)] == [live.pk, day.pk, week.pk]
+    page = logged_in(ann).get("/games/mine/").content.decode()
+    waiting = page[page.index('id="waiting"'):]
+    order = [int(n) for n in re.findall(r'href="/games/(\d+)/"', waiting)[:3]]
+    assert order == [live.pk, day.pk, week.pk]
+    assert "UTC" in waiting and "left" in waiting
+
+
+@pytest.mark.parametrize("path", ["/", "/rules/", "/accounts/profile/", "/games/mine/"])
+def test_the_header_shows_how_many_games_wait_on_me_on_every_page(make_user, classic, path):
+    ann, bob = make_user("ann"), make_user("bob")
+    solo_game(ann, classic, seed=1)
+    solo_game(ann, classic, seed=2)
+    two = services.game_create(creator=bob, variant=classic, seat_count=2, invitees=[ann], seed=4)
+    expected = 2 + (1 if two.current_seat == 1 else 0)
+    page = logged_in(ann).get(path).content.decode()
+    badge = re.search(r'id="turns-waiting"[^>]*>(\d+)<', page)
+    assert badge and int(badge.group(1)) == expected
+
+
+def test_resigning_needs_a_confirmation_then_a_bot_takes_the_seat_and_i_rank_last(make_user, classic):
+    ann = make_user("ann")
+    game = solo_game(ann, classic, seed=7)
+    client = logged_in(ann)
+    before = state_fingerprint(game)
+    response = client.post(f"/games/{game.pk}/resign/", {})
+    assert response.status_code == 400 and "confirm" in response.content.decode()
+    assert state_fingerprint(game) == before
+
+    response = client.post(f"/games/{game.pk}/resign/", {"confirm": "yes"})
+    assert response.status_code == 302
+    game.refresh_from_db()
+    seat = game.seats.get(user=ann)
+    assert seat.bot_level and seat.left == Seat.Left.RESIGNED
+    assert game.status == Game.Status.FINISHED  # only bots were left: they played it out
+    context = client.get(game.get_absolute_url()).context
+    standings = context["standings"]
+    assert standings[-1]["name"] == ann.shown_name and not standings[-1]["winner"]
+    assert standings[-1]["place"] == 3
+    response = client.post(f"/games/{game.pk}/resign/", {"confirm": "yes"})
+    assert response.status_code == 409
+
+
+def test_resign_is_refused_to_strangers_and_before_the_start(make_user, classic):
+    ann, eve = make_user("ann"), make_user("eve")
+    game = solo_game(ann, classic, seed=7)
+    before = state_fingerprint(game)
+    assert logged_in(eve).post(f"/games/{game.pk}/resign/", {"confirm": "yes"}).status_code == 403
+    assert Client().post(f"/games/{game.pk}/resign/", {"confirm": "yes"}).status_code == 403
+    assert state_fingerprint(game) == before
+    waiting = services.game_create(creator=ann, variant=classic, seat_count=2)
+    assert logged_in(ann).post(f"/games/{waiting.pk}/resign/", {"confirm": "yes"}).status_code == 409
+
+
+def test_a_person_who_left_ranks_below_everyone_who_stayed():
+    seats = [Seat(position=0, left="resigned"), Seat(position=1), Seat(position=2, left="timed_out")]
+    rows = selectors.final_standings(seats, [10, 50, 5])
+    assert [r["score"] for r in rows] == [50, 5, 10]
+    assert [r["place"] for r in rows] == [1, 2, 3] and [r["winner"] for r in rows] == [True, False, False]
+
+
+def test_a_private_game_is_joined_only_through_its_invite_link(make_user, classic):
+    ann, bob, eve = make_user("ann"), make_user("bob"), make_user("eve")
+    game = services.game_create(creator=ann, variant=classic, seat_count=2, is_private=True)
+    assert game not in selectors.games_open_to_join(user=bob)
+    lobby = logged_in(bob).get("/").content.decode()
+    assert f"/games/{game.pk}/join/" not in lobby
+
+    bob_client = logged_in(bob)
+    response = bob_client.post(f"/games/{game.pk}/join/")
+    assert response.status_code == 403 and "invite link" in response.content.decode()
+    assert logged_in(eve).get(f"/games/{game.pk}/invite/wrong-token/").status_code == 404
+    assert logged_in(eve).post(f"/games/{game.pk}/invite/wrong-token/").status_code == 404
+
+    table = logged_in(ann).get(game.get_absolute_url()).content.decode()
+    link = re.search(r'value="http://testserver(/games/\d+/invite/[^"/]+/)"', table).group(1)
+    page = bob_client.get(link)
+    assert page.status_code == 200 and "Take a seat" in page.content.decode()
+    assert bob_client.post(link).status_code == 302
+    game.refresh_from_db()
+    assert game.status == Game.Status.ACTIVE and game.seats.filter(user=bob).exists()
+    again = logged_in(eve).post(link)
+    assert again.status_code == 409
+
+
+def test_the_invite_page_asks_a_visitor_to_log_in_first(make_user, classic):
+    ann = make_user("ann")
+    game = services.game_create(creator=ann, variant=classic, seat_count=2, is_private=True)
+    link = game.invite_path()
+    page = Client().get(link).content.decode()
+    assert "Log in" in page and "next=" in page
+    response = Client().post(link)
+    assert response.status_code == 403
+    game.refresh_from_db()
+    assert game.status == Game.Status.OPEN
+
+
+def test_rematch_creates_one_new_game_with_the_same_people_and_options(make_user, classic):
+    ann, bob = make_user("ann"), make_user("bob")
+    game = services.game_create(creator=ann, variant=classic, seat_count=3, bot_count=1, invitees=[bob],
+                                time_limit_seconds=3 * 24 * 3600, coach=True, options={"rounds": [3]}, seed=9)
+    assert logged_in(ann).post(f"/games/{game.pk}/rematch/").status_code == 409  # not finished yet
+    services.game_resign(game_id=game.pk, user=ann)
+    game.refresh_from_db()
+    if game.status != Game.Status.FINISHED:
+        services.game_resign(game_id=game.pk, user=bob)
+        game.refresh_from_db()
+    assert game.status == Game.Status.FINISHED
+    response = logged_in(bob).post(f"/games/{game.pk}/rematch/")
+    assert response.status_code == 302
+    new = Game.objects.get(rematch_of=game)
+    assert response["Location"] == new.get_absolute_url()
+    assert (new.rules, new.seat_count, new.time_limit_seconds, new.coach) == \
+        (game.rules, game.seat_count, game.time_limit_seconds, game.coach)
+    old_seats = {s.position: (s.user_id, s.bot_level if s.user_id is None else "") for s in game.seats.all()}
+    assert {s.position: (s.user_id, s.bot_level) for s in new.seats.all()} == old_seats
+    assert new.status == Game.Status.ACTIVE and new.seed != game.seed
+    # the other person asking too lands in the same rematch
+    response = logged_in(ann).post(f"/games/{game.pk}/rematch/")
+    assert response["Location"] == new.get_absolute_url() and Game.objects.filter(rematch_of=game).count() == 1
+    assert logged_in(make_user("eve")).post(f"/games/{game.pk}/rematch/").status_code == 403
+    page = logged_in(ann).get(game.get_absolute_url()).content.decode()
+    assert "Go to the rematch" in page
+
+
+def test_the_create_form_offers_live_and_asynchronous_time_limits_and_refuses_others(make_user, classic):
+    client = logged_in(make_user("ann"))
+    page = client.get("/").content.decode()
+    for label in ("30 seconds", "2 minutes", "12 hours", "1 day", "3 days", "7 days"):
+        assert label in page
+    response = client.post("/games/new/", {"variant": classic.pk, "seat_count": 2, "bot_count": 1,
+                                           "bot_level": "hard", "time_limit_seconds": 999})
+    assert response.status_code == 400 and not Game.objects.exists()
+    response = client.post("/games/new/", {"variant": classic.pk, "seat_count": 2, "bot_count": 1,
+                                           "bot_level": "hard", "time_limit_seconds": 43200, "is_private": "on"})
+    assert response.status_code == 302
+    game = Game.objects.get()
+    assert game.is_private and game.time_limit_seconds == 43200 and game.is_async
+
+
+def test_hard_bots_play_on_the_site_with_the_rounds_history(make_user, classic):
+    ann = make_user("ann")
+    game = solo_game(ann, classic, bot_level="hard", seed=12)
+    client = logged_in(ann)
+    for _ in range(30):
+        game.refresh_from_db()
+        if game.status == Game.Status.FINISHED:
+            break
+        assert post_action(client, game, {"type": "draw", "source": "stock"}).status_code == 302
+        view = selectors.game_table(game=Game.objects.get(pk=game.pk), user=ann)
+        card = next(face["code"] for face in view["hand"] if face["can_discard"])
+        assert post_action(client, game, {"type": "discard", "card": card}).status_code == 302
+    assert game.moves.filter(by_bot=True).exists()
