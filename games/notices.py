@@ -19,6 +19,7 @@ import logging
 from django.conf import settings
 from django.core.mail import send_mail
 from django.db import IntegrityError, transaction
+from django.db.models import Exists, OuterRef
 from django.template.loader import render_to_string
 from django.utils import timezone, translation
 
@@ -33,9 +34,13 @@ REMINDER_AT = 0.8
 def send_due_notices(*, now: datetime.datetime | None = None) -> int:
     """Send every notice that is due now; the number of e-mails sent."""
     now = now or timezone.now()
+    wants_mail = Seat.objects.filter(game=OuterRef("pk"), position=OuterRef("current_seat"), bot_level="",
+                                     user__notify_by_email=True)
+    reminded = TurnNotice.objects.filter(game=OuterRef("pk"), turn_number=OuterRef("turn_number"),
+                                         kind=TurnNotice.Kind.REMINDER)
     games = (Game.objects.filter(status=Game.Status.ACTIVE, time_limit_seconds__gte=Game.ASYNC_MIN_SECONDS,
                                  current_seat__isnull=False, turn_started_at__isnull=False)
-             .exclude(turn_deadline__lte=now))
+             .exclude(turn_deadline__lte=now).filter(Exists(wants_mail)).exclude(Exists(reminded)))
     sent = 0
     for game in games:
         seat = (Seat.objects.select_related("user").filter(game=game, position=game.current_seat).first())

@@ -13,6 +13,7 @@ version it saw is refused when anything happened in between.
 from __future__ import annotations
 
 import datetime
+import logging
 import secrets
 from typing import Any, Callable, Iterable, Mapping
 
@@ -30,6 +31,8 @@ from .models import BotLevel, Game, Move, RoundResult, Seat, Variant
 __all__ = ["GameError", "game_create", "game_join", "game_leave", "game_start", "game_play", "game_timeout",
            "game_resign", "game_rematch", "clock_tick", "turn_listeners", "TIMEOUTS_BEFORE_TAKEOVER",
            "TAKEOVER_BOT_LEVEL"]
+
+logger = logging.getLogger(__name__)
 
 #: HTTP status for each refusal code (anything else: 400).
 _STATUS = {
@@ -363,6 +366,8 @@ def clock_tick(*, now: datetime.datetime | None = None) -> dict[str, int]:
             played += 1
         except GameError:
             pass  # another worker (or the player) got there first
+        except Exception:  # one broken game must not stop the clock of all the others
+            logger.exception("the bot could not play the timed-out turn %s of game %s", turn_number, game_id)
     sent = notices.send_due_notices(now=now)
     return {"timeouts": played, "emails": sent}
 

@@ -36,7 +36,9 @@ def test_junk_posts_never_500(make_user, classic, data):
     before = state_fingerprint(game)
     for client in (logged_in(ann), logged_in(bob), logged_in(make_user("cleo")), Client()):
         for url in (f"/games/{game.pk}/play/", f"/games/{game.pk}/join/", f"/games/{game.pk}/leave/",
-                    f"/games/{game.pk}/start/", "/games/new/", "/accounts/profile/", "/accounts/signup/"):
+                    f"/games/{game.pk}/start/", "/games/new/", "/accounts/profile/", "/accounts/signup/",
+                    f"/games/{game.pk}/resign/", f"/games/{game.pk}/rematch/",
+                    f"/games/{game.pk}/invite/{game.invite_token}/", f"/games/{game.pk}/invite/junk/"):
             response = client.post(url, data)
             assert response.status_code < 500, (url, data, response.status_code)
         client.logout()

@@ -1,6 +1,6 @@
 """The move clock: plays timed-out turns with the bot and sends the turn e-mails.
 
-    python manage.py gameclock [--interval 5] [--once]
+    python manage.py gameclock [--interval 2] [--once]
 
 Safe to run in several processes at once and to stop and restart at any
 moment: every timeout goes through ``services.game_timeout`` (the game row
@@ -28,13 +28,13 @@ class Command(BaseCommand):
     help = "Apply the move deadlines (the bot plays timed-out turns) and send the turn e-mails."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--interval", type=float, default=5.0,
-                            help="seconds to sleep between passes (default 5)")
+        parser.add_argument("--interval", type=float, default=2.0,
+                            help="seconds to sleep between passes (default 2: live games have 30-second turns)")
         parser.add_argument("--once", action="store_true", help="make one pass and exit")
 
     def handle(self, *args: Any, interval: float, once: bool, **options: Any) -> None:
         if interval <= 0:
-            interval = 5.0
+            interval = 2.0
         stopping = False
 
         def stop(signum: int, frame: Any) -> None:
