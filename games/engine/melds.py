@@ -610,6 +610,10 @@ def go_out_discards(hand: Iterable[Card] | str, rules: Rules, hand_size: int) ->
     """The distinct cards, sorted by code, whose discard leaves every other card melded."""
     cards = _cards(hand)
     ctx = _context(rules, count_cards=True)
+    # If even the whole hand leaves two cards out of melds, no discard can
+    # leave none: one search answers most turns.
+    if _solve(ctx, _split(cards, rules, hand_size, count_cards=True))[0] >= 2:
+        return ()
     result = []
     for card in _distinct(cards):
         count, _ = _solve(ctx, _split(_without(cards, card), rules, hand_size, count_cards=True))
