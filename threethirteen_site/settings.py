@@ -19,6 +19,7 @@ in-memory channel layer, e-mail printed on the console):
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import dj_database_url
@@ -114,8 +115,10 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # no-op on SQLite).
     DATABASES["default"].setdefault("OPTIONS", {}).update({"transaction_mode": "IMMEDIATE", "timeout": 20})
     # Tests use a file too: an in-memory database shared between threads
-    # locks whole tables and never waits, unlike the real thing.
-    DATABASES["default"].setdefault("TEST", {}).setdefault("NAME", str(BASE_DIR / "test-db.sqlite3"))
+    # locks whole tables and never waits, unlike the real thing.  One file per
+    # process, outside the work tree, so test runs side by side never meet.
+    DATABASES["default"].setdefault("TEST", {}).setdefault(
+        "NAME", os.path.join(tempfile.gettempdir(), f"threethirteen-test-{os.getpid()}.sqlite3"))
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:

@@ -213,3 +213,11 @@ def test_someone_without_a_seat_sees_the_public_table_only(table, make_user):
     v = engine_view(game, None)
     assert "Your hand" not in html and "Draw from stock" not in html
     assert set(CARD_ATTR.findall(html)) <= {v["discard_top"]}
+
+
+def test_the_csrf_failure_page_says_what_happened(table):
+    game, *_ = table
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(game.seats.get(position=0).user)
+    response = post_action(client, game, {"type": "draw", "source": "stock"})
+    assert response.status_code == 403 and "nothing was done" in response.content.decode()
