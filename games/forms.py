@@ -17,7 +17,9 @@ class GameCreateForm(forms.Form):
     bot_count = forms.TypedChoiceField(label=_("Bots"), coerce=int, initial=0,
                                        choices=[(n, str(n)) for n in range(0, MAX_SEATS)],
                                        help_text=_("Seats played by the computer."))
-    bot_level = forms.ChoiceField(label=_("Bot level"), choices=BotLevel.choices, initial=BotLevel.MEDIUM)
+    bot_level = forms.ChoiceField(label=_("Bot level"), choices=BotLevel.choices, initial=BotLevel.MEDIUM,
+                                  help_text=_("Easy plays without much thought, medium keeps its penalty low, "
+                                              "hard also counts the cards it has seen."))
     invite = forms.CharField(label=_("Invite players"), required=False, max_length=400,
                              help_text=_("User names, separated by commas. Other seats stay open for anyone."))
     time_limit_seconds = forms.TypedChoiceField(label=_("Time per move"), coerce=int,
