@@ -20,7 +20,7 @@ from django.db.models import Max
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from games import bots
+from games import bots, live
 from games.engine import (Action, Discard, Draw, GameState, GoOut, IllegalAction, Rules, RulesError,
                           action_from_dict, apply, new_game, view)
 
@@ -76,6 +76,7 @@ def game_create(
     invitees: Iterable[Any] = (),
     time_limit_seconds: int = 24 * 3600,
     coach: bool = False,
+    spectators_allowed: bool = True,
     options: Mapping[str, Any] | None = None,
     seed: int | None = None,
 ) -> Game:
@@ -103,6 +104,7 @@ def game_create(
         variant=variant, variant_name=variant.name, rules=rules.to_dict(),
         seed=seed if seed is not None else secrets.randbits(62), seat_count=seat_count,
         created_by=creator, time_limit_seconds=time_limit_seconds, coach=coach, version=1,
+        spectators_allowed=spectators_allowed,
     )
     people = [creator, *invitees]
     seats = []
@@ -140,6 +142,7 @@ def game_join(*, game_id: int, user: Any) -> Game:
         _deal(game)
     else:
         game.save(update_fields=["version", "updated_at"])
+        _announce(game)
     return game
 
 
@@ -161,6 +164,7 @@ def game_leave(*, game_id: int, user: Any) -> Game:
         game.status = Game.Status.ABORTED
         game.finished_at = timezone.now()
     game.save(update_fields=["version", "status", "finished_at", "updated_at"])
+    _announce(game)
     return game
 
 
@@ -300,7 +304,12 @@ def _save_state(game: Game, state: GameState) -> None:
         game.finished_at = now
         game.current_seat = None
     game.save()
-    # Live updates (issue 4) announce ``game.version`` here with transaction.on_commit.
+    _announce(game)
+
+
+def _announce(game: Game) -> None:
+    """Once the transaction commits, the game's live group hears the new version (and nothing else)."""
+    live.announce_game_version_on_commit(game.pk, game.version)
 
 
 def _deal(game: Game) -> None:
