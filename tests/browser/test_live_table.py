@@ -73,10 +73,11 @@ def table_for_two(make_user: Any, classic: Any, signed_in: Any):
     return game, {0: signed_in(ann), 1: signed_in(bob)}
 
 
-def test_two_people_see_each_others_draws_and_discards_without_reloading(table_for_two):
+def test_two_people_see_each_others_draws_and_discards_without_reloading(table_for_two, make_user, signed_in):
     game, contexts = table_for_two
     pages = {seat: open_table(context, game) for seat, context in contexts.items()}
     second_tab = open_table(contexts[0], game)  # ann has the game open twice
+    spectator = open_table(signed_in(make_user("cid")), game)  # the game lets others watch
     names = {0: "ann", 1: "bob"}
     for _turn in range(4):
         game.refresh_from_db()
@@ -90,15 +91,16 @@ def test_two_people_see_each_others_draws_and_discards_without_reloading(table_f
 
         code = discard_first_card(pages[mover])
         version = current_version(game)
-        for page in (watcher, second_tab):
+        for page in (watcher, second_tab, spectator):
             expect_version(page, version)
             expect(page.locator("#table .piles [data-card]")).to_have_attribute("data-card", code)
         # The turn passed: the watcher may draw now, and says so.
         expect(watcher.get_by_role("button", name="Draw from stock")).to_be_visible()
         expect(watcher.locator(".turn-line")).to_contain_text("Your turn")
         expect(pages[mover].get_by_role("button", name="Draw from stock")).to_have_count(0)
-    for page in (*pages.values(), second_tab):
+    for page in (*pages.values(), second_tab, spectator):
         assert page.evaluate(NOT_RELOADED)
+    expect(spectator.locator("#table [data-hand]")).to_have_count(0)  # the public view: no hand
     # Nothing that was swapped in shows the other player's cards.
     for seat, page in pages.items():
         shown = set(hand_codes(page))

@@ -266,3 +266,27 @@ def test_every_tab_of_a_player_hears_the_change(two_player_game):
             await tab.disconnect()
 
     async_to_sync(scenario)()
+
+
+def test_a_waiting_player_hears_when_someone_takes_a_seat_and_the_cards_are_dealt(make_user, classic):
+    ann, bob, cid = make_user("ann"), make_user("bob"), make_user("cid")
+    game = services.game_create(creator=ann, variant=classic, seat_count=3, seed=5, spectators_allowed=False)
+    comm = communicator(f"/ws/games/{game.pk}/", ann)
+
+    def join(user: Any) -> int:
+        assert logged_in(user).post(f"/games/{game.pk}/join/").status_code == 302
+        game.refresh_from_db()
+        return game.version
+
+    async def scenario():
+        assert (await comm.connect())[0]
+        assert (await comm.receive_json_from())["version"] == game.version
+        for user in (bob, cid):
+            version = await database_sync_to_async(join)(user)
+            assert await comm.receive_json_from() == {"type": "version", "version": version}
+        assert await comm.receive_nothing(timeout=0.1)
+        await comm.disconnect()
+
+    async_to_sync(scenario)()
+    game.refresh_from_db()
+    assert game.status == Game.Status.ACTIVE

@@ -8,15 +8,12 @@ is needed (``.ci/run`` installs it with apt-get).
 
 from __future__ import annotations
 
-import http.cookiejar
 import json
-import re
 import shutil
 import subprocess
 import sys
 import time
 import urllib.parse
-import urllib.request
 from typing import Any, Iterator
 
 import pytest
@@ -24,8 +21,7 @@ from django.db import connection
 from websockets.sync.client import connect as websocket_connect
 
 from games import services
-from games.models import Game
-from tests.servers import REPO, free_port, server_env, stop, wait_until_serving
+from tests.servers import REPO, free_port, post_move, server_env, stop, wait_until_serving
 
 from .conftest import session_cookie
 
@@ -79,22 +75,6 @@ def two_servers(redis_url: str, tmp_path: Any) -> Iterator[list[str]]:
     finally:
         for process in processes:
             stop(process)
-
-
-def post_move(base_url: str, session_id: str, game: Game, action: dict) -> int:
-    """What a browser does: load the table (CSRF cookie and token), post the form, follow the redirect."""
-    jar = http.cookiejar.CookieJar()
-    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
-    host = urllib.parse.urlparse(base_url).hostname
-    jar.set_cookie(http.cookiejar.Cookie(0, "sessionid", session_id, None, False, host, False, False, "/", True,
-                                         False, None, False, None, None, {}))
-    page = opener.open(f"{base_url}/games/{game.pk}/", timeout=10).read().decode()
-    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1)
-    version = re.search(r'name="version" value="(\d+)"', page).group(1)
-    data = urllib.parse.urlencode({"csrfmiddlewaretoken": token, "version": version, **action}).encode()
-    with opener.open(f"{base_url}/games/{game.pk}/play/", data=data, timeout=10) as response:
-        assert response.url.endswith(f"/games/{game.pk}/")  # redirected back to the table: the move was taken
-        return response.status
 
 
 def test_a_move_posted_to_one_process_reaches_a_socket_on_the_other(two_servers, make_user, classic):
