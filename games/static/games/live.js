@@ -200,7 +200,7 @@
 
   /* ---- fetching and swapping the table --------------------------------------------------- */
 
-  var latestKnown = 0, fetching = false, fetchAgain = false, posting = false, tries = 0;
+  var latestKnown = 0, fetching = false, posting = false, tries = 0;
 
   function shownVersion() { var t = tableEl(); return t ? parseInt(t.dataset.version, 10) || 0 : 0; }
 
@@ -224,12 +224,15 @@
     return true;
   }
 
+  function behind() { return latestKnown > shownVersion(); }
+
+  /* Fetch this page's own table and swap it in.  One request at a time; while a
+   * move is being posted its answer is the fresh table.  When either ends, a
+   * version heard meanwhile that is newer than the one shown fetches again. */
   function refresh() {
     var t = tableEl();
-    if (!t || posting) { fetchAgain = true; return; }
-    if (fetching) { fetchAgain = true; return; }
+    if (!t || posting || fetching) return;
     fetching = true;
-    fetchAgain = false;
     fetch(t.dataset.partialUrl, { credentials: "same-origin", cache: "no-store", headers: { "X-Requested-With": "fetch" } })
       .then(function (response) {
         if (!response.ok || response.redirected) throw new Error("table " + response.status);
@@ -242,11 +245,7 @@
       .catch(function () { /* offline or signed out: the next version or reconnect tries again */ })
       .then(function () {
         fetching = false;
-        var again = fetchAgain;
-        fetchAgain = false;
-        // Asked again meanwhile, or still behind the newest version heard of
-        // (a few tries: the newest table is what any fetch returns).
-        if (again || (latestKnown > shownVersion() && tries < 3)) { tries += 1; refresh(); } else { tries = 0; }
+        if (behind() && tries < 3) { tries += 1; refresh(); } else { tries = 0; }
       });
   }
 
@@ -269,7 +268,7 @@
         var fresh = freshTable(pair[1]);
         if (!fresh) { location.assign(pair[0].url); return; }  // e.g. signed out: show that page
         swapIn(fresh);
-        if (fetchAgain || latestKnown > shownVersion()) refresh();
+        if (behind()) refresh();
       })
       .catch(function () { posting = false; location.reload(); });
   });
