@@ -9,6 +9,7 @@ import re
 from typing import Any
 
 import pytest
+from django.contrib.sessions.models import Session
 from playwright.sync_api import Page, expect
 
 from games import services
@@ -238,3 +239,15 @@ def test_without_javascript_the_forms_still_play(table_for_two, signed_in):
     page.get_by_role("button", name="Draw from stock").click()
     expect(page.locator("#table")).not_to_have_attribute("data-version", str(before))
     assert current_version(game) == version_of(page)
+
+
+def test_a_move_refused_without_a_table_shows_the_reason(table_for_two):
+    game, contexts = table_for_two
+    game.refresh_from_db()
+    page = open_table(contexts[game.current_seat], game)
+    version = game.version
+    Session.objects.all().delete()  # signed out on the server meanwhile
+    page.get_by_role("button", name="Draw from stock").click()
+    expect(page.get_by_role("alert")).to_have_text("Log in to play.")
+    expect(page.locator("main").get_by_role("link", name="Log in")).to_be_visible()
+    assert current_version(game) == version  # nothing was played

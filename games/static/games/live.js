@@ -263,10 +263,14 @@
     if (e.submitter && e.submitter.name) body.set(e.submitter.name, e.submitter.value);
     fetch(form.action, { method: "POST", body: body, credentials: "same-origin", headers: { "X-Requested-With": "fetch" } })
       .then(function (response) { return response.text().then(function (html) { return [response, html]; }); })
-      .then(function (pair) {
+      .then(function (pair) {  // [response, html]
         posting = false;
         var fresh = freshTable(pair[1]);
-        if (!fresh) { location.assign(pair[0].url); return; }  // e.g. signed out: show that page
+        if (!fresh) {
+          // Refused without a table (e.g. signed out meanwhile): show that page, as a plain post would.
+          document.open(); document.write(pair[1]); document.close();
+          return;
+        }
         swapIn(fresh);
         if (behind()) refresh();
       })
