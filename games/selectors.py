@@ -17,7 +17,7 @@ from games.engine import (RANK_CHARS, GameState, Rules, discard_penalties, parse
                           wild_ranks)
 
 from . import presentation
-from .models import Game, Move, Seat
+from .models import AuditRecord, Game, Move, Seat
 
 RECENT_MOVES = 12
 
@@ -62,6 +62,9 @@ def game_table(*, game: Game, user: Any, sort: str = "suit") -> dict[str, Any]:
     context: dict[str, Any] = {
         "game": game, "seats": seats, "me": me, "version": game.version, "sort": sort,
         "started": game.state is not None, "rules": Rules.from_dict(game.rules),
+        "aborted": game.status == Game.Status.ABORTED,
+        "abort_record": (AuditRecord.objects.filter(game=game, action=AuditRecord.Action.GAME_ABORT).first()
+                         if game.status == Game.Status.ABORTED else None),
     }
     if game.state is None:
         context["open_seats"] = sum(1 for s in seats if s.is_open)
@@ -71,8 +74,9 @@ def game_table(*, game: Game, user: Any, sort: str = "suit") -> dict[str, Any]:
     v = view(state, me.position if me is not None else None)
     wild = v["wild_ranks"]
     hand_size = v["hand_size"]
-    my_turn = me is not None and v["current_seat"] == me.position
-    legal = v["legal_actions"]
+    playing = game.status == Game.Status.ACTIVE  # an aborted game takes no more moves
+    my_turn = playing and me is not None and v["current_seat"] == me.position
+    legal = v["legal_actions"] if playing else []
 
     players = []
     for s in seats:
