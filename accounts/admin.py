@@ -11,6 +11,8 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.urls import path, reverse
+from django.utils import timezone
+from django.utils.formats import localize
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
@@ -47,8 +49,8 @@ class UserSeatInline(ReadOnlyInline):
         return _("bot %(name)s") % {"name": seat.bot_name} if seat.is_bot else _("the player")
 
     @admin.display(description=gettext_lazy("created"))
-    def created(self, seat: Seat) -> Any:
-        return seat.game.created_at
+    def created(self, seat: Seat) -> str:
+        return localize(timezone.localtime(seat.game.created_at))
 
 
 class AuditAboutUserInline(ReadOnlyInline):
@@ -83,7 +85,18 @@ class UserAdmin(BaseUserAdmin):
         return request.user.is_active and request.user.is_staff and request.user.has_perm("games.moderate_user")
 
     def get_inline_instances(self, request: HttpRequest, obj: Any = None) -> list:
-        return [] if obj is None else super().get_inline_instances(request, obj)  # none on the add form
+        if obj is None:
+            return []  # none on the add form
+        return [inline for inline in super().get_inline_instances(request, obj)
+                if not isinstance(inline, AuditByUserInline) or obj.audit_actions.exists()]
+
+    def get_fieldsets(self, request: HttpRequest, obj: Any = None):
+        fieldsets = super().get_fieldsets(request, obj)
+        if obj is not None and not self.has_change_permission(request, obj):
+            # View-only (moderators): no "reset password" button that would only lead to a 403.
+            fieldsets = [(name, {**opts, "fields": tuple(f for f in opts["fields"] if f != "password")})
+                         for name, opts in fieldsets]
+        return fieldsets
 
     def get_urls(self):
         return [path("<path:object_id>/deactivate/", self.admin_site.admin_view(self.deactivate_view),

@@ -265,8 +265,22 @@ class VariantAdmin(admin.ModelAdmin):
     def get_fieldsets(self, request: HttpRequest, obj: Any = None):
         if self.has_change_permission(request, obj):
             return self.fieldsets
-        # View-only: the option fields are form fields, so show the stored options instead.
-        return ((None, {"fields": ("name", "slug", "description", "is_active", "position", "options")}),)
+        # View-only: the option fields are form fields, so show the stored options in words instead.
+        return ((None, {"fields": ("name", "slug", "description", "is_active", "position", "rules_in_words")}),)
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None):
+        return ("rules_in_words",) if not self.has_change_permission(request, obj) else ()
+
+    @admin.display(description=gettext_lazy("rule options"))
+    def rules_in_words(self, obj: Variant) -> str:
+        from .selectors import rules_summary
+
+        try:
+            rows = rules_summary(Rules.from_dict(obj.options))
+        except RulesError as error:
+            return str(error)
+        return format_html('<table class="rules-in-words">{}</table>',
+                           format_html_join("", "<tr><th scope='row'>{}</th><td>{}</td></tr>", rows))
 
     @admin.display(description=gettext_lazy("rounds"))
     def round_count(self, obj: Variant) -> str:
@@ -472,6 +486,7 @@ class MoveInline(ReadOnlyInline):
     fields = ("seq", "round_number", "seat", "what", "by_bot", "created_at")
     readonly_fields = fields
     verbose_name_plural = gettext_lazy("move log")
+    classes = ["collapse"]  # a whole game is a thousand moves or more: open it when needed
 
     @admin.display(description=gettext_lazy("action"))
     def what(self, move: Move) -> str:
@@ -508,17 +523,17 @@ class GameAdmin(admin.ModelAdmin):
     the hands and the stock of a game in play.
     """
 
-    list_display = ("id", "variant_name", "status", "players", "seat_count", "created_at", "updated_at")
+    list_display = ("id", "variant_name", "status", "players", "created_at")
     list_filter = ("status", "variant", "created_at", PlayerFilter)
     search_fields = ("seats__user__username", "seats__user__display_name", "created_by__username")
     search_help_text = gettext_lazy("Search by a player's user name or display name.")
     date_hierarchy = "created_at"
     list_select_related = ("variant",)
-    fields = ("variant_name", "variant", "status", "created_by", "seat_count", "time_limit_seconds", "coach",
+    fields = ("variant_name", "variant", "status", "created_by", "seat_count", "time_limit", "coach",
               "version", "current_seat", "created_at", "started_at", "finished_at", "updated_at",
               "rule_options")
     readonly_fields = fields
-    inlines = [SeatInline, RoundResultInline, MoveInline, GameAuditInline]
+    inlines = [SeatInline, GameAuditInline, RoundResultInline, MoveInline]
     actions = ["abort_games"]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Game]:
@@ -538,7 +553,15 @@ class GameAdmin(admin.ModelAdmin):
 
     @admin.display(description=gettext_lazy("players"))
     def players(self, game: Game) -> str:
-        return ", ".join(seat.name + (" (bot)" if seat.is_bot else "") for seat in game.seats.all())
+        bot = _("bot")
+        return ", ".join(f"{seat.name} ({bot})" if seat.is_bot else seat.name for seat in game.seats.all())
+
+    @admin.display(description=gettext_lazy("time per move"))
+    def time_limit(self, game: Game) -> str:
+        labels = dict(Game.TIME_LIMIT_CHOICES)
+        seconds = game.time_limit_seconds
+        return str(labels.get(seconds, ngettext("%(count)s second", "%(count)s seconds", seconds)
+                              % {"count": seconds}))
 
     @admin.display(description=gettext_lazy("rule options"))
     def rule_options(self, game: Game) -> str:
