@@ -37,10 +37,13 @@ def games_open_to_join(*, user: Any) -> QuerySet[Game]:
     return games.select_related("created_by").prefetch_related("seats__user").order_by("-created_at")
 
 
-def games_of(*, user: Any, finished: bool = False) -> QuerySet[Game]:
-    """A person's games: open and active ones with those waiting on them first, or the finished ones."""
+def games_of(*, user: Any, finished: bool = False, include_aborted: bool = False) -> QuerySet[Game]:
+    """A person's games: open and active ones with those waiting on them first, or the finished ones
+    (``include_aborted``: and those a moderator or the last player leaving called off)."""
     my_turn = Seat.objects.filter(game=OuterRef("pk"), user=user, position=OuterRef("current_seat"))
     statuses = [Game.Status.FINISHED] if finished else [Game.Status.OPEN, Game.Status.ACTIVE]
+    if finished and include_aborted:
+        statuses.append(Game.Status.ABORTED)
     games = (Game.objects.filter(seats__user=user, status__in=statuses)
              .annotate(my_turn=Exists(my_turn)).prefetch_related("seats__user"))
     if finished:

@@ -138,8 +138,10 @@ def test_abort_from_the_game_list_asks_for_a_reason_then_stops_the_game(two_play
         response = post_action(logged_in(player), game, {"type": "draw", "source": "stock"})
         assert response.status_code == 409 and "called off" in response.content.decode()
     assert state_fingerprint(game) == frozen
-    # Aborted games are not offered to anyone's "my games" list.
-    assert game not in logged_in(ann).get("/").context["my_games"]
+    # In the lobby the game leaves "my games" for the finished list, marked aborted.
+    lobby = logged_in(ann).get("/")
+    assert game not in lobby.context["my_games"] and game in lobby.context["finished_games"]
+    assert re.search(rf"#{game.pk}</span> <span class=\"pill warn\">aborted", lobby.content.decode())
 
 
 def test_abort_from_the_games_own_page(two_player_game, role_client):
