@@ -156,7 +156,13 @@ def game_leave(*, game_id: int, user: Any) -> Game:
     game = _locked_game(game_id, user)
     if game.status != Game.Status.OPEN:
         raise GameError("game_not_open", _("You can only leave a game before it starts."))
-    seat = _seat_of(game, user)
+    _vacate_seat(game, _seat_of(game, user))
+    return game
+
+
+def _vacate_seat(game: Game, seat: Seat) -> None:
+    """The person on ``seat`` leaves the open ``game`` (by leaving, or deactivated by a moderator)."""
+    user_id = seat.user_id
     seat.user = None
     seat.joined_at = None
     seat.save(update_fields=["user", "joined_at"])
@@ -165,10 +171,9 @@ def game_leave(*, game_id: int, user: Any) -> Game:
     if remaining is None:
         game.status = Game.Status.ABORTED
         game.finished_at = timezone.now()
-    elif game.created_by_id == user.pk:
+    elif game.created_by_id == user_id:
         game.created_by_id = remaining.user_id  # someone must be able to start the game
     game.save(update_fields=["version", "status", "finished_at", "created_by", "updated_at"])
-    return game
 
 
 @transaction.atomic
@@ -468,14 +473,7 @@ def user_deactivate(*, user_id: int, moderator: Any, reason: str) -> Any:
         elif game.status == Game.Status.OPEN:
             action = AuditRecord.Action.SEAT_VACATE
             label = _seat_label(game, seat)
-            seat.user = None
-            seat.joined_at = None
-            seat.save(update_fields=["user", "joined_at"])
-            game.version += 1
-            if not game.seats.filter(user__isnull=False).exists():
-                game.status = Game.Status.ABORTED
-                game.finished_at = timezone.now()
-            game.save(update_fields=["version", "status", "finished_at", "updated_at"])
+            _vacate_seat(game, seat)
         else:
             continue
         AuditRecord.objects.create(

@@ -4,11 +4,9 @@ each with a reason and an audit record nobody can edit; who may do what."""
 from __future__ import annotations
 
 import re
-from typing import Any
 
 import pytest
 from django.contrib.auth.models import Permission
-from django.test import Client
 
 from games import services
 from games.engine import GameState, view
@@ -276,8 +274,8 @@ def test_deactivating_a_user_hands_their_active_seats_to_bots(two_player_game, r
     client, moderator = role_client("moderator")
     cleo = make_user("cleo")
     alone = services.game_create(creator=bob, variant=classic, seat_count=3)  # open, bob the only person
-    shared = services.game_create(creator=cleo, variant=classic, seat_count=3)
-    services.game_join(game_id=shared.pk, user=bob)  # open, bob and cleo
+    shared = services.game_create(creator=bob, variant=classic, seat_count=3, invitees=[cleo])  # open
+    assert shared.created_by == bob
     bobs_client = logged_in(bob)
     assert bobs_client.get("/accounts/profile/").status_code == 200
 
@@ -293,8 +291,9 @@ def test_deactivating_a_user_hands_their_active_seats_to_bots(two_player_game, r
     assert game.seats.get(position=1).bot_level and game.seats.get(position=1).user == bob
     assert Game.objects.get(pk=game.pk).status == Game.Status.ACTIVE  # ann plays on against the bot
     assert Game.objects.get(pk=alone.pk).status == Game.Status.ABORTED
-    assert Game.objects.get(pk=shared.pk).status == Game.Status.OPEN
-    assert shared.seats.get(position=1).is_open
+    shared.refresh_from_db()
+    assert shared.status == Game.Status.OPEN and shared.seats.get(position=0).is_open
+    assert shared.created_by == cleo  # she may start it now
     records = AuditRecord.objects.order_by("pk")
     assert [(r.action, r.game_id) for r in records] == [
         (AuditRecord.Action.USER_DEACTIVATE, None), (AuditRecord.Action.SEAT_TO_BOT, game.pk),
