@@ -481,32 +481,6 @@ def describe_action(action: dict[str, Any]) -> str:
     return str(action)
 
 
-class MoveInline(ReadOnlyInline):
-    model = Move
-    fields = ("seq", "round_number", "seat", "what", "by_bot", "created_at")
-    readonly_fields = fields
-    verbose_name_plural = gettext_lazy("move log")
-    classes = ["collapse"]  # a whole game is a thousand moves or more: open it when needed
-
-    @admin.display(description=gettext_lazy("action"))
-    def what(self, move: Move) -> str:
-        return describe_action(move.action)
-
-
-class RoundResultInline(ReadOnlyInline):
-    model = RoundResult
-    fields = ("round_number", "seat", "hand_size", "points", "went_out", "melds_text", "deadwood_text")
-    readonly_fields = fields
-
-    @admin.display(description=gettext_lazy("melds"))
-    def melds_text(self, result: RoundResult) -> str:
-        return " · ".join(" ".join(meld) for meld in result.melds) or "—"
-
-    @admin.display(description=gettext_lazy("cards left over"))
-    def deadwood_text(self, result: RoundResult) -> str:
-        return " ".join(result.deadwood) or "—"
-
-
 class GameAuditInline(ReadOnlyInline):
     model = AuditRecord
     fk_name = "game"
@@ -533,7 +507,9 @@ class GameAdmin(admin.ModelAdmin):
               "version", "current_seat", "created_at", "started_at", "finished_at", "updated_at",
               "rule_options")
     readonly_fields = fields
-    inlines = [SeatInline, GameAuditInline, RoundResultInline, MoveInline]
+    # Round results and the move log are plain read-only tables below the inlines (change_form.html):
+    # a whole game has a thousand moves or more, and an inline row costs far more to render.
+    inlines = [SeatInline, GameAuditInline]
     actions = ["abort_games"]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Game]:
@@ -589,6 +565,18 @@ class GameAdmin(admin.ModelAdmin):
         extra_context = {**(extra_context or {}),
                          "can_abort": game is not None and self.has_moderate_permission(request)
                          and game.status in (Game.Status.OPEN, Game.Status.ACTIVE)}
+        if game is not None and self.has_view_permission(request, game):
+            names = {seat.position: seat.name for seat in game.seats.select_related("user")}
+            extra_context["round_results"] = [
+                {"round": result.round_number, "seat": result.seat, "name": names.get(result.seat, "?"),
+                 "hand_size": result.hand_size, "wild": wild_rank_label(result.hand_size), "points": result.points,
+                 "went_out": result.went_out, "melds": " · ".join(" ".join(meld) for meld in result.melds),
+                 "deadwood": " ".join(result.deadwood)}
+                for result in game.round_results.order_by("round_number", "seat")]
+            extra_context["move_log"] = [
+                {"seq": move.seq, "round": move.round_number, "seat": move.seat, "name": names.get(move.seat, "?"),
+                 "action": describe_action(move.action), "by_bot": move.by_bot, "time": move.created_at}
+                for move in game.moves.order_by("seq")]
         return super().change_view(request, object_id, form_url, extra_context)
 
     # The moderation actions ------------------------------------------------------

@@ -85,6 +85,8 @@ def test_a_games_page_shows_seats_move_log_and_round_results_but_no_hidden_cards
     page = response.content.decode()
     for title in ("Seats", "Round results", "Move log", "Moderation of this game"):
         assert title in page, title
+    assert f"Move log ({finished.moves.count()} moves)" in page
+    assert len(response.context["move_log"]) == finished.moves.count()
     move = finished.moves.filter(action__type="discard").first()
     assert f"discards {move.action['card']}" in page
     result = finished.round_results.filter(went_out=False).first()
