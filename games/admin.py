@@ -61,7 +61,8 @@ def rounds_text(rounds: Iterable[int]) -> str:
 def parse_rounds(text: str) -> list[int]:
     """Read ``"3-13, 13-3"`` or ``"3, 4, 5"``; only the shape is checked here, the sizes by the engine."""
     sizes: list[int] = []
-    for part in re.split(r"[,;\s]+(?![-–.])", text.strip()):
+    text = re.sub(r"\s*(-|–|\.\.)\s*", r"\1", text.strip())  # "3 - 13" is the range 3-13
+    for part in re.split(r"[,;\s]+", text):
         part = part.strip()
         if not part:
             continue

@@ -119,7 +119,8 @@ def test_rounds_text_round_trips():
         assert parse_rounds(rounds_text(rules.rounds)) == list(rules.rounds)
     assert rounds_text(range(3, 14)) == "3-13"
     assert rounds_text([3, 4, 5, 7, 9]) == "3-5, 7, 9"
-    assert parse_rounds("13-3") == list(range(13, 2, -1))
+    assert parse_rounds("13-3") == parse_rounds("13 - 3") == parse_rounds("13..3") == list(range(13, 2, -1))
+    assert parse_rounds(" 3-5 ; 7, 9 ") == parse_rounds("3 4 5 7 9") == [3, 4, 5, 7, 9]
 
 
 def test_the_change_form_shows_the_round_table_and_decks_per_player_count(superuser_client):
