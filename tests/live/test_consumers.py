@@ -290,3 +290,24 @@ def test_a_waiting_player_hears_when_someone_takes_a_seat_and_the_cards_are_deal
     async_to_sync(scenario)()
     game.refresh_from_db()
     assert game.status == Game.Status.ACTIVE
+
+
+def test_players_hear_when_a_moderator_aborts_the_game(two_player_game, django_user_model):
+    game, ann, _ = two_player_game
+    moderator = django_user_model.objects.create_superuser("mod", "mod@example.com", "a-long-pass-phrase-42")
+    comm = communicator(f"/ws/games/{game.pk}/", ann)
+
+    def abort() -> int:
+        services.game_abort(game_id=game.pk, moderator=moderator, reason="Testing the live table.")
+        game.refresh_from_db()
+        return game.version
+
+    async def scenario():
+        assert (await comm.connect())[0]
+        await comm.receive_json_from()
+        version = await database_sync_to_async(abort)()
+        assert await comm.receive_json_from() == {"type": "version", "version": version}
+        await comm.disconnect()
+
+    async_to_sync(scenario)()
+    assert game.status == Game.Status.ABORTED

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('games', '0003_seat_user_and_bot_may_coexist'),
+        ('games', '0005_moderators_group'),
     ]
 
     operations = [
