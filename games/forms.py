@@ -30,6 +30,9 @@ class GameCreateForm(forms.Form):
                                help_text=_("Show next to each card the penalty left if you discard it."))
     is_private = forms.BooleanField(label=_("Private"), required=False,
                                     help_text=_("Not listed in the lobby: people join through an invite link."))
+    players_only = forms.BooleanField(label=_("Players only"), required=False,
+                                      help_text=_("Nobody else may watch (spectators only ever see the "
+                                                  "public table)."))
 
     def clean_invite(self) -> list:
         names = [name.strip() for name in self.cleaned_data["invite"].replace(";", ",").split(",") if name.strip()]

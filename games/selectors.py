@@ -18,7 +18,7 @@ from games.engine import (RANK_CHARS, GameState, Rules, discard_penalties, parse
                           wild_ranks)
 
 from . import presentation
-from .models import Game, Move, Seat
+from .models import AuditRecord, Game, Move, Seat
 
 RECENT_MOVES = 12
 
@@ -61,10 +61,13 @@ def games_open_to_join(*, user: Any) -> QuerySet[Game]:
     return games.select_related("created_by").prefetch_related("seats__user").order_by("-created_at")
 
 
-def games_of(*, user: Any, finished: bool = False) -> QuerySet[Game]:
-    """A person's games: open and active ones with those waiting on them first, or the finished ones."""
+def games_of(*, user: Any, finished: bool = False, include_aborted: bool = False) -> QuerySet[Game]:
+    """A person's games: open and active ones with those waiting on them first, or the finished ones
+    (``include_aborted``: and those a moderator or the last player leaving called off)."""
     my_turn = Seat.objects.filter(game=OuterRef("pk"), user=user, position=OuterRef("current_seat"), bot_level="")
     statuses = [Game.Status.FINISHED] if finished else [Game.Status.OPEN, Game.Status.ACTIVE]
+    if finished and include_aborted:
+        statuses.append(Game.Status.ABORTED)
     games = (Game.objects.filter(seats__user=user, status__in=statuses)
              .annotate(my_turn=Exists(my_turn)).prefetch_related("seats__user"))
     if finished:
@@ -76,6 +79,21 @@ def seat_of(*, game: Game, user: Any) -> Seat | None:
     if user is None or not user.is_authenticated:
         return None
     return next((s for s in game.seats.all() if s.user_id == user.pk), None)
+
+
+def may_watch(*, game: Game, user: Any) -> bool:
+    """May ``user`` see this game's table and hear its live updates?
+
+    Its players always; other signed-in people while the game is looking for
+    players (to take a seat) and, when the game allows spectators, later too
+    (they get the public view).  The table view and the game's WebSocket
+    consumer both ask this.
+    """
+    if user is None or not user.is_authenticated:
+        return False
+    if game.status == Game.Status.OPEN or game.spectators_allowed:
+        return True
+    return game.seats.filter(user=user).exists()
 
 
 def game_table(*, game: Game, user: Any, sort: str = "suit") -> dict[str, Any]:
@@ -91,6 +109,9 @@ def game_table(*, game: Game, user: Any, sort: str = "suit") -> dict[str, Any]:
         "can_rematch": game.status == Game.Status.FINISHED and me is not None,
         "rematch_game": Game.objects.filter(rematch_of=game).first() if game.status == Game.Status.FINISHED else None,
         "invite_path": game.invite_path() if me is not None and game.status == Game.Status.OPEN else "",
+        "aborted": game.status == Game.Status.ABORTED,
+        "abort_record": (AuditRecord.objects.filter(game=game, action=AuditRecord.Action.GAME_ABORT).first()
+                         if game.status == Game.Status.ABORTED else None),
     }
     if game.state is None:
         context["open_seats"] = sum(1 for s in seats if s.is_open)
@@ -100,8 +121,9 @@ def game_table(*, game: Game, user: Any, sort: str = "suit") -> dict[str, Any]:
     v = view(state, me.position if me is not None else None)
     wild = v["wild_ranks"]
     hand_size = v["hand_size"]
-    my_turn = me is not None and v["current_seat"] == me.position and not me.is_bot
-    legal = v["legal_actions"]
+    playing = game.status == Game.Status.ACTIVE  # an aborted game takes no more moves
+    my_turn = playing and me is not None and v["current_seat"] == me.position and not me.is_bot
+    legal = v["legal_actions"] if playing else []
 
     players = []
     for s in seats:

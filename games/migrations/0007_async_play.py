@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('games', '0003_seat_user_and_bot_may_coexist'),
+        ('games', '0006_game_spectators_allowed'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
