@@ -65,3 +65,23 @@ def send_to_user_on_commit(user_id: int, data: Mapping[str, Any]) -> None:
     """``send_to_user`` once the current transaction has committed."""
     payload = dict(data)
     transaction.on_commit(lambda: send_to_user(user_id, payload), robust=True)
+
+
+def send_turn_counts(user_ids: list[int]) -> None:
+    """Send each person their "games waiting on you" count: ``{"type": "turns", "count": N}``.
+
+    Counted when sent (after the change committed), with the same selector
+    as the header that every page renders.
+    """
+    from django.contrib.auth import get_user_model
+
+    from .selectors import turns_waiting_count
+
+    for user in get_user_model().objects.filter(pk__in=user_ids):
+        send_to_user(user.pk, {"type": "turns", "count": turns_waiting_count(user=user)})
+
+
+def announce_turn_counts_on_commit(user_ids: list[int]) -> None:
+    """``send_turn_counts`` once the current transaction has committed."""
+    ids = list(user_ids)
+    transaction.on_commit(lambda: send_turn_counts(ids), robust=True)

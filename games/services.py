@@ -508,6 +508,9 @@ def _save_state(game: Game, state: GameState, *, turn_changed: bool,
         game.turn_deadline = game.turn_started_at + datetime.timedelta(seconds=game.time_limit_seconds)
     game.save()
     _announce(game)
+    if new_turn or state.is_over:
+        # The turn moved on: every person at the table may wait on one game more or less.
+        live.announce_turn_counts_on_commit([s.user_id for s in game.seats.all() if s.user_id])
     if new_turn and not state.is_over:
         seat = next((s for s in game.seats.all() if s.position == state.current_seat), None)
         if seat is not None and seat.person_plays:

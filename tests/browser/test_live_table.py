@@ -99,6 +99,9 @@ def test_two_people_see_each_others_draws_and_discards_without_reloading(table_f
         expect(watcher.get_by_role("button", name="Draw from stock")).to_be_visible()
         expect(watcher.locator(".turn-line")).to_contain_text("Your turn")
         expect(pages[mover].get_by_role("button", name="Draw from stock")).to_have_count(0)
+        # The header's count (outside the swapped table) follows over the user socket.
+        expect(watcher.locator("#turns-waiting")).to_have_text("1")
+        expect(pages[mover].locator("#turns-waiting")).to_have_text("0")
     for page in (*pages.values(), second_tab, spectator):
         assert page.evaluate(NOT_RELOADED)
     expect(spectator.locator("#table [data-hand]")).to_have_count(0)  # the public view: no hand

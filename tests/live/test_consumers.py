@@ -311,3 +311,27 @@ def test_players_hear_when_a_moderator_aborts_the_game(two_player_game, django_u
 
     async_to_sync(scenario)()
     assert game.status == Game.Status.ABORTED
+
+
+def test_the_header_count_follows_the_turn_over_the_user_socket(two_player_game):
+    """When a move hands the turn over, both players hear their new "games waiting" count."""
+    game, ann, bob = two_player_game
+    game.refresh_from_db()
+    mover, other = (ann, bob) if game.current_seat == 0 else (bob, ann)
+    mover_tab, other_tab = communicator("/ws/user/", mover), communicator("/ws/user/", other)
+
+    def play_whole_turn() -> None:
+        for _ in range(2):  # draw, then discard: the turn passes to the other player
+            game.refresh_from_db()
+            action = bots.choose_action(view(GameState.from_dict(game.state), game.current_seat)).to_dict()
+            assert post_action(logged_in(mover), game, action).status_code == 302
+
+    async def scenario():
+        assert (await mover_tab.connect())[0] and (await other_tab.connect())[0]
+        await database_sync_to_async(play_whole_turn)()
+        assert await mover_tab.receive_json_from() == {"type": "turns", "count": 0}
+        assert await other_tab.receive_json_from() == {"type": "turns", "count": 1}
+        await mover_tab.disconnect()
+        await other_tab.disconnect()
+
+    async_to_sync(scenario)()

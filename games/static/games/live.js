@@ -319,6 +319,16 @@
     });
   }
 
+  // The header's "games waiting on you" badge follows the user socket's counts.
+  document.addEventListener("threethirteen:user", function (e) {
+    var data = e.detail || {};
+    var badge = document.getElementById("turns-waiting");
+    if (!badge || data.type !== "turns" || typeof data.count !== "number") return;
+    badge.textContent = String(data.count);
+    badge.setAttribute("data-count", String(data.count));
+    badge.classList.toggle("none", data.count === 0);
+  });
+
   function start() { startGame(); startUser(); }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();
