@@ -20,7 +20,7 @@ from django.db.models import Max
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from games import bots
+from games import bots, ratings
 from games.engine import (Action, Discard, Draw, GameState, GoOut, IllegalAction, Rules, RulesError,
                           action_from_dict, apply, new_game, view)
 
@@ -267,7 +267,9 @@ def _store_round_result(game: Game, result: Any) -> None:
     RoundResult.objects.bulk_create([
         RoundResult(game=game, round_number=data["round"], seat=position, hand_size=data["hand_size"],
                     points=seat["points"], went_out=seat["went_out"],
-                    melds=[m["cards"] for m in seat["melds"]], deadwood=seat["deadwood"])
+                    melds=[m["cards"] for m in seat["melds"]], deadwood=seat["deadwood"],
+                    went_out_first=data["went_out"] == position, penalty=seat["penalty"],
+                    laid_off=seat["laid_off"])
         for position, seat in enumerate(data["seats"])
     ])
 
@@ -300,6 +302,8 @@ def _save_state(game: Game, state: GameState) -> None:
         game.finished_at = now
         game.current_seat = None
     game.save()
+    if state.is_over:
+        ratings.rate_finished_game(game)  # once: same transaction, game row locked
     # Live updates (issue 4) announce ``game.version`` here with transaction.on_commit.
 
 
