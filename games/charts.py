@@ -17,7 +17,7 @@ from typing import Any, Sequence
 __all__ = ["Series", "line_chart", "bar_chart", "nice_ticks"]
 
 WIDTH, HEIGHT = 640, 280
-LEFT, RIGHT, TOP, BOTTOM = 48, 16, 14, 40
+LEFT, RIGHT, TOP, BOTTOM = 62, 16, 22, 46
 MARKERS = ("circle", "square", "diamond", "triangle")
 DASHES = ("", "6 4", "2 3", "10 3 2 3")
 #: Above this many points a line has no markers (they would only blur it).
@@ -76,7 +76,7 @@ def line_chart(*, series: Sequence[Series], x_labels: Sequence[str], title: str,
     n = len(x_labels)
 
     def x_at(i: int) -> float:
-        return round(LEFT + (plot_w * (i + 0.5) / n if n < 3 else plot_w * i / (n - 1)), 1)
+        return round(LEFT + (plot_w * (i + 0.5) / n if n < 3 else 14 + (plot_w - 28) * i / (n - 1)), 1)
 
     def y_at(v: float) -> float:
         return round(TOP + plot_h * (1 - (v - low) / (high - low)), 1)
@@ -99,7 +99,7 @@ def line_chart(*, series: Sequence[Series], x_labels: Sequence[str], title: str,
     return {
         "empty": False, "title": title, "desc": desc, "width": WIDTH, "height": HEIGHT,
         "left": LEFT, "right": WIDTH - RIGHT, "top": TOP, "bottom": HEIGHT - BOTTOM,
-        "x_title": x_title, "y_title": y_title, "x_title_y": HEIGHT - 4, "y_title_x": 12,
+        "x_title": x_title, "y_title": y_title, "x_title_y": HEIGHT - 4, "y_title_x": 16,
         "mid_x": LEFT + plot_w / 2, "mid_y": TOP + plot_h / 2,
         "y_ticks": [{"y": y_at(t), "label": _label(t)} for t in ticks],
         "x_ticks": [{"x": x_at(i), "label": label} for i, label in enumerate(x_labels) if i % label_every == 0
@@ -117,7 +117,7 @@ def bar_chart(*, labels: Sequence[str], values: Sequence[float], title: str, des
     """One bar per label, its value written above it."""
     if not labels:
         return {"empty": True, "title": title, "desc": desc}
-    ticks = nice_ticks(0, max(max(values), 1))
+    ticks = nice_ticks(0, max(max(values) * 1.1, 1))
     high = ticks[-1]
     plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
     slot = plot_w / len(labels)
@@ -132,7 +132,7 @@ def bar_chart(*, labels: Sequence[str], values: Sequence[float], title: str, des
     return {
         "empty": False, "title": title, "desc": desc, "width": WIDTH, "height": HEIGHT,
         "left": LEFT, "right": WIDTH - RIGHT, "top": TOP, "bottom": HEIGHT - BOTTOM,
-        "x_title": x_title, "y_title": y_title, "x_title_y": HEIGHT - 4, "y_title_x": 12,
+        "x_title": x_title, "y_title": y_title, "x_title_y": HEIGHT - 4, "y_title_x": 16,
         "mid_x": LEFT + plot_w / 2, "mid_y": TOP + plot_h / 2,
         "y_ticks": [{"y": round(TOP + plot_h * (1 - t / high), 1), "label": _label(t)} for t in ticks],
         "bars": bars,

@@ -243,6 +243,7 @@ def game_replay(*, game: Game, step: int | None = None) -> dict[str, Any]:
             "name": s.name, "score": state.scores[position], "cards": len(state.hands[position]),
             "is_current": state.current_seat == position, "is_dealer": state.dealer == position,
             "moved": step > 0 and moves[step - 1][0] == position,
+            "went_out": state.went_out == position,
             "faces": presentation.card_faces(presentation.sort_codes([c.code for c in state.hands[position]], "suit",
                                                                      wild), wild),
         })
