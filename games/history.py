@@ -289,10 +289,9 @@ def player_stats(*, user: Any) -> dict[str, Any]:
                                                        first=Count("pk", filter=Q(went_out_first=True)))
                    .order_by("hand_size"))
 
-    best = (seats.select_related("game").annotate(seat_count=Count("game__seats", distinct=True))
-            .order_by("place", "total_score", "-game__finished_at").first()) if played else None
-    worst = (seats.select_related("game").annotate(seat_count=Count("game__seats", distinct=True))
-             .order_by("-place", "-total_score", "-game__finished_at").first()) if played > 1 else None
+    ranked = seats.select_related("game").annotate(seat_count=_count_of(Seat.objects.filter(game=OuterRef("game"))))
+    best = ranked.order_by("place", "total_score", "-game__finished_at").first() if played else None
+    worst = ranked.order_by("-place", "-total_score", "-game__finished_at").first() if played > 1 else None
 
     rating = Rating.objects.filter(user=user).first()
     bot_ratings = list(Rating.objects.filter(user__isnull=True).order_by("-ordinal"))
