@@ -5,7 +5,10 @@
 Three workloads, each on freshly dealt random hands:
   * 13-card hands from two decks, Kings wild (classic last round);
   * 15-card hands from two decks with two jokers each, Aces and 2s wild;
-  * go_out_discards on 14-card hands (hand_size + 1) from two decks, Kings wild.
+  * go_out_discards on 14-card hands (hand_size + 1) from two decks, Kings wild;
+  * a hunt for slow hands: 12- to 15-card hands from one to four decks with
+    jokers, drawn from one or two suits or a few ranks plus 0..15 wilds,
+    under every wild-related rule option; it prints the slowest it met.
 The solver keeps a cache of suit shapes across calls (as in play); the cache
 is cleared before each workload, so its warm-up is counted.
 """
@@ -23,7 +26,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from games.engine import melds  # noqa: E402
 from games.engine.cards import JOKER, STANDARD_DECK  # noqa: E402
-from games.engine.rules import Rules  # noqa: E402
+from games.engine.rules import Rules, wild_ranks  # noqa: E402
 
 
 def deck(decks: int, jokers_per_deck: int) -> list:
@@ -31,19 +34,24 @@ def deck(decks: int, jokers_per_deck: int) -> list:
 
 
 def timed(fn, hands, rules, hand_size):
+    """Wall-clock and CPU milliseconds of each call (CPU time leaves out
+    time the process waited for a core, so it stays honest on a busy machine)."""
     melds._SUIT_CACHE.clear()
-    times = []
+    wall, cpu = [], []
     for hand in hands:
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.thread_time()
         fn(hand, rules, hand_size)
-        times.append((time.perf_counter() - start) * 1000)
-    times.sort()
-    return times
+        cpu.append((time.thread_time() - start_cpu) * 1000)
+        wall.append((time.perf_counter() - start) * 1000)
+    return wall, cpu
 
 
 def report(label, times):
-    p99 = times[min(len(times) - 1, int(len(times) * 0.99))]
-    print(f"{label:<48} median {statistics.median(times):7.3f} ms   p99 {p99:7.3f} ms   max {times[-1]:7.3f} ms")
+    wall, cpu = times
+    for kind, values in (("wall", sorted(wall)), ("cpu", sorted(cpu))):
+        p99 = values[min(len(values) - 1, int(len(values) * 0.99))]
+        print(f"{label:<48} {kind:>4}: median {statistics.median(values):7.3f} ms   "
+              f"p99 {p99:7.3f} ms   max {values[-1]:7.3f} ms")
 
 
 def main() -> None:
@@ -67,6 +75,41 @@ def main() -> None:
     cards = deck(2, 0)
     hands14 = [rng.sample(cards, 14) for _ in range(args.hands)]
     report("go_out_discards, 14 cards, 2 decks, Kings wild", timed(melds.go_out_discards, hands14, classic, 13))
+
+    hunt(rng, args.hands * 3)
+
+
+HUNT_RULES = [Rules(), Rules(max_wilds_per_meld=1), Rules(max_wilds_per_meld=2, all_wild_melds=True),
+              Rules(max_wilds_per_meld=3), Rules(aces="high_or_low", ace_points=15), Rules(all_wild_melds=True),
+              Rules(wild_points=15)]
+
+
+def hunt(rng: random.Random, count: int) -> None:
+    slowest = []
+    for _ in range(count):
+        hand_size = rng.choice([12, 13, 14, 15])
+        cards = deck(rng.choice([1, 2, 3, 4]), 2)
+        wild = wild_ranks(hand_size)
+        wilds = [c for c in cards if c.is_joker or c.rank in wild]
+        if rng.random() < 0.3:
+            ranks = rng.sample([r for r in range(1, 14) if r not in wild], rng.randint(2, 5))
+            naturals = [c for c in cards if c.rank in ranks]
+        else:
+            suits = rng.sample("CDHS", rng.choice([1, 2, 4]))
+            naturals = [c for c in cards if c.suit in suits and not (c.is_joker or c.rank in wild)]
+        n_wild = rng.randint(max(0, hand_size - len(naturals)), min(hand_size, len(wilds)))
+        hand = rng.sample(wilds, n_wild) + rng.sample(naturals, hand_size - n_wild)
+        rules = rng.choice(HUNT_RULES)
+        melds._SUIT_CACHE.clear()  # cold cache: the worst case
+        start, start_cpu = time.perf_counter(), time.thread_time()
+        melds.best_arrangement(hand, rules, hand_size)
+        cpu = (time.thread_time() - start_cpu) * 1000
+        slowest.append(((time.perf_counter() - start) * 1000, cpu, hand, rules, hand_size))
+    report(f"best_arrangement, {count} adversarial hands, cold cache",
+           ([item[0] for item in slowest], [item[1] for item in slowest]))
+    slowest.sort(key=lambda item: -item[1])
+    _, ms, hand, rules, hand_size = slowest[0]
+    print(f"  slowest: {' '.join(c.code for c in hand)} (round of {hand_size}, options {rules.changed_options()})")
 
 
 if __name__ == "__main__":

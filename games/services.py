@@ -147,7 +147,8 @@ def game_join(*, game_id: int, user: Any) -> Game:
 def game_leave(*, game_id: int, user: Any) -> Game:
     """Leave a game before it starts; the seat opens again.
 
-    When the last person leaves, the game is aborted.
+    When the creator leaves, the next person at the table may start the game;
+    when the last person leaves, the game is aborted.
     """
     game = _locked_game(game_id, user)
     if game.status != Game.Status.OPEN:
@@ -157,10 +158,13 @@ def game_leave(*, game_id: int, user: Any) -> Game:
     seat.joined_at = None
     seat.save(update_fields=["user", "joined_at"])
     game.version += 1
-    if not game.seats.filter(user__isnull=False).exists():
+    remaining = game.seats.filter(user__isnull=False).order_by("position").first()
+    if remaining is None:
         game.status = Game.Status.ABORTED
         game.finished_at = timezone.now()
-    game.save(update_fields=["version", "status", "finished_at", "updated_at"])
+    elif game.created_by_id == user.pk:
+        game.created_by_id = remaining.user_id  # someone must be able to start the game
+    game.save(update_fields=["version", "status", "finished_at", "created_by", "updated_at"])
     return game
 
 

@@ -331,11 +331,11 @@ def _search(ctx: _Context, hand: _Hand, table_room: int = 0):
         left_cost.append(left_cost[-1] + p)
 
     suit_index = {s: i for i, s in enumerate(SUIT_CHARS)}
-    by_suit = [[0] * 15 for _ in SUIT_CHARS]
+    by_suit = [0, 0, 0, 0]  # packed rank counts of each suit (see _suit_options)
     by_rank: dict[int, list[int]] = {}
     for card in hand.naturals:
         s = suit_index[card.suit]
-        by_suit[s][card.rank] += 1
+        by_suit[s] += 1 << (_BITS * card.rank)
         by_rank.setdefault(card.rank, [0, 0, 0, 0])[s] += 1
     ranks = sorted(r for r, counts in by_rank.items() if sum(counts) + wilds >= 3)
     rank_choices = [(r, _set_choices(ctx, tuple(by_rank[r]), wilds)) for r in ranks]
@@ -346,8 +346,8 @@ def _search(ctx: _Context, hand: _Hand, table_room: int = 0):
 
     def finish(set_lo: int, set_hi: int, chosen: list) -> None:
         combined = [(0, set_lo, set_hi, ())]
-        for s in range(4):
-            options = _suit_options(table, ctx, _pack(by_suit[s]), wilds)
+        for key in by_suit:
+            options = _suit_options(table, ctx, key, wilds)
             if len(options) == 1 and len(combined) == 1:
                 d2, lo2, hi2, runs = options[0]
                 d, lo, hi, w = combined[0]
@@ -375,30 +375,34 @@ def _search(ctx: _Context, hand: _Hand, table_room: int = 0):
                 best[1] = (tuple(chosen), runs_by_suit, in_melds, placed)
 
     seen: set = set()
+    last = len(rank_choices)
 
     def walk(i: int, set_lo: int, set_hi: int, chosen: list) -> None:
-        # Suits with the same rank counts are interchangeable from here on, so
-        # a position reached again with the suits permuted is not searched twice.
-        key = (i, set_lo, set_hi, tuple(sorted(tuple(v) for v in by_suit)))
-        if key in seen:
-            return
-        seen.add(key)
-        if i == len(rank_choices):
+        if i == last:
             finish(set_lo, set_hi, chosen)
             return
         rank, choices = rank_choices[i]
+        shift = _BITS * rank
         for taken, lo, hi, k in choices:
             if set_lo + lo > wilds:
                 continue
             if k:
                 for s in range(4):
-                    by_suit[s][rank] -= taken[s]
-                chosen.append((rank, taken, lo, hi, k))
-            walk(i + 1, set_lo + lo, min(wilds, set_hi + hi), chosen)
+                    by_suit[s] -= taken[s] << shift
+            # Suits with the same rank counts are interchangeable from here
+            # on: a position reached again with the suits permuted is skipped.
+            next_hi = min(wilds, set_hi + hi)
+            key = (i, set_lo + lo, next_hi, *sorted(by_suit))
+            if key not in seen:
+                seen.add(key)
+                if k:
+                    chosen.append((rank, taken, lo, hi, k))
+                walk(i + 1, set_lo + lo, next_hi, chosen)
+                if k:
+                    chosen.pop()
             if k:
-                chosen.pop()
                 for s in range(4):
-                    by_suit[s][rank] += taken[s]
+                    by_suit[s] += taken[s] << shift
 
     walk(0, 0, min(wilds, table_room), [])
     return best[0], best[1], best[2]
@@ -606,6 +610,10 @@ def go_out_discards(hand: Iterable[Card] | str, rules: Rules, hand_size: int) ->
     """The distinct cards, sorted by code, whose discard leaves every other card melded."""
     cards = _cards(hand)
     ctx = _context(rules, count_cards=True)
+    # If even the whole hand leaves two cards out of melds, no discard can
+    # leave none: one search answers most turns.
+    if _solve(ctx, _split(cards, rules, hand_size, count_cards=True))[0] >= 2:
+        return ()
     result = []
     for card in _distinct(cards):
         count, _ = _solve(ctx, _split(_without(cards, card), rules, hand_size, count_cards=True))

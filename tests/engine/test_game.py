@@ -455,6 +455,18 @@ def test_redemption_last_lap_players_lay_down_and_lay_off_onto_melds_on_the_tabl
     assert state.card_counter() == Counter(game_deck(rules, 3))
 
 
+def test_a_round_ended_by_the_stock_in_the_last_lap_lets_no_one_lay_down():
+    rules = Rules(rounds=(4,), redemption=True, max_stock_rebuilds=0)
+    state = rig(rules, ["8H KH 7C 2D", "9H TH JH 2C", "KC KD 5S 6D"], "JD", stock_top="QH", dealer=0)
+    state = empty_stock(state)
+    state, events = play(state, (1, Draw("stock")), (1, GoOut(C("2C"))))
+    assert kinds(events) == ["drew", "went_out", "round_scored", "game_over"]
+    result = state.results[0]
+    assert result.ended == "stock_exhausted" and result.went_out == 1
+    assert result.points == (27, 0, 31)  # 8H is not laid off: seat 0 never had its last turn
+    assert all(not seat.laid_off for seat in result.seats)
+
+
 # -- illegal actions ----------------------------------------------------------
 
 

@@ -141,3 +141,13 @@ def test_round_summary_and_rules_pages(make_user, classic):
         post_action(client, game, bots.choose_action(engine_view(game, 0)).to_dict())
     page = client.get(f"/games/{game.pk}/rounds/1/")
     assert page.status_code == 200 and "Round 1" in page.content.decode()
+
+
+def test_when_the_creator_leaves_the_next_person_may_start(make_user, classic):
+    ann, bob = make_user("ann"), make_user("bob")
+    game = services.game_create(creator=ann, variant=classic, seat_count=3)
+    services.game_join(game_id=game.pk, user=bob)
+    assert logged_in(ann).post(f"/games/{game.pk}/leave/").status_code == 302
+    assert logged_in(bob).post(f"/games/{game.pk}/start/").status_code == 302
+    game.refresh_from_db()
+    assert game.status == Game.Status.ACTIVE and game.created_by == bob
