@@ -25,7 +25,7 @@ from django.db.models.functions import Coalesce
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from games.engine import (RANK_CHARS, GameState, Rules, action_from_dict, meld_kind, parse_cards, replay,
+from games.engine import (RANK_CHARS, Rules, action_from_dict, meld_kind, parse_cards, replay,
                           wild_rank_label, wild_ranks)
 
 from . import charts, presentation

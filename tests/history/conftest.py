@@ -8,7 +8,7 @@ from typing import Any, Sequence
 import pytest
 
 from games import bots, ratings, services
-from games.engine import Rules
+from games.engine import GameState, Rules, view
 from games.models import Game, RoundResult, Seat, Variant
 
 from tests.web.conftest import _fast_passwords, classic, make_user  # noqa: F401  (shared fixtures)
@@ -23,7 +23,6 @@ def finish_with_bot_moves(game: Game) -> Game:
         if game.status != Game.Status.ACTIVE:
             return game
         seat = game.seats.get(position=game.current_seat)
-        from games.engine import GameState, view
         action = bots.choose_action(view(GameState.from_dict(game.state), seat.position))
         services.game_play(game_id=game.pk, user=seat.user, action=action, expected_version=game.version)
     raise AssertionError("the game did not end")
