@@ -1,13 +1,140 @@
+"""Users in the admin: superusers edit them; moderators look (games, audit history) and deactivate."""
+
+from __future__ import annotations
+
+from typing import Any
+
 from django.contrib import admin
+from django.contrib.admin.utils import unquote
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
-from django.utils.translation import gettext_lazy as _
+from django.core.exceptions import PermissionDenied
+from django.db.models import QuerySet
+from django.http import Http404, HttpRequest, HttpResponse
+from django.urls import path, reverse
+from django.utils import timezone
+from django.utils.formats import localize
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
+
+from games import services
+from games.admin import ReadOnlyInline, ReasonForm, game_link, moderation_step
+from games.models import AuditRecord, Seat
 
 from .models import User
+
+
+class UserSeatInline(ReadOnlyInline):
+    """The user's games (newest first), with links to their moderation pages."""
+
+    model = Seat
+    fk_name = "user"
+    fields = ("game_link", "status", "position", "played_by", "total_score", "created")
+    readonly_fields = fields
+    verbose_name = gettext_lazy("game")
+    verbose_name_plural = gettext_lazy("games")
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Seat]:
+        return super().get_queryset(request).select_related("game").order_by("-game__created_at")
+
+    @admin.display(description=gettext_lazy("game"))
+    def game_link(self, seat: Seat) -> str:
+        return game_link(seat.game)
+
+    @admin.display(description=gettext_lazy("status"))
+    def status(self, seat: Seat) -> str:
+        return seat.game.get_status_display()
+
+    @admin.display(description=gettext_lazy("played by"))
+    def played_by(self, seat: Seat) -> str:
+        return _("bot %(name)s") % {"name": seat.bot_name} if seat.is_bot else _("the player")
+
+    @admin.display(description=gettext_lazy("created"))
+    def created(self, seat: Seat) -> str:
+        return localize(timezone.localtime(seat.game.created_at))
+
+
+class AuditAboutUserInline(ReadOnlyInline):
+    model = AuditRecord
+    fk_name = "target_user"
+    fields = ("created_at", "actor", "action", "target", "reason")
+    readonly_fields = fields
+    verbose_name = gettext_lazy("moderation of this user")
+    verbose_name_plural = gettext_lazy("audit history: moderation of this user")
+
+
+class AuditByUserInline(ReadOnlyInline):
+    model = AuditRecord
+    fk_name = "actor"
+    fields = ("created_at", "action", "target", "reason")
+    readonly_fields = fields
+    verbose_name = gettext_lazy("moderation by this user")
+    verbose_name_plural = gettext_lazy("audit history: moderation done by this user")
 
 
 @admin.register(User)
 class UserAdmin(BaseUserAdmin):
     fieldsets = BaseUserAdmin.fieldsets + (
-        (_("Preferences"), {"fields": ("display_name", "language", "notify_by_email")}),
+        (gettext_lazy("Preferences"), {"fields": ("display_name", "language", "notify_by_email")}),
     )
-    list_display = ("username", "display_name", "email", "is_staff", "date_joined")
+    list_display = ("username", "display_name", "email", "is_active", "is_staff", "date_joined")
+    search_fields = ("username", "display_name", "email", "first_name", "last_name")
+    inlines = [UserSeatInline, AuditAboutUserInline, AuditByUserInline]
+    actions = ["deactivate_users"]
+
+    def has_moderate_permission(self, request: HttpRequest) -> bool:
+        return request.user.is_active and request.user.is_staff and request.user.has_perm("games.moderate_user")
+
+    def get_inline_instances(self, request: HttpRequest, obj: Any = None) -> list:
+        if obj is None:
+            return []  # none on the add form
+        return [inline for inline in super().get_inline_instances(request, obj)
+                if not isinstance(inline, AuditByUserInline) or obj.audit_actions.exists()]
+
+    def get_fieldsets(self, request: HttpRequest, obj: Any = None):
+        fieldsets = super().get_fieldsets(request, obj)
+        if obj is not None and not self.has_change_permission(request, obj):
+            # View-only (moderators): no "reset password" button that would only lead to a 403.
+            fieldsets = [(name, {**opts, "fields": tuple(f for f in opts["fields"] if f != "password")})
+                         for name, opts in fieldsets]
+        return fieldsets
+
+    def get_urls(self):
+        return [path("<path:object_id>/deactivate/", self.admin_site.admin_view(self.deactivate_view),
+                     name="accounts_user_deactivate")] + super().get_urls()
+
+    def change_view(self, request: HttpRequest, object_id: str, form_url: str = "",
+                    extra_context: dict[str, Any] | None = None) -> HttpResponse:
+        user = self.get_object(request, unquote(object_id))
+        extra_context = {**(extra_context or {}),
+                         "can_deactivate": user is not None and user.is_active and user.pk != request.user.pk
+                         and self.has_moderate_permission(request)}
+        return super().change_view(request, object_id, form_url, extra_context)
+
+    def _deactivate(self, request: HttpRequest, users: list[User], *, action_name: str | None,
+                    back_url: str) -> HttpResponse | None:
+        return moderation_step(
+            self, request, users, form_class=ReasonForm, action_name=action_name, back_url=back_url,
+            title=_("Deactivate users"), button=_("Deactivate"),
+            consequences=_("A deactivated user can no longer log in. Bots take their seats in the games they "
+                           "are playing; in games still waiting for players their seat opens again."),
+            describe=lambda user: _("%(name)s: %(count)s active game(s)") % {
+                "name": user.username,
+                "count": user.seats.filter(game__status__in=["open", "active"], bot_level="").count()},
+            perform=lambda user, data: services.user_deactivate(user_id=user.pk, moderator=request.user,
+                                                                reason=data["reason"]),
+            done=lambda count: ngettext("%(count)s user deactivated.", "%(count)s users deactivated.", count)
+            % {"count": count})
+
+    @admin.action(description=gettext_lazy("Deactivate the selected users…"), permissions=["moderate"])
+    def deactivate_users(self, request: HttpRequest, queryset: QuerySet[User]) -> HttpResponse | None:
+        return self._deactivate(request, list(queryset), action_name="deactivate_users",
+                                back_url=request.get_full_path())
+
+    def deactivate_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        if not self.has_moderate_permission(request):
+            raise PermissionDenied
+        user = self.get_object(request, unquote(object_id))
+        if user is None:
+            raise Http404(_("There is no such user."))
+        return self._deactivate(request, [user], action_name=None,
+                                back_url=reverse("admin:accounts_user_change", args=[user.pk]))

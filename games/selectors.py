@@ -17,7 +17,7 @@ from games.engine import (RANK_CHARS, GameState, Rules, discard_penalties, parse
                           wild_ranks)
 
 from . import presentation
-from .models import Game, Move, Seat
+from .models import AuditRecord, Game, Move, Seat
 
 RECENT_MOVES = 12
 
@@ -37,10 +37,13 @@ def games_open_to_join(*, user: Any) -> QuerySet[Game]:
     return games.select_related("created_by").prefetch_related("seats__user").order_by("-created_at")
 
 
-def games_of(*, user: Any, finished: bool = False) -> QuerySet[Game]:
-    """A person's games: open and active ones with those waiting on them first, or the finished ones."""
+def games_of(*, user: Any, finished: bool = False, include_aborted: bool = False) -> QuerySet[Game]:
+    """A person's games: open and active ones with those waiting on them first, or the finished ones
+    (``include_aborted``: and those a moderator or the last player leaving called off)."""
     my_turn = Seat.objects.filter(game=OuterRef("pk"), user=user, position=OuterRef("current_seat"))
     statuses = [Game.Status.FINISHED] if finished else [Game.Status.OPEN, Game.Status.ACTIVE]
+    if finished and include_aborted:
+        statuses.append(Game.Status.ABORTED)
     games = (Game.objects.filter(seats__user=user, status__in=statuses)
              .annotate(my_turn=Exists(my_turn)).prefetch_related("seats__user"))
     if finished:
@@ -62,6 +65,9 @@ def game_table(*, game: Game, user: Any, sort: str = "suit") -> dict[str, Any]:
     context: dict[str, Any] = {
         "game": game, "seats": seats, "me": me, "version": game.version, "sort": sort,
         "started": game.state is not None, "rules": Rules.from_dict(game.rules),
+        "aborted": game.status == Game.Status.ABORTED,
+        "abort_record": (AuditRecord.objects.filter(game=game, action=AuditRecord.Action.GAME_ABORT).first()
+                         if game.status == Game.Status.ABORTED else None),
     }
     if game.state is None:
         context["open_seats"] = sum(1 for s in seats if s.is_open)
@@ -71,8 +77,9 @@ def game_table(*, game: Game, user: Any, sort: str = "suit") -> dict[str, Any]:
     v = view(state, me.position if me is not None else None)
     wild = v["wild_ranks"]
     hand_size = v["hand_size"]
-    my_turn = me is not None and v["current_seat"] == me.position
-    legal = v["legal_actions"]
+    playing = game.status == Game.Status.ACTIVE  # an aborted game takes no more moves
+    my_turn = playing and me is not None and v["current_seat"] == me.position
+    legal = v["legal_actions"] if playing else []
 
     players = []
     for s in seats:

@@ -32,7 +32,7 @@ def lobby(request: HttpRequest, form: GameCreateForm | None = None, status: int 
     }
     if user.is_authenticated:
         context["my_games"] = list(selectors.games_of(user=user))
-        context["finished_games"] = list(selectors.games_of(user=user, finished=True)[:10])
+        context["finished_games"] = list(selectors.games_of(user=user, finished=True, include_aborted=True)[:10])
     return render(request, "games/lobby.html", context, status=status)
 
 

@@ -22,7 +22,15 @@ HIGH_WILD_POINTS = 15
 
 
 class RulesError(ValueError):
-    """A rule option is unknown, has a bad value, or contradicts another."""
+    """A rule option is unknown, has a bad value, or contradicts another.
+
+    ``option`` names the option at fault when there is one (forms put the
+    message next to that option's field), else ``None``.
+    """
+
+    def __init__(self, message: str, *, option: str | None = None) -> None:
+        super().__init__(message)
+        self.option = option
 
 
 def wild_ranks(hand_size: int) -> frozenset[int]:
@@ -75,7 +83,7 @@ class Rules:
 
     def _validate(self) -> None:
         def bad(option: str, value: Any, expected: str) -> RulesError:
-            return RulesError(f"option {option!r} cannot be {value!r}: expected {expected}")
+            return RulesError(f"option {option!r} cannot be {value!r}: expected {expected}", option=option)
 
         if not (self.decks == "auto" or (_is_int(self.decks) and 1 <= self.decks <= 4)):
             raise bad("decks", self.decks, '"auto" or a whole number from 1 to 4')
@@ -112,7 +120,7 @@ class Rules:
         # the largest round (here for two players, in check_seats for more).
         if self.decks != "auto" and self.decks * 52 < max(self.rounds) * MIN_SEATS + 2:
             raise RulesError(f"{self.decks} deck(s) cannot deal a {max(self.rounds)}-card round "
-                             f"to {MIN_SEATS} players with an up-card and a stock")
+                             f"to {MIN_SEATS} players with an up-card and a stock", option="decks")
 
     def check_seats(self, seat_count: int) -> None:
         """Refuse a seat count these rules cannot deal to (RULES.md, "Players, decks, seats")."""
@@ -182,7 +190,8 @@ class Rules:
         values = dict(data)
         if "rounds" in values:
             if not isinstance(values["rounds"], (list, tuple)):
-                raise RulesError(f"option 'rounds' cannot be {values['rounds']!r}: expected a list of hand sizes")
+                raise RulesError(f"option 'rounds' cannot be {values['rounds']!r}: expected a list of hand sizes",
+                                 option="rounds")
             values["rounds"] = tuple(values["rounds"])
         return cls(**values)
 

@@ -59,3 +59,33 @@ def state_fingerprint(game: Game) -> tuple:
 
 CARD_ATTR = re.compile(r'(?:data-card|value)="([A2-9TJQKX][CDHSX])"')
 
+
+
+# -- admin roles (issue 7) ---------------------------------------------------------
+
+ROLES = ("superuser", "moderator", "staff", "user", "anonymous")
+
+
+@pytest.fixture
+def role_client(django_user_model: Any):
+    """``role_client(role)`` gives a test client logged in as one of ROLES (and the user, None if anonymous).
+
+    moderator: staff in the "Moderators" group (made by a migration); staff: staff without any group.
+    """
+    from django.contrib.auth.models import Group
+
+    def make(role: str, username: str | None = None):
+        name = username or role
+        if role == "anonymous":
+            return Client(), None
+        if role == "superuser":
+            user = django_user_model.objects.create_superuser(username=name, email=f"{name}@example.com",
+                                                              password="a-long-pass-phrase-42")
+        else:
+            user = django_user_model.objects.create_user(username=name, email=f"{name}@example.com",
+                                                         password="a-long-pass-phrase-42",
+                                                         is_staff=role in ("moderator", "staff"))
+            if role == "moderator":
+                user.groups.add(Group.objects.get(name="Moderators"))
+        return logged_in(user), user
+    return make

@@ -26,7 +26,7 @@ def fill_round_result_details(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('games', '0003_seat_user_and_bot_may_coexist'),
+        ('games', '0005_moderators_group'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

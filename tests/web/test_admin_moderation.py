@@ -1,0 +1,452 @@
+"""Moderation in the admin: games listed and shown, abort / hand a seat to a bot / deactivate a user,
+each with a reason and an audit record nobody can edit; who may do what."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.contrib.auth.models import Permission
+
+from games import services
+from games.engine import GameState, view
+from games.models import AuditRecord, Game, Seat, Variant
+
+from .conftest import ROLES, logged_in, post_action, state_fingerprint
+
+REASON = "Reported for abusive chat; confirmed from the log."
+
+
+@pytest.fixture
+def two_player_game(make_user, classic):
+    """An active classic game between ann (seat 0) and bob (seat 1)."""
+    ann, bob = make_user("ann"), make_user("bob")
+    game = services.game_create(creator=ann, variant=classic, seat_count=2, seed=11)
+    services.game_join(game_id=game.pk, user=bob)
+    game.refresh_from_db()
+    return game, ann, bob
+
+
+def seat_user(game: Game, position: int):
+    return game.seats.get(position=position).user
+
+
+def audit_count() -> int:
+    return AuditRecord.objects.count()
+
+
+# -- the game list and page ---------------------------------------------------------------
+
+
+def test_games_are_listed_with_filters_and_found_by_user_name(make_user, classic, role_client):
+    client, _mod = role_client("moderator")
+    ann, bob, cleo = make_user("ann"), make_user("bob"), make_user("cleo")
+    cleo.display_name = "Cleopatra"
+    cleo.save()
+    jokers = Variant.objects.get(slug="jokers")
+    g1 = services.game_create(creator=ann, variant=classic, seat_count=2, bot_count=1)  # active
+    g2 = services.game_create(creator=bob, variant=jokers, seat_count=3)  # open
+    g3 = services.game_create(creator=cleo, variant=classic, seat_count=2)
+    services.game_leave(game_id=g3.pk, user=cleo)  # aborted
+
+    def listed(query: str) -> set[int]:
+        response = client.get(f"/admin/games/game/{query}")
+        assert response.status_code == 200, query
+        return {game.pk for game in response.context["cl"].result_list}
+
+    assert listed("") == {g1.pk, g2.pk, g3.pk}
+    assert listed("?status__exact=active") == {g1.pk}
+    assert listed("?status__exact=aborted") == {g3.pk}
+    assert listed(f"?variant__id__exact={jokers.pk}") == {g2.pk}
+    assert listed("?player=ann") == {g1.pk}
+    assert listed("?player=BOB&status__exact=open") == {g2.pk}
+    assert listed("?player=nobody") == set()
+    assert listed("?q=ann") == {g1.pk}
+    assert listed("?q=cleopat") == set()  # she left g3: no seat any more
+    g2_cleo = services.game_create(creator=cleo, variant=classic, seat_count=3)
+    assert listed("?q=cleopat") == {g2_cleo.pk}
+    day = g1.created_at
+    assert g1.pk in listed(f"?created_at__year={day.year}&created_at__month={day.month}&created_at__day={day.day}")
+    assert listed("?created_at__year=2000") == set()
+    page = client.get("/admin/games/game/?player=ann").content.decode()
+    assert 'name="player" value="ann"' in page  # the filter's text box keeps what was typed
+
+
+def test_a_games_page_shows_seats_move_log_and_round_results_but_no_hidden_cards(make_user, classic, role_client):
+    client, moderator = role_client("moderator")
+    ann, bob = make_user("ann"), make_user("bob")
+    finished = services.game_create(creator=ann, variant=classic, seat_count=2, bot_count=1,
+                                    options={"rounds": [3, 4]}, seed=5)
+    services.seat_hand_to_bot(game_id=finished.pk, position=0, moderator=moderator, reason=REASON)
+    finished.refresh_from_db()
+    assert finished.status == Game.Status.FINISHED and finished.round_results.count() == 4
+    response = client.get(f"/admin/games/game/{finished.pk}/change/")
+    assert response.status_code == 200
+    page = response.content.decode()
+    for title in ("Seats", "Round results", "Move log", "Moderation of this game"):
+        assert title in page, title
+    assert f"Move log ({finished.moves.count()} moves)" in page
+    assert len(response.context["move_log"]) == finished.moves.count()
+    move = finished.moves.filter(action__type="discard").first()
+    assert f"discards {move.action['card']}" in page
+    result = finished.round_results.filter(went_out=False).first()
+    for card in result.deadwood:
+        assert card in page
+    assert REASON in page and "ann" in page
+    assert 'name="_save"' not in page  # nothing here is edited by hand
+
+    # An active game: nothing on the page gives away a hand or the stock.
+    game = services.game_create(creator=ann, variant=classic, seat_count=2, seed=918_273_645_546)
+    services.game_join(game_id=game.pk, user=bob)
+    game.refresh_from_db()
+    page = client.get(f"/admin/games/game/{game.pk}/change/").content.decode()
+    state = GameState.from_dict(game.state)
+    hidden = set(view(state, 0)["hand"]) | set(view(state, 1)["hand"])
+    shown = set(re.findall(r"\b[A2-9TJQK][CDHS]\b", page))
+    assert not hidden & shown
+    assert "engine state" not in page.lower() and "918273645546" not in page
+
+
+# -- abort ----------------------------------------------------------------------------------
+
+
+def test_abort_from_the_game_list_asks_for_a_reason_then_stops_the_game(two_player_game, role_client):
+    game, ann, bob = two_player_game
+    client, moderator = role_client("moderator")
+    before = state_fingerprint(game)
+    response = client.post("/admin/games/game/", {"action": "abort_games", "_selected_action": [game.pk]})
+    assert response.status_code == 200
+    assert "Reason" in response.content.decode() and 'name="confirm"' in response.content.decode()
+    assert state_fingerprint(game) == before and audit_count() == 0  # only a confirmation page so far
+
+    response = client.post("/admin/games/game/", {"action": "abort_games", "_selected_action": [game.pk],
+                                                  "confirm": "yes", "reason": f"  {REASON}  "})
+    assert response.status_code == 302
+    game.refresh_from_db()
+    assert game.status == Game.Status.ABORTED and game.finished_at is not None and game.current_seat is None
+    record = AuditRecord.objects.get()
+    assert (record.actor, record.action, record.reason, record.game, record.target_user) == (
+        moderator, AuditRecord.Action.GAME_ABORT, REASON, game, None)
+    assert f"#{game.pk}" in record.target and record.created_at is not None
+
+    # The players are told, on the game page, and cannot move any more.
+    page = logged_in(ann).get(f"/games/{game.pk}/").content.decode()
+    assert "This game was aborted by a moderator." in page and REASON in page and "nothing is rated" in page
+    assert "Draw from stock" not in page
+    frozen = state_fingerprint(game)
+    for player in (ann, bob):  # whoever's turn it was
+        response = post_action(logged_in(player), game, {"type": "draw", "source": "stock"})
+        assert response.status_code == 409 and "called off" in response.content.decode()
+    assert state_fingerprint(game) == frozen
+    # In the lobby the game leaves "my games" for the finished list, marked aborted.
+    lobby = logged_in(ann).get("/")
+    assert game not in lobby.context["my_games"] and game in lobby.context["finished_games"]
+    assert re.search(rf"#{game.pk}</span> <span class=\"pill warn\">aborted", lobby.content.decode())
+
+
+def test_abort_from_the_games_own_page(two_player_game, role_client):
+    game, _ann, _bob = two_player_game
+    client, _moderator = role_client("moderator")
+    page = client.get(f"/admin/games/game/{game.pk}/change/").content.decode()
+    assert f"/admin/games/game/{game.pk}/abort/" in page
+    assert client.get(f"/admin/games/game/{game.pk}/abort/").status_code == 200
+    response = client.post(f"/admin/games/game/{game.pk}/abort/", {"confirm": "yes", "reason": REASON})
+    assert response.status_code == 302 and response["Location"] == f"/admin/games/game/{game.pk}/change/"
+    game.refresh_from_db()
+    assert game.status == Game.Status.ABORTED
+    page = client.get(f"/admin/games/game/{game.pk}/change/").content.decode()
+    assert f"/admin/games/game/{game.pk}/abort/" not in page  # nothing left to abort
+
+
+@pytest.mark.parametrize("reason", [None, "", "    \n\t ", "x" * 501])
+def test_a_missing_or_bad_reason_is_refused_and_changes_nothing(two_player_game, role_client, reason):
+    game, _ann, bob = two_player_game
+    client, _moderator = role_client("moderator")
+    before = state_fingerprint(game)
+    data = {"confirm": "yes"} if reason is None else {"confirm": "yes", "reason": reason}
+    for url, extra in ((f"/admin/games/game/{game.pk}/abort/", {}),
+                       (f"/admin/games/game/{game.pk}/seats/1/bot/", {"bot_level": "easy"}),
+                       ("/admin/games/game/", {"action": "abort_games", "_selected_action": [game.pk]}),
+                       (f"/admin/accounts/user/{bob.pk}/deactivate/", {})):
+        response = client.post(url, {**data, **extra})
+        assert response.status_code == 400, url
+        assert response.context["form"].errors["reason"], url
+        assert 'class="errorlist' in response.content.decode()
+    assert state_fingerprint(game) == before and audit_count() == 0
+    bob.refresh_from_db()
+    assert bob.is_active and not game.seats.get(position=1).is_bot
+
+
+def test_the_services_refuse_a_missing_reason_too(two_player_game, role_client):
+    game, _ann, _bob = two_player_game
+    _client, moderator = role_client("moderator")
+    for reason in ("", "   ", None, 42):
+        with pytest.raises(services.GameError) as refused:
+            services.game_abort(game_id=game.pk, moderator=moderator, reason=reason)
+        assert refused.value.code == "reason_missing"
+    assert Game.objects.get(pk=game.pk).status == Game.Status.ACTIVE and audit_count() == 0
+
+
+def test_only_open_or_active_games_can_be_aborted(two_player_game, role_client, make_user, classic):
+    game, _ann, _bob = two_player_game
+    client, moderator = role_client("moderator")
+    services.game_abort(game_id=game.pk, moderator=moderator, reason=REASON)
+    response = client.post(f"/admin/games/game/{game.pk}/abort/", {"confirm": "yes", "reason": REASON},
+                           follow=True)
+    assert "only open or active games can be aborted" in response.content.decode()
+    assert audit_count() == 1
+    waiting = services.game_create(creator=make_user("dan"), variant=classic, seat_count=3)
+    services.game_abort(game_id=waiting.pk, moderator=moderator, reason=REASON)
+    assert Game.objects.get(pk=waiting.pk).status == Game.Status.ABORTED
+
+
+# -- hand a seat to a bot ----------------------------------------------------------------
+
+
+def test_hand_a_seat_to_a_bot_from_the_game_page(two_player_game, role_client):
+    game, ann, bob = two_player_game
+    client, moderator = role_client("moderator")
+    turn = game.current_seat
+    person, other = (ann, bob) if turn == 0 else (bob, ann)
+    page = client.get(f"/admin/games/game/{game.pk}/change/").content.decode()
+    assert f"/admin/games/game/{game.pk}/seats/{turn}/bot/" in page
+    response = client.get(f"/admin/games/game/{game.pk}/seats/{turn}/bot/")
+    assert response.status_code == 200 and "Bot level" in response.content.decode()
+    moves_before = game.moves.count()
+    response = client.post(f"/admin/games/game/{game.pk}/seats/{turn}/bot/",
+                           {"confirm": "yes", "reason": REASON, "bot_level": "easy"})
+    assert response.status_code == 302
+    game.refresh_from_db()
+    seat = game.seats.get(position=turn)
+    assert seat.bot_level == "easy" and seat.user == person  # the person stays on the seat for history
+    # It was that seat's turn: the bot played it at once, and now the other person is to move.
+    assert game.moves.filter(by_bot=True, seat=turn).count() >= 2 and game.moves.count() > moves_before
+    assert game.current_seat == 1 - turn
+    record = AuditRecord.objects.get()
+    assert (record.action, record.actor, record.target_user, record.seat_position, record.game) == (
+        AuditRecord.Action.SEAT_TO_BOT, moderator, person, turn, game)
+    # The person whose seat a bot plays cannot move there any more.
+    frozen = state_fingerprint(game)
+    response = post_action(logged_in(person), game, {"type": "draw", "source": "stock"})
+    assert response.status_code == 409 and "A bot plays your seat" in response.content.decode()
+    assert state_fingerprint(game) == frozen
+    assert post_action(logged_in(other), game, {"type": "draw", "source": "stock"}).status_code == 302
+    # A seat a bot already plays is not handed again.
+    response = client.post(f"/admin/games/game/{game.pk}/seats/{turn}/bot/",
+                           {"confirm": "yes", "reason": REASON, "bot_level": "easy"}, follow=True)
+    assert "already plays seat" in response.content.decode() and audit_count() == 1
+
+
+def test_hand_seats_to_a_bot_from_the_seat_list(two_player_game, role_client):
+    game, _ann, bob = two_player_game
+    client, _moderator = role_client("superuser")
+    seat = game.seats.get(user=bob)
+    response = client.post("/admin/games/seat/", {"action": "hand_to_bot", "_selected_action": [seat.pk]})
+    assert response.status_code == 200 and not Seat.objects.get(pk=seat.pk).is_bot
+    response = client.post("/admin/games/seat/", {"action": "hand_to_bot", "_selected_action": [seat.pk],
+                                                  "confirm": "yes", "reason": REASON, "bot_level": "hard"})
+    assert response.status_code == 302
+    assert Seat.objects.get(pk=seat.pk).bot_level == "hard"
+    assert AuditRecord.objects.get().target_user == bob
+
+
+def test_a_seat_of_a_game_not_in_play_is_not_handed_to_a_bot(make_user, classic, role_client):
+    _client, moderator = role_client("moderator")
+    waiting = services.game_create(creator=make_user("ann"), variant=classic, seat_count=3)
+    with pytest.raises(services.GameError) as refused:
+        services.seat_hand_to_bot(game_id=waiting.pk, position=0, moderator=moderator, reason=REASON)
+    assert refused.value.code == "game_not_active" and audit_count() == 0
+    assert not waiting.seats.get(position=0).is_bot
+
+
+def test_a_bad_seat_or_game_is_a_404(two_player_game, role_client):
+    game, _ann, _bob = two_player_game
+    client, _moderator = role_client("moderator")
+    assert client.get(f"/admin/games/game/{game.pk}/seats/7/bot/").status_code == 404
+    assert client.get("/admin/games/game/99999/abort/").status_code == 404
+    assert client.get("/admin/games/game/abc/abort/").status_code == 404
+    assert client.get("/admin/accounts/user/abc/deactivate/").status_code == 404
+
+
+# -- deactivate a user -------------------------------------------------------------------------
+
+
+def test_deactivating_a_user_hands_their_active_seats_to_bots(two_player_game, role_client, make_user, classic):
+    game, ann, bob = two_player_game
+    client, moderator = role_client("moderator")
+    cleo = make_user("cleo")
+    alone = services.game_create(creator=bob, variant=classic, seat_count=3)  # open, bob the only person
+    shared = services.game_create(creator=bob, variant=classic, seat_count=3, invitees=[cleo])  # open
+    assert shared.created_by == bob
+    bobs_client = logged_in(bob)
+    assert bobs_client.get("/accounts/profile/").status_code == 200
+
+    response = client.post("/admin/accounts/user/", {"action": "deactivate_users", "_selected_action": [bob.pk]})
+    assert response.status_code == 200 and "Bots take their seats" in response.content.decode()
+    bob.refresh_from_db()
+    assert bob.is_active
+    response = client.post("/admin/accounts/user/", {"action": "deactivate_users", "_selected_action": [bob.pk],
+                                                     "confirm": "yes", "reason": REASON})
+    assert response.status_code == 302
+    bob.refresh_from_db()
+    assert not bob.is_active
+    assert game.seats.get(position=1).bot_level and game.seats.get(position=1).user == bob
+    assert Game.objects.get(pk=game.pk).status == Game.Status.ACTIVE  # ann plays on against the bot
+    assert Game.objects.get(pk=alone.pk).status == Game.Status.ABORTED
+    shared.refresh_from_db()
+    assert shared.status == Game.Status.OPEN and shared.seats.get(position=0).is_open
+    assert shared.created_by == cleo  # she may start it now
+    records = AuditRecord.objects.order_by("pk")
+    assert [(r.action, r.game_id) for r in records] == [
+        (AuditRecord.Action.USER_DEACTIVATE, None), (AuditRecord.Action.SEAT_TO_BOT, game.pk),
+        (AuditRecord.Action.SEAT_VACATE, alone.pk), (AuditRecord.Action.SEAT_VACATE, shared.pk)]
+    assert all(r.actor == moderator and r.target_user == bob and REASON in r.reason for r in records)
+    # Bob's session no longer logs him in.
+    assert bobs_client.get("/accounts/profile/").status_code == 302
+
+
+def test_deactivate_from_the_users_page(make_user, role_client):
+    client, _moderator = role_client("moderator")
+    dan = make_user("dan")
+    page = client.get(f"/admin/accounts/user/{dan.pk}/change/").content.decode()
+    assert f"/admin/accounts/user/{dan.pk}/deactivate/" in page
+    response = client.post(f"/admin/accounts/user/{dan.pk}/deactivate/", {"confirm": "yes", "reason": REASON})
+    assert response.status_code == 302
+    dan.refresh_from_db()
+    assert not dan.is_active and AuditRecord.objects.get().target_user == dan
+
+
+def test_a_moderator_cannot_deactivate_a_superuser_or_themselves(role_client):
+    client, moderator = role_client("moderator")
+    _c, boss = role_client("superuser", "boss")
+    for target in (boss, moderator):
+        response = client.post(f"/admin/accounts/user/{target.pk}/deactivate/",
+                               {"confirm": "yes", "reason": REASON}, follow=True)
+        assert response.status_code == 200
+        target.refresh_from_db()
+        assert target.is_active
+    assert audit_count() == 0
+    _c, other = role_client("moderator", "other-mod")
+    services.user_deactivate(user_id=other.pk, moderator=boss, reason=REASON)
+    other.refresh_from_db()
+    assert not other.is_active
+
+
+def test_the_users_page_shows_their_games_and_audit_history(two_player_game, role_client):
+    game, _ann, bob = two_player_game
+    client, moderator = role_client("moderator")
+    services.seat_hand_to_bot(game_id=game.pk, position=1, moderator=moderator, reason=REASON)
+    response = client.get(f"/admin/accounts/user/{bob.pk}/change/")
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert f"/admin/games/game/{game.pk}/change/" in page and "Audit history" in page and REASON in page
+    assert 'name="_save"' not in page  # moderators look; they do not edit accounts
+    # And the moderator's own page lists what they did.
+    page = client.get(f"/admin/accounts/user/{moderator.pk}/change/").content.decode()
+    assert "moderation done by this user" in page and REASON in page
+
+
+# -- the audit log cannot be changed -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("role", ["superuser", "moderator"])
+def test_audit_records_cannot_be_added_changed_or_deleted_from_the_admin(two_player_game, role_client, role):
+    game, _ann, _bob = two_player_game
+    client, _user = role_client(role)
+    _c, moderator = role_client("moderator", "mod-who-aborted")
+    services.game_abort(game_id=game.pk, moderator=moderator, reason=REASON)
+    record = AuditRecord.objects.get()
+    url = f"/admin/games/auditrecord/{record.pk}"
+    listing = client.get("/admin/games/auditrecord/")
+    assert listing.status_code == 200 and REASON in listing.content.decode()
+    assert "delete_selected" not in listing.content.decode()
+    page = client.get(f"{url}/change/")
+    assert page.status_code == 200 and 'name="_save"' not in page.content.decode()
+    assert client.post(f"{url}/change/", {"reason": "nothing happened", "action": "game_abort"}).status_code == 403
+    assert client.post(f"{url}/delete/", {"post": "yes"}).status_code == 403
+    assert client.get("/admin/games/auditrecord/add/").status_code == 403
+    assert client.post("/admin/games/auditrecord/add/", {"reason": "forged"}).status_code == 403
+    client.post("/admin/games/auditrecord/", {"action": "delete_selected", "_selected_action": [record.pk],
+                                              "post": "yes"})
+    assert list(AuditRecord.objects.values_list("pk", "reason")) == [(record.pk, REASON)]
+
+
+def test_a_stored_audit_record_refuses_to_be_rewritten_or_deleted(two_player_game, role_client):
+    game, _ann, _bob = two_player_game
+    _client, moderator = role_client("moderator")
+    services.game_abort(game_id=game.pk, moderator=moderator, reason=REASON)
+    record = AuditRecord.objects.get()
+    record.reason = "rewritten"
+    with pytest.raises(ValueError):
+        record.save()
+    with pytest.raises(ValueError):
+        record.delete()
+    assert AuditRecord.objects.get().reason == REASON
+
+
+# -- who reaches what ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_permission_boundaries(two_player_game, role_client, role):
+    game, ann, bob = two_player_game
+    client, me = role_client(role)
+    moderates = role in ("superuser", "moderator")
+    looks = {"superuser": 200, "moderator": 200, "staff": 403, "user": 302, "anonymous": 302}[role]
+
+    index = client.get("/admin/")
+    assert index.status_code == (200 if role in ("superuser", "moderator", "staff") else 302)
+    for url in ("/admin/games/game/", f"/admin/games/game/{game.pk}/change/", "/admin/games/auditrecord/",
+                f"/admin/accounts/user/{bob.pk}/change/", "/admin/games/seat/", "/admin/games/move/",
+                f"/admin/games/game/{game.pk}/abort/", f"/admin/games/game/{game.pk}/seats/1/bot/",
+                f"/admin/accounts/user/{bob.pk}/deactivate/"):
+        response = client.get(url)
+        assert response.status_code == looks, url
+        if looks == 302:
+            assert response["Location"].startswith("/admin/login/"), url
+
+    before = state_fingerprint(game)
+    expected = 302 if moderates else looks
+    assert client.post(f"/admin/games/game/{game.pk}/seats/1/bot/",
+                       {"confirm": "yes", "reason": REASON, "bot_level": "easy"}).status_code == expected
+    assert Seat.objects.get(game=game, position=1).is_bot is moderates
+    assert client.post(f"/admin/games/game/{game.pk}/abort/",
+                       {"confirm": "yes", "reason": REASON}).status_code == expected
+    assert (Game.objects.get(pk=game.pk).status == Game.Status.ABORTED) is moderates
+    assert client.post(f"/admin/accounts/user/{ann.pk}/deactivate/",
+                       {"confirm": "yes", "reason": REASON}).status_code == expected
+    ann.refresh_from_db()
+    assert ann.is_active is not moderates
+    assert audit_count() == (3 if moderates else 0)
+    if not moderates:
+        assert state_fingerprint(game) == before
+    # Nobody below superuser edits a user account by hand.
+    response = client.post(f"/admin/accounts/user/{bob.pk}/change/", {"username": "renamed", "is_superuser": "on"})
+    bob.refresh_from_db()
+    assert bob.username == "bob" and not bob.is_superuser or role == "superuser"
+    if role != "superuser":
+        assert response.status_code in (302, 403)
+
+
+def test_staff_who_may_look_at_games_but_not_moderate_get_no_moderation(two_player_game, role_client):
+    game, _ann, _bob = two_player_game
+    client, clerk = role_client("staff", "clerk")
+    clerk.user_permissions.add(Permission.objects.get(codename="view_game"))
+    listing = client.get("/admin/games/game/")
+    assert listing.status_code == 200 and "abort_games" not in listing.content.decode()
+    assert f"/abort/" not in client.get(f"/admin/games/game/{game.pk}/change/").content.decode()
+    assert client.get(f"/admin/games/game/{game.pk}/abort/").status_code == 403
+    # A forged action post does nothing.
+    client.post("/admin/games/game/", {"action": "abort_games", "_selected_action": [game.pk], "confirm": "yes",
+                                       "reason": REASON})
+    assert Game.objects.get(pk=game.pk).status == Game.Status.ACTIVE and audit_count() == 0
+
+
+def test_the_moderators_group_comes_from_a_migration(db):
+    from django.contrib.auth.models import Group
+
+    perms = set(Group.objects.get(name="Moderators").permissions.values_list("content_type__app_label",
+                                                                             "codename"))
+    assert {("games", "moderate_game"), ("games", "moderate_user"), ("games", "view_game"),
+            ("accounts", "view_user"), ("games", "view_auditrecord")} <= perms
+    assert not {p for p in perms if p[1].startswith(("change_", "add_", "delete_"))}
