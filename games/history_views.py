@@ -32,6 +32,8 @@ def _int_param(request: HttpRequest, name: str) -> int | None:
 
 
 def _not_over(request: HttpRequest, game: Game, message: str) -> HttpResponse:
+    if game.status == Game.Status.ABORTED:
+        message = _("This game was called off before its end: it has no record and no replay.")
     return render(request, "games/refused.html", {"error": message, "game": game}, status=409)
 
 

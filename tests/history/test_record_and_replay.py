@@ -123,3 +123,14 @@ def test_replay_of_unknown_game_is_404_and_needs_a_login(finished):
     assert logged_in(finished[1]).get("/games/999999/replay/").status_code == 404
     response = Client().get(f"/games/{game.pk}/replay/")
     assert response.status_code == 302 and "/accounts/login/" in response["Location"]
+
+
+def test_an_aborted_game_has_no_record_and_says_why(make_user, classic):
+    ann = make_user("ann")
+    game = services.game_create(creator=ann, variant=classic, seat_count=2, seed=3)
+    services.game_leave(game_id=game.pk, user=ann)
+    game.refresh_from_db()
+    assert game.status == Game.Status.ABORTED
+    for url in (f"/games/{game.pk}/record/", f"/games/{game.pk}/replay/"):
+        response = logged_in(ann).get(url)
+        assert response.status_code == 409 and "called off" in response.content.decode()
