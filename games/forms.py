@@ -26,6 +26,9 @@ class GameCreateForm(forms.Form):
                                      help_text=_("Play only the first rounds of the variant (empty: all)."))
     coach = forms.BooleanField(label=_("Coach"), required=False,
                                help_text=_("Show next to each card the penalty left if you discard it."))
+    players_only = forms.BooleanField(label=_("Players only"), required=False,
+                                      help_text=_("Nobody else may watch (spectators only ever see the "
+                                                  "public table)."))
 
     def clean_invite(self) -> list:
         names = [name.strip() for name in self.cleaned_data["invite"].replace(";", ",").split(",") if name.strip()]

@@ -66,18 +66,27 @@ def _finished_seats(user: Any) -> QuerySet[Seat]:
     return Seat.objects.filter(user=user, game__status=Game.Status.FINISHED)
 
 
+def _visible_to(viewer: Any, player: Any) -> Q:
+    """Games of ``player`` that ``viewer`` may open: all for the player, else those open to spectators
+    or where the viewer had a seat too (the table's ``may_watch`` rule, for finished games)."""
+    if viewer is None or getattr(viewer, "pk", None) == player.pk:
+        return Q()
+    return Q(game__spectators_allowed=True) | Q(Exists(Seat.objects.filter(game=OuterRef("game"), user=viewer)))
+
+
 # -- history ------------------------------------------------------------------
 
 
-def history_of(*, user: Any, variant: str = "", opponent: str = "") -> QuerySet[Seat]:
+def history_of(*, user: Any, variant: str = "", opponent: str = "", viewer: Any = None) -> QuerySet[Seat]:
     """The person's seats in finished games, last ended first, with place, rating change and table.
 
     ``variant`` filters on the variant's name as the game recorded it;
     ``opponent`` on a user name, or ``bot:<level>`` for a bot of that level.
+    Someone else (``viewer``) sees only the games they could open.
     """
     rating = GameResult.objects.filter(game=OuterRef("game"), position=OuterRef("position")).annotate(
         change=F("rating_after") - (F("mu_before") - 3 * F("sigma_before"))).values("change")
-    seats = (with_places(_finished_seats(user))
+    seats = (with_places(_finished_seats(user).filter(_visible_to(viewer, user)))
              .annotate(rating_change=Subquery(rating[:1]))
              .select_related("game")
              .prefetch_related(Prefetch("game__seats", queryset=Seat.objects.select_related("user")
@@ -94,9 +103,9 @@ def history_of(*, user: Any, variant: str = "", opponent: str = "") -> QuerySet[
     return seats
 
 
-def history_filters(*, user: Any) -> dict[str, list[tuple[str, str]]]:
+def history_filters(*, user: Any, viewer: Any = None) -> dict[str, list[tuple[str, str]]]:
     """The choices of the history filters: variants played, people and bot levels met."""
-    games = Game.objects.filter(status=Game.Status.FINISHED, seats__user=user)
+    games = Game.objects.filter(pk__in=_finished_seats(user).filter(_visible_to(viewer, user)).values("game"))
     variants = list(games.order_by("variant_name").values_list("variant_name", flat=True).distinct())
     people = (get_user_model().objects.filter(seats__game__in=games.values("pk")).exclude(pk=user.pk)
               .order_by("username").values_list("username", "display_name").distinct())

@@ -17,7 +17,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
-from . import history
+from . import history, selectors
 from .models import Game, Rating
 
 HISTORY_PAGE_SIZE = 20
@@ -47,14 +47,14 @@ def my_history(request: HttpRequest) -> HttpResponse:
 @require_GET
 def player_history(request: HttpRequest, username: str) -> HttpResponse:
     player = get_object_or_404(get_user_model(), username=username)
-    filters = history.history_filters(user=player)
+    filters = history.history_filters(user=player, viewer=request.user)
     variant = request.GET.get("variant", "")
     opponent = request.GET.get("opponent", "")
     if variant not in {value for value, _label in filters["variants"]}:
         variant = ""
     if opponent not in {value for value, _label in filters["opponents"]}:
         opponent = ""
-    seats = history.history_of(user=player, variant=variant, opponent=opponent)
+    seats = history.history_of(user=player, variant=variant, opponent=opponent, viewer=request.user)
     page = Paginator(seats, HISTORY_PAGE_SIZE).get_page(request.GET.get("page"))
     query = urlencode([(k, v) for k, v in (("variant", variant), ("opponent", opponent)) if v])
     return render(request, "games/history.html", {
@@ -65,10 +65,18 @@ def player_history(request: HttpRequest, username: str) -> HttpResponse:
     })
 
 
+def _players_only(request: HttpRequest, game: Game) -> HttpResponse:
+    return render(request, "games/refused.html", {
+        "error": _("Only the players of this game may look at it: its creator kept it to the table."),
+        "game": None}, status=403)
+
+
 @login_required
 @require_GET
 def game_record(request: HttpRequest, game_id: int) -> HttpResponse:
     game = get_object_or_404(Game, pk=game_id)
+    if not selectors.may_watch(game=game, user=request.user):
+        return _players_only(request, game)
     try:
         record = history.game_record(game=game)
     except history.ReplayRefused:
@@ -80,6 +88,8 @@ def game_record(request: HttpRequest, game_id: int) -> HttpResponse:
 @require_GET
 def game_replay(request: HttpRequest, game_id: int) -> HttpResponse:
     game = get_object_or_404(Game, pk=game_id)
+    if not selectors.may_watch(game=game, user=request.user):
+        return _players_only(request, game)
     try:
         context = history.game_replay(game=game, step=_int_param(request, "step"))
     except history.ReplayRefused:

@@ -84,6 +84,9 @@ class Game(models.Model):
     time_limit_seconds = models.PositiveIntegerField(_("time limit per move (seconds)"), default=24 * 3600)
     coach = models.BooleanField(_("coach"), default=False,
                                 help_text=_("Show next to each card the penalty left if it is discarded."))
+    spectators_allowed = models.BooleanField(
+        _("others may watch"), default=True,
+        help_text=_("Signed-in people without a seat may follow the game live; they see only the public table."))
     version = models.PositiveIntegerField(_("version"), default=0,
                                           help_text=_("Goes up by one with every change of the game."))
     state = models.JSONField(_("engine state"), null=True, blank=True)

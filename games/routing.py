@@ -1,5 +1,10 @@
-"""WebSocket routes of the games app (the consumers arrive with live updates)."""
+"""WebSocket routes of the games app (mounted by ``threethirteen_site.asgi``)."""
 
-from django.urls import URLPattern
+from django.urls import URLPattern, path
 
-websocket_urlpatterns: list[URLPattern] = []
+from . import consumers
+
+websocket_urlpatterns: list[URLPattern] = [
+    path("ws/games/<int:game_id>/", consumers.GameConsumer.as_asgi(), name="ws_game"),
+    path("ws/user/", consumers.UserConsumer.as_asgi(), name="ws_user"),
+]

@@ -57,6 +57,21 @@ def seat_of(*, game: Game, user: Any) -> Seat | None:
     return next((s for s in game.seats.all() if s.user_id == user.pk), None)
 
 
+def may_watch(*, game: Game, user: Any) -> bool:
+    """May ``user`` see this game's table and hear its live updates?
+
+    Its players always; other signed-in people while the game is looking for
+    players (to take a seat) and, when the game allows spectators, later too
+    (they get the public view).  The table view and the game's WebSocket
+    consumer both ask this.
+    """
+    if user is None or not user.is_authenticated:
+        return False
+    if game.status == Game.Status.OPEN or game.spectators_allowed:
+        return True
+    return game.seats.filter(user=user).exists()
+
+
 def game_table(*, game: Game, user: Any, sort: str = "suit") -> dict[str, Any]:
     """Everything the table template shows to ``user`` (seated or not)."""
     seats = list(game.seats.select_related("user").order_by("position"))

@@ -20,7 +20,7 @@ from django.db.models import Max
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from games import bots, ratings
+from games import bots, live, ratings
 from games.engine import (Action, Discard, Draw, GameState, GoOut, IllegalAction, Rules, RulesError,
                           action_from_dict, apply, new_game, view)
 
@@ -79,6 +79,7 @@ def game_create(
     invitees: Iterable[Any] = (),
     time_limit_seconds: int = 24 * 3600,
     coach: bool = False,
+    spectators_allowed: bool = True,
     options: Mapping[str, Any] | None = None,
     seed: int | None = None,
 ) -> Game:
@@ -106,6 +107,7 @@ def game_create(
         variant=variant, variant_name=variant.name, rules=rules.to_dict(),
         seed=seed if seed is not None else secrets.randbits(62), seat_count=seat_count,
         created_by=creator, time_limit_seconds=time_limit_seconds, coach=coach, version=1,
+        spectators_allowed=spectators_allowed,
     )
     people = [creator, *invitees]
     seats = []
@@ -143,6 +145,7 @@ def game_join(*, game_id: int, user: Any) -> Game:
         _deal(game)
     else:
         game.save(update_fields=["version", "updated_at"])
+        _announce(game)
     return game
 
 
@@ -174,6 +177,7 @@ def _vacate_seat(game: Game, seat: Seat) -> None:
     elif game.created_by_id == user_id:
         game.created_by_id = remaining.user_id  # someone must be able to start the game
     game.save(update_fields=["version", "status", "finished_at", "created_by", "updated_at"])
+    _announce(game)
 
 
 @transaction.atomic
@@ -320,7 +324,12 @@ def _save_state(game: Game, state: GameState) -> None:
     game.save()
     if state.is_over:
         ratings.rate_finished_game(game)  # once: same transaction, game row locked
-    # Live updates (issue 4) announce ``game.version`` here with transaction.on_commit.
+    _announce(game)
+
+
+def _announce(game: Game) -> None:
+    """Once the transaction commits, the game's live group hears the new version (and nothing else)."""
+    live.announce_game_version_on_commit(game.pk, game.version)
 
 
 def _deal(game: Game) -> None:
@@ -404,7 +413,7 @@ def game_abort(*, game_id: int, moderator: Any, reason: str) -> Game:
     AuditRecord.objects.create(actor=moderator, action=AuditRecord.Action.GAME_ABORT, reason=reason, game=game,
                                target=str(_("game #%(id)s (%(variant)s)") % {"id": game.pk,
                                                                           "variant": game.variant_name}))
-    # Live updates (issue 4) announce ``game.version`` here with transaction.on_commit.
+    _announce(game)
     return game
 
 

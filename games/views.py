@@ -51,7 +51,8 @@ def game_create(request: HttpRequest) -> HttpResponse:
         game = services.game_create(
             creator=request.user, variant=data["variant"], seat_count=data["seat_count"],
             bot_count=data["bot_count"], bot_level=data["bot_level"], invitees=data["invite"],
-            time_limit_seconds=data["time_limit_seconds"], coach=data["coach"], options=options)
+            time_limit_seconds=data["time_limit_seconds"], coach=data["coach"],
+            spectators_allowed=not data["players_only"], options=options)
     except services.GameError as error:
         form.add_error(None, error.message)
         return lobby(request, form=form, status=error.status)
@@ -76,24 +77,35 @@ def _table_response(request: HttpRequest, game: Game, *, template: str, error: s
     return render(request, template, context, status=status)
 
 
+def _players_only(request: HttpRequest, game: Game) -> HttpResponse:
+    return render(request, "games/refused.html",
+                  {"error": _("Only the players can watch this game."), "game": game}, status=403)
+
+
 @login_required
 @require_GET
 def table(request: HttpRequest, game_id: int) -> HttpResponse:
     game = get_object_or_404(Game, pk=game_id)
+    if not selectors.may_watch(game=game, user=request.user):
+        return _players_only(request, game)
     return _table_response(request, game, template="games/table.html")
 
 
 @login_required
 @require_GET
 def table_partial(request: HttpRequest, game_id: int) -> HttpResponse:
-    """The table body alone, for live updates to fetch and swap in."""
+    """The table body alone, for live updates to fetch and swap in (the same context as the page)."""
     game = get_object_or_404(Game, pk=game_id)
+    if not selectors.may_watch(game=game, user=request.user):
+        return _players_only(request, game)
     return _table_response(request, game, template="games/_table.html")
 
 
 def _refused(request: HttpRequest, error: services.GameError, game: Game | None = None) -> HttpResponse:
     if game is not None and request.user.is_authenticated:
         game.refresh_from_db()
+        if not selectors.may_watch(game=game, user=request.user):
+            return render(request, "games/refused.html", {"error": error.message, "game": game}, status=error.status)
         return _table_response(request, game, template="games/table.html", error=error)
     return render(request, "games/refused.html", {"error": error.message, "game": game}, status=error.status)
 

@@ -134,3 +134,18 @@ def test_an_aborted_game_has_no_record_and_says_why(make_user, classic):
     for url in (f"/games/{game.pk}/record/", f"/games/{game.pk}/replay/"):
         response = logged_in(ann).get(url)
         assert response.status_code == 409 and "called off" in response.content.decode()
+
+
+def test_a_players_only_game_is_looked_back_on_by_its_players_only(make_user, classic):
+    ann, bob, cleo = make_user("ann"), make_user("bob"), make_user("cleo")
+    game = services.game_create(creator=ann, variant=classic, seat_count=2, invitees=[bob],
+                                options={"rounds": [3]}, seed=4, spectators_allowed=False)
+    finish_with_bot_moves(game)
+    for url in (f"/games/{game.pk}/record/", f"/games/{game.pk}/replay/?step=1"):
+        assert logged_in(bob).get(url).status_code == 200
+        response = logged_in(cleo).get(url)
+        assert response.status_code == 403 and "Only the players" in response.content.decode()
+    assert f"/games/{game.pk}/record/" in logged_in(bob).get("/players/ann/games/").content.decode()
+    hidden = logged_in(cleo).get("/players/ann/games/")
+    assert f"/games/{game.pk}/record/" not in hidden.content.decode()
+    assert hidden.context["filters"]["opponents"] == []

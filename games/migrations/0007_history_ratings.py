@@ -26,7 +26,7 @@ def fill_round_result_details(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('games', '0005_moderators_group'),
+        ('games', '0006_game_spectators_allowed'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -1,0 +1,67 @@
+"""Live updates: the channel-layer groups and what is sent to them.
+
+One group per game (``game-<id>``) and one per person (``user-<id>``).  After
+a change of a game commits, its group hears only the new version number: each
+browser then fetches its own view of the table from the table view, so the
+rules about hidden cards live in one place (``games.selectors``) and no
+WebSocket message ever carries a card.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Mapping
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.db import transaction
+
+logger = logging.getLogger(__name__)
+
+#: Consumer handler names (``type`` of group messages).
+GAME_VERSION = "game.version"
+USER_MESSAGE = "user.message"
+
+
+def game_group(game_id: int) -> str:
+    return f"game-{int(game_id)}"
+
+
+def user_group(user_id: int) -> str:
+    return f"user-{int(user_id)}"
+
+
+def version_message(version: int) -> dict[str, Any]:
+    """The one message a game's group ever hears: ``{"type": "version", "version": N}``."""
+    return {"type": "version", "version": int(version)}
+
+
+def send_game_version(game_id: int, version: int) -> None:
+    """Tell everyone watching the game that it is now at ``version``."""
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    async_to_sync(layer.group_send)(game_group(game_id), {"type": GAME_VERSION, "version": int(version)})
+
+
+def announce_game_version_on_commit(game_id: int, version: int) -> None:
+    """After the current transaction commits, announce the game's new version.
+
+    ``robust``: the move is stored whatever happens to the channel layer (a
+    Redis that is down is logged; the pages catch up on their next fetch).
+    """
+    transaction.on_commit(lambda: send_game_version(game_id, version), robust=True)
+
+
+def send_to_user(user_id: int, data: Mapping[str, Any]) -> None:
+    """Send ``data`` (a JSON object, never cards) to every open page of one person."""
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    async_to_sync(layer.group_send)(user_group(user_id), {"type": USER_MESSAGE, "data": dict(data)})
+
+
+def send_to_user_on_commit(user_id: int, data: Mapping[str, Any]) -> None:
+    """``send_to_user`` once the current transaction has committed."""
+    payload = dict(data)
+    transaction.on_commit(lambda: send_to_user(user_id, payload), robust=True)

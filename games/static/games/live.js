@@ -1,0 +1,325 @@
+/* Live table and header updates (progressive enhancement: every page works without this).
+ *
+ * - Game page: a WebSocket to /ws/games/<id>/ says only "version N".  When N
+ *   differs from the version shown, the page fetches its own view of the
+ *   table from the server (the same context as the page) and swaps the
+ *   #table element.  On (re)connect the server sends the current version, so
+ *   a page that missed anything while offline catches up; a skipped version
+ *   is no different: the page always fetches the latest table.
+ * - The table's move forms are posted with fetch and the answer swapped in
+ *   (no reload, no scroll jump); without JavaScript they are plain POSTs.
+ * - The hand keeps the order the player arranged it in (drag, or the
+ *   Arrange buttons), per tab in sessionStorage, across swaps and reloads.
+ * - Every signed-in page opens /ws/user/ and re-dispatches each message as a
+ *   "threethirteen:user" DOM event (the header's "your turn" count).
+ * No string shown to people is written here: labels come from the templates.
+ */
+(function () {
+  "use strict";
+
+  var RETRY_MIN_MS = 500;
+  var RETRY_MAX_MS = 5000;
+
+  function socketUrl(path) {
+    return (location.protocol === "https:" ? "wss://" : "ws://") + location.host + path;
+  }
+
+  /* A WebSocket that reconnects by itself, with a growing pause. */
+  function LiveSocket(path, handlers) {
+    this.path = path;
+    this.handlers = handlers;
+    this.retries = 0;
+    this.timer = null;
+    this.socket = null;
+    this.open();
+  }
+  LiveSocket.prototype.open = function () {
+    var self = this;
+    clearTimeout(this.timer);
+    this.timer = null;
+    if (this.socket && this.socket.readyState <= 1) return;
+    var socket = new WebSocket(socketUrl(this.path));
+    this.socket = socket;
+    socket.onopen = function () {
+      self.retries = 0;
+      if (self.handlers.open) self.handlers.open();
+    };
+    socket.onmessage = function (event) {
+      var data;
+      try { data = JSON.parse(event.data); } catch (e) { return; }
+      if (self.handlers.message) self.handlers.message(data);
+    };
+    socket.onclose = function () {
+      if (self.socket !== socket) return;
+      if (self.handlers.close) self.handlers.close();
+      self.later();
+    };
+  };
+  LiveSocket.prototype.later = function () {
+    var self = this;
+    if (this.timer) return;
+    var pause = Math.min(RETRY_MAX_MS, RETRY_MIN_MS * Math.pow(2, this.retries));
+    this.retries += 1;
+    this.timer = setTimeout(function () { self.open(); }, pause * (0.8 + Math.random() * 0.4));
+  };
+  LiveSocket.prototype.now = function () {
+    /* Reconnect at once (back online, tab shown again) if the socket is down. */
+    if (!this.socket || this.socket.readyState > 1) this.open();
+  };
+
+  /* ---- the hand: arranged order, kept per tab and round ---------------------------------- */
+
+  function tableEl() { return document.getElementById("table"); }
+  function handEl() { var t = tableEl(); return t && t.querySelector("[data-hand]"); }
+  function slots(hand) {
+    return Array.prototype.filter.call(hand.children, function (el) { return el.classList.contains("hand-slot"); });
+  }
+  function slotCode(slot) { var c = slot.querySelector("[data-card]"); return c ? c.getAttribute("data-card") : ""; }
+  function storageKey() {
+    var t = tableEl();
+    return t && t.dataset.round ? "threethirteen:hand:" + t.dataset.game + ":" + t.dataset.round : null;
+  }
+  function readOrder() {
+    var key = storageKey();
+    if (!key) return null;
+    try { return JSON.parse(sessionStorage.getItem(key) || "null"); } catch (e) { return null; }
+  }
+  function saveOrder() {
+    var key = storageKey(), hand = handEl();
+    if (!key || !hand) return;
+    try { sessionStorage.setItem(key, JSON.stringify(slots(hand).map(slotCode))); } catch (e) { /* private mode */ }
+  }
+  function forgetOrder() {
+    var key = storageKey();
+    if (key) { try { sessionStorage.removeItem(key); } catch (e) { /* ignore */ } }
+  }
+  /* Cards keep their arranged places; cards new to the hand go to the end (codes may repeat with two decks). */
+  function applyOrder() {
+    var hand = handEl(), order = readOrder();
+    if (!hand || !order || !order.length) return;
+    var pool = slots(hand), arranged = [];
+    order.forEach(function (code) {
+      for (var i = 0; i < pool.length; i++) {
+        if (slotCode(pool[i]) === code) { arranged.push(pool.splice(i, 1)[0]); return; }
+      }
+    });
+    arranged.concat(pool).forEach(function (slot) { hand.appendChild(slot); });
+  }
+
+  var arranging = false;
+
+  function setUpHand() {
+    var t = tableEl();
+    if (!t) return;
+    var tools = t.querySelector("[data-arrange-tools]"), hand = handEl();
+    if (!tools || !hand) return;
+    tools.hidden = false;
+    var toggle = tools.querySelector("[data-arrange-toggle]");
+    slots(hand).forEach(function (slot) {
+      if (slot.querySelector(".arrange-moves")) return;
+      var moves = document.createElement("span");
+      moves.className = "arrange-moves";
+      [["left", "‹", -1], ["right", "›", 1]].forEach(function (spec) {
+        var b = document.createElement("button");
+        b.type = "button";
+        b.className = "arrange-move";
+        b.setAttribute("data-move", String(spec[2]));
+        b.setAttribute("aria-label", toggle.getAttribute("data-label-" + spec[0]) + " " + (slot.querySelector("[data-card]").getAttribute("title") || ""));
+        b.textContent = spec[1];
+        moves.appendChild(b);
+      });
+      slot.appendChild(moves);
+    });
+    showArranging(arranging);
+  }
+  function showArranging(on) {
+    arranging = on;
+    var t = tableEl(), toggle = t && t.querySelector("[data-arrange-toggle]");
+    if (!toggle) return;
+    t.classList.toggle("arranging", on);
+    toggle.setAttribute("aria-pressed", on ? "true" : "false");
+    toggle.textContent = toggle.getAttribute(on ? "data-label-off" : "data-label-on");
+  }
+  function moveSlot(slot, step) {
+    var hand = slot.parentNode, all = slots(hand), at = all.indexOf(slot), to = at + step;
+    if (to < 0 || to >= all.length) return;
+    if (step < 0) hand.insertBefore(slot, all[to]); else hand.insertBefore(slot, all[to].nextSibling);
+    saveOrder();
+  }
+
+  /* Drag with the pointer (mouse or finger): a short press is still a tap (discard). */
+  var drag = null, swallowClick = false;
+  document.addEventListener("pointerdown", function (e) {
+    var slot = e.target.closest && e.target.closest("#table [data-hand] .hand-slot");
+    if (!slot || e.button !== 0 || e.target.closest(".arrange-move")) return;
+    drag = { slot: slot, x: e.clientX, y: e.clientY, moving: false, pointer: e.pointerId };
+  });
+  document.addEventListener("pointermove", function (e) {
+    if (!drag || e.pointerId !== drag.pointer) return;
+    if (!drag.moving) {
+      if (Math.abs(e.clientX - drag.x) + Math.abs(e.clientY - drag.y) < 12) return;
+      drag.moving = true;
+      drag.slot.classList.add("dragging");
+    }
+    e.preventDefault();
+    var under = document.elementFromPoint(e.clientX, e.clientY);
+    var target = under && under.closest && under.closest(".hand-slot");
+    if (!target || target === drag.slot || target.parentNode !== drag.slot.parentNode) return;
+    var box = target.getBoundingClientRect();
+    var before = e.clientX < box.left + box.width / 2;
+    target.parentNode.insertBefore(drag.slot, before ? target : target.nextSibling);
+  });
+  function endDrag(e) {
+    if (!drag || (e && e.pointerId !== drag.pointer)) return;
+    if (drag.moving) {
+      drag.slot.classList.remove("dragging");
+      swallowClick = true;
+      setTimeout(function () { swallowClick = false; }, 0);
+      saveOrder();
+    }
+    drag = null;
+  }
+  document.addEventListener("pointerup", endDrag);
+  document.addEventListener("pointercancel", endDrag);
+
+  document.addEventListener("click", function (e) {
+    if (swallowClick && e.target.closest && e.target.closest("[data-hand]")) {
+      e.preventDefault(); e.stopPropagation(); swallowClick = false; return;
+    }
+    var toggle = e.target.closest && e.target.closest("#table [data-arrange-toggle]");
+    if (toggle) { showArranging(!arranging); return; }
+    var move = e.target.closest && e.target.closest("#table .arrange-move");
+    if (move) { moveSlot(move.closest(".hand-slot"), parseInt(move.getAttribute("data-move"), 10)); return; }
+    if (arranging && e.target.closest && e.target.closest("#table [data-hand] .card")) {
+      e.preventDefault();  // while arranging, a tap on a card does not discard it
+      return;
+    }
+    var sortLink = e.target.closest && e.target.closest("#table .sort-links a");
+    if (sortLink) forgetOrder();  // the server's order replaces the arranged one
+  }, true);
+
+  /* ---- fetching and swapping the table --------------------------------------------------- */
+
+  var latestKnown = 0, fetching = false, posting = false, tries = 0;
+
+  function shownVersion() { var t = tableEl(); return t ? parseInt(t.dataset.version, 10) || 0 : 0; }
+
+  function freshTable(html) {
+    var doc = new DOMParser().parseFromString(html, "text/html");
+    return doc.getElementById("table");
+  }
+
+  function swapIn(fresh) {
+    var t = tableEl();
+    if (!t || !fresh) return false;
+    var active = document.activeElement, focusedCard = active && active.getAttribute && active.getAttribute("data-card");
+    t.replaceWith(document.importNode(fresh, true));
+    applyOrder();
+    setUpHand();
+    if (focusedCard) {
+      var again = tableEl().querySelector('[data-card="' + focusedCard + '"]');
+      if (again && again.focus) again.focus({ preventScroll: true });
+    }
+    document.dispatchEvent(new CustomEvent("threethirteen:table", { detail: { version: shownVersion() } }));
+    return true;
+  }
+
+  function behind() { return latestKnown > shownVersion(); }
+
+  /* Fetch this page's own table and swap it in.  One request at a time; while a
+   * move is being posted its answer is the fresh table.  When either ends, a
+   * version heard meanwhile that is newer than the one shown fetches again. */
+  function refresh() {
+    var t = tableEl();
+    if (!t || posting || fetching) return;
+    fetching = true;
+    fetch(t.dataset.partialUrl, { credentials: "same-origin", cache: "no-store", headers: { "X-Requested-With": "fetch" } })
+      .then(function (response) {
+        if (!response.ok || response.redirected) throw new Error("table " + response.status);
+        return response.text();
+      })
+      .then(function (html) {
+        var fresh = freshTable(html);
+        if (fresh && (parseInt(fresh.dataset.version, 10) || 0) >= shownVersion()) swapIn(fresh);
+      })
+      .catch(function () { /* offline or signed out: the next version or reconnect tries again */ })
+      .then(function () {
+        fetching = false;
+        if (behind() && tries < 3) { tries += 1; refresh(); } else { tries = 0; }
+      });
+  }
+
+  /* Move forms (draw, discard, go out) post with fetch; the answer is the table page. */
+  document.addEventListener("submit", function (e) {
+    var form = e.target, t = tableEl();
+    if (!t || !t.contains(form) || !/\/play\/$/.test(form.getAttribute("action") || "")) return;
+    if (arranging) { e.preventDefault(); return; }
+    if (!window.fetch || !window.FormData) return;
+    e.preventDefault();
+    if (posting) return;
+    posting = true;
+    t.setAttribute("aria-busy", "true");
+    var body = new FormData(form);
+    if (e.submitter && e.submitter.name) body.set(e.submitter.name, e.submitter.value);
+    fetch(form.action, { method: "POST", body: body, credentials: "same-origin", headers: { "X-Requested-With": "fetch" } })
+      .then(function (response) { return response.text().then(function (html) { return [response, html]; }); })
+      .then(function (pair) {  // [response, html]
+        posting = false;
+        var fresh = freshTable(pair[1]);
+        if (!fresh) {
+          // Refused without a table (e.g. signed out meanwhile): show that page, as a plain post would.
+          document.open(); document.write(pair[1]); document.close();
+          return;
+        }
+        swapIn(fresh);
+        if (behind()) refresh();
+      })
+      .catch(function () { posting = false; location.reload(); });
+  });
+
+  /* ---- start ------------------------------------------------------------------------------ */
+
+  function startGame() {
+    var t = tableEl();
+    if (!t || !t.dataset.socketPath || !window.WebSocket) return;
+    applyOrder();
+    setUpHand();
+    var status = document.querySelector("[data-live-status]");
+    function show(live) {
+      if (!status) return;
+      status.hidden = false;
+      status.classList.toggle("offline", !live);
+      status.textContent = status.getAttribute(live ? "data-label-live" : "data-label-offline");
+    }
+    var socket = new LiveSocket(t.dataset.socketPath, {
+      open: function () { show(true); },
+      close: function () { show(false); },
+      message: function (data) {
+        if (data.type !== "version") return;
+        latestKnown = Math.max(latestKnown, data.version);
+        // Any other version than the one shown (newer, several ahead, or the
+        // current one after a reconnect that missed nothing): fetch if different.
+        if (data.version !== shownVersion()) refresh();
+      }
+    });
+    window.addEventListener("online", function () { socket.now(); });
+    document.addEventListener("visibilitychange", function () {
+      if (document.visibilityState === "visible") { socket.now(); refresh(); }
+    });
+    window.addEventListener("pageshow", function (e) { if (e.persisted) { socket.now(); refresh(); } });
+  }
+
+  function startUser() {
+    var path = document.body && document.body.getAttribute("data-user-socket-path");
+    if (!path || !window.WebSocket) return;
+    new LiveSocket(path, {
+      message: function (data) {
+        document.dispatchEvent(new CustomEvent("threethirteen:user", { detail: data }));
+      }
+    });
+  }
+
+  function start() { startGame(); startUser(); }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();

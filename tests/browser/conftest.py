@@ -1,0 +1,140 @@
+"""Browser tests: one headless Debian chromium for the whole run, against the site
+served by a real ASGI server (``manage.py runserver``, i.e. daphne, serving
+HTTP, WebSockets and the static files) on a free loopback port.
+
+The server process uses the test database file of this pytest process; the
+tests are transactional so that what they create is committed and visible to
+it.  Playwright's own browser download does not work here: Debian's chromium
+is launched (``.ci/run`` installs it with apt-get).
+
+Playwright's sync API marks its event loop as running on this thread between
+calls, so once the browser is up, Django's async-safety check would refuse
+the tests' plain ORM calls: the browser tests run last in the session and
+``DJANGO_ALLOW_ASYNC_UNSAFE`` is set while the browser lives (no Django code
+runs inside that loop).  Services, which send on the channel layer after
+commit, are called on a worker thread (``off_loop``).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+from django.test import Client
+
+from tests.servers import REPO, free_port, server_env, stop, wait_until_serving
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run", "--disable-dev-shm-usage"]
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Browser tests last (a stable sort keeps every other order as it was)."""
+    here = Path(__file__).resolve().parent
+    items.sort(key=lambda item: Path(str(item.path)).resolve().is_relative_to(here))
+
+
+def off_loop(function: Any, *args: Any, **kwargs: Any) -> Any:
+    """Run ``function`` on a thread of its own (no event loop there) and return its result."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(function, *args, **kwargs).result()
+
+
+@pytest.fixture(scope="session")
+def live_url(django_db_setup: Any, django_db_blocker: Any, tmp_path_factory: Any) -> Iterator[str]:
+    """The site served by ``manage.py runserver`` (daphne: HTTP, WebSockets, static files)."""
+    from django.db import connection
+
+    with django_db_blocker.unblock():
+        database_name = connection.settings_dict["NAME"]
+    port = free_port()
+    log = tmp_path_factory.mktemp("server") / "runserver.log"
+    with open(log, "wb") as out:
+        process = subprocess.Popen(
+            [sys.executable, "manage.py", "runserver", "--noreload", "--skip-checks", f"127.0.0.1:{port}"],
+            cwd=REPO, env=server_env(database_name), stdout=out, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_until_serving(url + "/rules/", process, log)
+        yield url
+    finally:
+        stop(process)
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """One chromium process for every browser test."""
+    import asyncio
+
+    from playwright.sync_api import sync_playwright
+
+    if not os.path.exists(CHROMIUM):
+        raise RuntimeError(f"{CHROMIUM} is missing: install Debian's chromium (`.ci/run` does it with apt-get)")
+    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    try:
+        with sync_playwright() as playwright:
+            chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+            try:
+                yield chromium
+            finally:
+                chromium.close()
+        if threading.current_thread() is threading.main_thread():
+            asyncio._set_running_loop(None)  # Playwright is gone: nothing runs that loop any more
+    finally:
+        if previous is None:
+            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+        else:
+            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
+
+
+@pytest.fixture(autouse=True)
+def _fast_passwords(settings: Any) -> None:
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture
+def make_user(django_user_model: Any):
+    def make(username: str):
+        return django_user_model.objects.create_user(username=username, email=f"{username}@example.com",
+                                                     password="a-long-pass-phrase-42")
+    return make
+
+
+@pytest.fixture
+def classic(transactional_db: Any):
+    from django.core.management import call_command
+
+    from games.models import Variant
+
+    call_command("load_variants", stdout=io.StringIO())
+    return Variant.objects.get(slug="classic")
+
+
+@pytest.fixture
+def signed_in(browser: Any, live_url: str):
+    """``signed_in(user, **context_options)``: a new browser context with ``user``'s session cookie."""
+    contexts = []
+
+    def make(user: Any, **options: Any):
+        client = Client()
+        client.force_login(user)
+        context = browser.new_context(base_url=live_url, **options)
+        context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value,
+                              "url": live_url}])
+        context.set_default_timeout(15_000)
+        contexts.append(context)
+        return context
+
+    yield make
+    for context in contexts:
+        context.close()

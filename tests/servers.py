@@ -1,0 +1,83 @@
+"""Helpers for tests that start real server processes on loopback ports."""
+
+from __future__ import annotations
+
+import http.cookiejar
+import os
+import re
+import socket
+import subprocess
+import time
+import urllib.parse
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_until_serving(url: str, process: subprocess.Popen, log: Path, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"the server stopped (exit {process.returncode}):\n{log.read_text()[-3000:]}")
+        try:
+            with urllib.request.urlopen(url, timeout=2) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError(f"the server did not answer {url} in {timeout} s:\n{log.read_text()[-3000:]}")
+
+
+def server_env(database_name: str, **extra: str) -> dict[str, str]:
+    env = {key: value for key, value in os.environ.items() if key not in ("REDIS_URL", "DATABASE_URL")}
+    env.update({"DATABASE_URL": f"sqlite:///{database_name}", "DEBUG": "1", "PYTHONUNBUFFERED": "1",
+                "DJANGO_SETTINGS_MODULE": "threethirteen_site.settings"})
+    env.update(extra)
+    return env
+
+
+def stop(process: subprocess.Popen) -> None:
+    """Stop a server this test started (only that process)."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+
+
+def table_form(base_url: str, session_id: str, game_id: int) -> tuple[Any, dict[str, str]]:
+    """What a browser has before it posts a move: a cookie jar opener and the form's CSRF token and version."""
+    jar = http.cookiejar.CookieJar()
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+    host = urllib.parse.urlparse(base_url).hostname
+    jar.set_cookie(http.cookiejar.Cookie(0, "sessionid", session_id, None, False, host, False, False, "/", True,
+                                         False, None, False, None, None, {}))
+    page = opener.open(f"{base_url}/games/{game_id}/", timeout=10).read().decode()
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1)
+    version = re.search(r'name="version" value="(\d+)"', page).group(1)
+    return opener, {"csrfmiddlewaretoken": token, "version": version}
+
+
+def post_form(base_url: str, opener: Any, fields: dict[str, str], game_id: int, action: dict) -> int:
+    """Post the move form and follow the redirect back to the table, as a browser does."""
+    data = urllib.parse.urlencode({**fields, **action}).encode()
+    with opener.open(f"{base_url}/games/{game_id}/play/", data=data, timeout=10) as response:
+        assert response.url.endswith(f"/games/{game_id}/")  # redirected back to the table: the move was taken
+        response.read()
+        return response.status
+
+
+def post_move(base_url: str, session_id: str, game: Any, action: dict) -> int:
+    """Load the table (CSRF cookie and token), post the move, follow the redirect."""
+    opener, fields = table_form(base_url, session_id, game.pk)
+    return post_form(base_url, opener, fields, game.pk, action)
