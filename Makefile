@@ -16,13 +16,15 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 # Migrating seeds the built-in variants (data migration); load_variants adds any
-# preset that a later engine version brought.  Bots need no set-up: they are
-# seats, not user accounts.  runserver is daphne's, so it serves ASGI.  The
-# move clock (gameclock: timeouts and turn e-mails) runs in the background
+# preset that a later engine version brought; rate_games rates finished games
+# that ended before ratings existed (a no-op afterwards).  Bots need no set-up:
+# they are seats, not user accounts.  runserver is daphne's, so it serves ASGI.
+# The move clock (gameclock: timeouts and turn e-mails) runs in the background
 # beside it and is stopped when the server stops.
 run: $(STAMP)
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py load_variants
+	$(PY) manage.py rate_games
 	$(PY) manage.py gameclock & clock=$$!; \
 	trap 'kill $$clock 2>/dev/null' EXIT; trap 'exit 130' INT TERM; \
 	$(PY) manage.py runserver 127.0.0.1:$(PORT)

@@ -22,7 +22,7 @@ from django.db.models import Max
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from games import bots, live
+from games import bots, live, ratings
 from games.engine import (Action, Discard, Draw, GameState, GoOut, IllegalAction, Rules, RulesError,
                           action_from_dict, apply, new_game, view)
 
@@ -448,7 +448,9 @@ def _store_round_result(game: Game, result: Any) -> None:
     RoundResult.objects.bulk_create([
         RoundResult(game=game, round_number=data["round"], seat=position, hand_size=data["hand_size"],
                     points=seat["points"], went_out=seat["went_out"],
-                    melds=[m["cards"] for m in seat["melds"]], deadwood=seat["deadwood"])
+                    melds=[m["cards"] for m in seat["melds"]], deadwood=seat["deadwood"],
+                    went_out_first=data["went_out"] == position, penalty=seat["penalty"],
+                    laid_off=seat["laid_off"])
         for position, seat in enumerate(data["seats"])
     ])
 
@@ -507,6 +509,8 @@ def _save_state(game: Game, state: GameState, *, turn_changed: bool,
     else:
         game.turn_deadline = game.turn_started_at + datetime.timedelta(seconds=game.time_limit_seconds)
     game.save()
+    if state.is_over:
+        ratings.rate_finished_game(game)  # once: same transaction, game row locked
     _announce(game)
     if new_turn or state.is_over:
         # The turn moved on: every person at the table may wait on one game more or less.

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views
+from . import history_views, views
 
 app_name = "games"
 
@@ -20,4 +20,11 @@ urlpatterns = [
     path("games/<int:game_id>/invite/<str:token>/", views.invite, name="invite"),
     path("games/<int:game_id>/rounds/<int:round_number>/", views.round_summary, name="round"),
     path("games/<int:game_id>/rules/", views.rules, name="game_rules"),
+    # looking back (issue 6)
+    path("games/<int:game_id>/record/", history_views.game_record, name="record"),
+    path("games/<int:game_id>/replay/", history_views.game_replay, name="replay"),
+    path("history/", history_views.my_history, name="my_history"),
+    path("players/<str:username>/", history_views.player_stats, name="stats"),
+    path("players/<str:username>/games/", history_views.player_history, name="history"),
+    path("leaderboard/", history_views.leaderboard, name="leaderboard"),
 ]

@@ -1,0 +1,139 @@
+"""Server-rendered SVG charts: pure geometry, no database, no JavaScript.
+
+These functions turn numbers into coordinates; the templates
+``games/_line_chart.html`` and ``games/_bar_chart.html`` draw them as
+inline SVG with a ``<title>`` and ``<desc>`` (and a data table beside it
+for screen readers), styled by the site's stylesheet so the charts use
+the page's colours.  Series are told apart by colour *and* by marker shape
+and dash pattern, so they read in grey too.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+__all__ = ["Series", "line_chart", "bar_chart", "nice_ticks"]
+
+WIDTH, HEIGHT = 640, 280
+LEFT, RIGHT, TOP, BOTTOM = 62, 16, 22, 46
+MARKERS = ("circle", "square", "diamond", "triangle")
+DASHES = ("", "6 4", "2 3", "10 3 2 3")
+#: Above this many points a line has no markers (they would only blur it).
+MAX_MARKERS = 40
+
+
+@dataclass
+class Series:
+    name: str
+    values: Sequence[float | None]
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
+    """Round tick values covering ``low``..``high`` (steps of 1, 2 or 5 times a power of ten)."""
+    if high < low:
+        low, high = high, low
+    if math.isclose(high, low):
+        high = low + 1
+    raw = (high - low) / max(count - 1, 1)
+    power = 10 ** math.floor(math.log10(raw))
+    step = next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw)
+    start = math.floor(low / step) * step
+    ticks = []
+    value = start
+    while value < high + step * 0.999:
+        ticks.append(round(value, 6))
+        value += step
+    return ticks
+
+
+def marker_path(shape: str, x: float, y: float, r: float = 4.5) -> str:
+    """SVG path data of a marker centred on (x, y)."""
+    if shape == "square":
+        return f"M{x - r + 1:.1f} {y - r + 1:.1f}h{2 * r - 2:.1f}v{2 * r - 2:.1f}h{-(2 * r - 2):.1f}z"
+    if shape == "diamond":
+        return f"M{x:.1f} {y - r - 1:.1f}l{r + 1:.1f} {r + 1:.1f}l{-(r + 1):.1f} {r + 1:.1f}l{-(r + 1):.1f} {-(r + 1):.1f}z"
+    if shape == "triangle":
+        return f"M{x:.1f} {y - r - 1:.1f}l{r + 1:.1f} {2 * r:.1f}h{-(2 * r + 2):.1f}z"
+    return f"M{x - r:.1f} {y:.1f}a{r} {r} 0 1 0 {2 * r} 0a{r} {r} 0 1 0 {-2 * r} 0"
+
+
+def _label(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:.1f}"
+
+
+def line_chart(*, series: Sequence[Series], x_labels: Sequence[str], title: str, desc: str,
+               x_title: str = "", y_title: str = "", zero_line: bool = False) -> dict[str, Any]:
+    """Lines over shared x positions (one per label); ``None`` values leave a gap."""
+    values = [v for s in series for v in s.values if v is not None]
+    if not values or not x_labels:
+        return {"empty": True, "title": title, "desc": desc}
+    ticks = nice_ticks(min(values + ([0] if zero_line else [])), max(values))
+    low, high = ticks[0], ticks[-1]
+    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+    n = len(x_labels)
+
+    def x_at(i: int) -> float:
+        return round(LEFT + (plot_w * (i + 0.5) / n if n < 3 else 14 + (plot_w - 28) * i / (n - 1)), 1)
+
+    def y_at(v: float) -> float:
+        return round(TOP + plot_h * (1 - (v - low) / (high - low)), 1)
+
+    label_every = max(1, math.ceil(n / 16))
+    lines = []
+    for index, s in enumerate(series):
+        points = [(x_at(i), y_at(v), v, x_labels[i]) for i, v in enumerate(s.values) if v is not None]
+        lines.append({
+            "name": s.name, "index": index % 8, "dash": DASHES[index % len(DASHES)],
+            "marker": MARKERS[index % len(MARKERS)],
+            "points": " ".join(f"{x},{y}" for x, y, _, _ in points),
+            "legend_marker": marker_path(MARKERS[index % len(MARKERS)], 14, 8),
+            "markers": [{"d": marker_path(MARKERS[index % len(MARKERS)], x, y), "value": _label(v), "x_label": xl}
+                        for x, y, v, xl in points]
+            if len(points) <= MAX_MARKERS else [],
+            "last": {"x": points[-1][0], "y": points[-1][1], "value": _label(points[-1][2])} if points else None,
+            **s.extra,
+        })
+    return {
+        "empty": False, "title": title, "desc": desc, "width": WIDTH, "height": HEIGHT,
+        "left": LEFT, "right": WIDTH - RIGHT, "top": TOP, "bottom": HEIGHT - BOTTOM,
+        "x_title": x_title, "y_title": y_title, "x_title_y": HEIGHT - 4, "y_title_x": 16,
+        "mid_x": LEFT + plot_w / 2, "mid_y": TOP + plot_h / 2,
+        "y_ticks": [{"y": y_at(t), "label": _label(t)} for t in ticks],
+        "x_ticks": [{"x": x_at(i), "label": label} for i, label in enumerate(x_labels) if i % label_every == 0
+                    or i == n - 1],
+        "zero_y": y_at(0) if zero_line and low < 0 < high else None,
+        "lines": lines,
+        "rows": [{"label": label, "values": [_label(s.values[i]) if s.values[i] is not None else ""
+                                             for s in series]} for i, label in enumerate(x_labels)],
+        "names": [s.name for s in series],
+    }
+
+
+def bar_chart(*, labels: Sequence[str], values: Sequence[float], title: str, desc: str,
+              x_title: str = "", y_title: str = "", notes: Sequence[str] | None = None) -> dict[str, Any]:
+    """One bar per label, its value written above it."""
+    if not labels:
+        return {"empty": True, "title": title, "desc": desc}
+    ticks = nice_ticks(0, max(max(values) * 1.1, 1))
+    high = ticks[-1]
+    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+    slot = plot_w / len(labels)
+    bar_w = min(slot * 0.7, 56)
+    bars = []
+    for i, (label, value) in enumerate(zip(labels, values)):
+        h = plot_h * value / high
+        x = LEFT + slot * i + (slot - bar_w) / 2
+        bars.append({"x": round(x, 1), "y": round(TOP + plot_h - h, 1), "w": round(bar_w, 1), "h": round(h, 1),
+                     "cx": round(x + bar_w / 2, 1), "value_y": round(TOP + plot_h - h - 5, 1), "label": label, "value": _label(round(value, 1)),
+                     "note": notes[i] if notes else ""})
+    return {
+        "empty": False, "title": title, "desc": desc, "width": WIDTH, "height": HEIGHT,
+        "left": LEFT, "right": WIDTH - RIGHT, "top": TOP, "bottom": HEIGHT - BOTTOM,
+        "x_title": x_title, "y_title": y_title, "x_title_y": HEIGHT - 4, "y_title_x": 16,
+        "mid_x": LEFT + plot_w / 2, "mid_y": TOP + plot_h / 2,
+        "y_ticks": [{"y": round(TOP + plot_h * (1 - t / high), 1), "label": _label(t)} for t in ticks],
+        "bars": bars,
+    }

@@ -1,0 +1,117 @@
+"""Thin views for looking back: history, a finished game's record and replay, stats, leaderboard.
+
+The reads live in ``games.history``; these parse the request and render.
+Bad input (an unknown player, a page or step that is not a number) gets a
+4xx or is read as the nearest sensible value, never a 500.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET
+
+from . import history, selectors
+from .models import Game, Rating
+
+HISTORY_PAGE_SIZE = 20
+LEADERBOARD_PAGE_SIZE = 50
+
+
+def _int_param(request: HttpRequest, name: str) -> int | None:
+    try:
+        return int(request.GET.get(name, ""))
+    except ValueError:
+        return None
+
+
+def _not_over(request: HttpRequest, game: Game, message: str) -> HttpResponse:
+    if game.status == Game.Status.ABORTED:
+        message = _("This game was called off before its end: it has no record and no replay.")
+    return render(request, "games/refused.html", {"error": message, "game": game}, status=409)
+
+
+@login_required
+@require_GET
+def my_history(request: HttpRequest) -> HttpResponse:
+    return redirect("games:history", username=request.user.username)
+
+
+@login_required
+@require_GET
+def player_history(request: HttpRequest, username: str) -> HttpResponse:
+    player = get_object_or_404(get_user_model(), username=username)
+    filters = history.history_filters(user=player, viewer=request.user)
+    variant = request.GET.get("variant", "")
+    opponent = request.GET.get("opponent", "")
+    if variant not in {value for value, _label in filters["variants"]}:
+        variant = ""
+    if opponent not in {value for value, _label in filters["opponents"]}:
+        opponent = ""
+    seats = history.history_of(user=player, variant=variant, opponent=opponent, viewer=request.user)
+    page = Paginator(seats, HISTORY_PAGE_SIZE).get_page(request.GET.get("page"))
+    query = urlencode([(k, v) for k, v in (("variant", variant), ("opponent", opponent)) if v])
+    return render(request, "games/history.html", {
+        "player": player, "is_me": player.pk == request.user.pk, "page": page,
+        "rows": history.history_rows(list(page.object_list)), "filters": filters,
+        "variant": variant, "opponent": opponent, "filtered": bool(variant or opponent),
+        "query": query,
+    })
+
+
+def _players_only(request: HttpRequest, game: Game) -> HttpResponse:
+    return render(request, "games/refused.html", {
+        "error": _("Only the players of this game may look at it: its creator kept it to the table."),
+        "game": None}, status=403)
+
+
+@login_required
+@require_GET
+def game_record(request: HttpRequest, game_id: int) -> HttpResponse:
+    game = get_object_or_404(Game, pk=game_id)
+    if not selectors.may_watch(game=game, user=request.user):
+        return _players_only(request, game)
+    try:
+        record = history.game_record(game=game)
+    except history.ReplayRefused:
+        return _not_over(request, game, _("This game is not over yet: its record opens when the last round ends."))
+    return render(request, "games/record.html", record)
+
+
+@login_required
+@require_GET
+def game_replay(request: HttpRequest, game_id: int) -> HttpResponse:
+    game = get_object_or_404(Game, pk=game_id)
+    if not selectors.may_watch(game=game, user=request.user):
+        return _players_only(request, game)
+    try:
+        context = history.game_replay(game=game, step=_int_param(request, "step"))
+    except history.ReplayRefused:
+        return _not_over(request, game, _("The replay shows every hand, so it opens only once the game is over."))
+    return render(request, "games/replay.html", context)
+
+
+@login_required
+@require_GET
+def player_stats(request: HttpRequest, username: str) -> HttpResponse:
+    player = get_object_or_404(get_user_model(), username=username)
+    context = history.player_stats(user=player)
+    context["is_me"] = player.pk == request.user.pk
+    return render(request, "games/stats.html", context)
+
+
+@require_GET
+def leaderboard(request: HttpRequest) -> HttpResponse:
+    page = Paginator(history.leaderboard(), LEADERBOARD_PAGE_SIZE).get_page(request.GET.get("page"))
+    bots = list(Rating.objects.filter(user__isnull=True).order_by("-ordinal"))
+    rows = history.leaderboard_rows(list(page.object_list), offset=page.start_index() - 1 if page.object_list else 0,
+                                    bots=bots, first_page=page.number == 1, last_page=not page.has_next())
+    return render(request, "games/leaderboard.html", {
+        "page": page, "rows": rows, "min_games": history.LEADERBOARD_MIN_GAMES,
+    })

@@ -1,0 +1,123 @@
+"""Ratings: openskill's Plackett-Luce model, updated once when a game finishes.
+
+Who is rated for a seat:
+
+* a seat with a person (``Seat.user``) rates that person, also when a bot
+  finished the game for them (timeouts, resignation): the result is theirs;
+* a seat a bot played from the start rates that bot *level*: bots are seats,
+  not users, and one rating per level (easy, medium, hard) lets people see
+  where they stand against each.
+
+Places come from the final totals: the lowest total is first and equal
+totals share a place (openskill's ``ranks`` take ties).  Several bots of one
+level at the same table are one rated entity seen several times: each seat
+is rated as its own team from the level's rating, and the level then takes
+the mean of those seats' new ``mu`` and ``sigma`` (so bots of a level beating
+each other leaves it about where it was).
+
+Exactly once: :func:`rate_finished_game` runs in the transaction that
+finishes the game, under its row lock, and writes one :class:`GameResult`
+per seat; the unique (game, position) constraint refuses a second set, and a
+game that has results is skipped.  :func:`game_rate` does the same from
+outside a move (``manage.py rate_games``, for games finished earlier).
+"""
+
+from __future__ import annotations
+
+from statistics import fmean
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+from openskill.models import PlackettLuce
+
+from .models import Game, GameResult, Rating, Seat
+
+__all__ = ["MODEL", "game_rate", "rate_finished_game", "places", "ordinal"]
+
+MODEL = PlackettLuce()
+
+
+def ordinal(mu: float, sigma: float) -> float:
+    """The rating shown to people: a cautious estimate, ``mu - 3 sigma`` (0 for a newcomer)."""
+    return mu - 3 * sigma
+
+
+def places(totals: list[int]) -> list[int]:
+    """Place of each seat: 1 + the number of seats with a lower total (ties share)."""
+    return [1 + sum(1 for other in totals if other < total) for total in totals]
+
+
+def game_rate(*, game_id: int) -> bool:
+    """Rate a finished game if it is not rated yet; True when this call rated it."""
+    with transaction.atomic():
+        game = Game.objects.select_for_update().get(pk=game_id)
+        return rate_finished_game(game)
+
+
+def rate_finished_game(game: Game) -> bool:
+    """Write the game's results and move the ratings; the caller holds the game's row lock.
+
+    Returns False (and changes nothing) when the game is not finished or was
+    rated already.
+    """
+    if game.status != Game.Status.FINISHED or GameResult.objects.filter(game=game).exists():
+        return False
+    seats = [s for s in Seat.objects.filter(game=game).order_by("position") if s.user_id or s.bot_level]
+    if len(seats) < 2:
+        return False
+    keys = [_key(seat) for seat in seats]
+    current = _locked_ratings(set(keys))
+    totals = [seat.total_score for seat in seats]
+    seat_places = places(totals)
+    teams = [[MODEL.rating(mu=current[key].mu, sigma=current[key].sigma)] for key in keys]
+    rated = MODEL.rate(teams, ranks=seat_places)
+
+    new_values: dict[tuple[str, Any], list[tuple[float, float]]] = {}
+    for key, team in zip(keys, rated):
+        new_values.setdefault(key, []).append((team[0].mu, team[0].sigma))
+    after = {key: (fmean(v[0] for v in values), fmean(v[1] for v in values)) for key, values in new_values.items()}
+
+    finished_at = game.finished_at or timezone.now()
+    results = []
+    for seat, key, place in zip(seats, keys, seat_places):
+        before, (mu, sigma) = current[key], after[key]
+        results.append(GameResult(
+            game=game, position=seat.position, user_id=seat.user_id,
+            bot_level="" if seat.user_id else seat.bot_level, place=place,
+            shared=seat_places.count(place) > 1, total_score=seat.total_score,
+            mu_before=before.mu, sigma_before=before.sigma, mu_after=mu, sigma_after=sigma,
+            rating_after=ordinal(mu, sigma), finished_at=finished_at))
+    try:
+        with transaction.atomic():  # a savepoint: a racing second writer fails here, not the move
+            GameResult.objects.bulk_create(results)
+    except IntegrityError:
+        return False
+    for key, (mu, sigma) in after.items():
+        rating = current[key]
+        rating.mu, rating.sigma, rating.ordinal = mu, sigma, ordinal(mu, sigma)
+        rating.games += 1
+        rating.save(update_fields=["mu", "sigma", "ordinal", "games", "updated_at"])
+    return True
+
+
+def _key(seat: Seat) -> tuple[str, Any]:
+    return ("user", seat.user_id) if seat.user_id else ("bot", seat.bot_level)
+
+
+def _locked_ratings(keys: set[tuple[str, Any]]) -> dict[tuple[str, Any], Rating]:
+    """The current rating of each entity (created at the model's start), rows locked in pk order."""
+    user_ids = [value for kind, value in keys if kind == "user"]
+    levels = [value for kind, value in keys if kind == "bot"]
+    fresh = MODEL.rating()
+    start = {"mu": fresh.mu, "sigma": fresh.sigma, "ordinal": ordinal(fresh.mu, fresh.sigma)}
+    for user_id in user_ids:
+        Rating.objects.get_or_create(user_id=user_id, defaults=start)
+    for level in levels:
+        Rating.objects.get_or_create(bot_level=level, user=None, defaults=start)
+    rows = (Rating.objects.select_for_update().filter(user_id__in=user_ids)
+            | Rating.objects.select_for_update().filter(user__isnull=True, bot_level__in=levels))
+    found = {}
+    for rating in rows.order_by("pk"):
+        found[("user", rating.user_id) if rating.user_id else ("bot", rating.bot_level)] = rating
+    return found

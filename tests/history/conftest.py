@@ -1,0 +1,60 @@
+"""Fixtures for history, record, replay, stats and ratings tests."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone as dt_timezone
+from typing import Any, Sequence
+
+import pytest
+
+from games import bots, ratings, services
+from games.engine import GameState, Rules, view
+from games.models import Game, RoundResult, Seat, Variant
+
+from tests.web.conftest import _fast_passwords, classic, make_user  # noqa: F401  (shared fixtures)
+
+START = datetime(2026, 1, 1, 12, 0, tzinfo=dt_timezone.utc)
+
+
+def finish_with_bot_moves(game: Game) -> Game:
+    """Play every person's turn with the bot's choice, through the service, to the end."""
+    for _ in range(5000):
+        game.refresh_from_db()
+        if game.status != Game.Status.ACTIVE:
+            return game
+        seat = game.seats.get(position=game.current_seat)
+        action = bots.choose_action(view(GameState.from_dict(game.state), seat.position))
+        services.game_play(game_id=game.pk, user=seat.user, action=action, expected_version=game.version)
+    raise AssertionError("the game did not end")
+
+
+def make_finished_game(players: Sequence[Any], totals: Sequence[int], *, number: int = 0,
+                       rounds: Sequence[tuple[int, Sequence[int], int | None]] = (),
+                       variant_name: str = "Classic", rate: bool = True) -> Game:
+    """A finished game written straight to the tables (no moves): for lists, stats and ratings.
+
+    ``players``: users, or bot level strings.  ``rounds``: (hand size,
+    points per seat, seat that went out first or None).  Totals are given
+    separately so a fixture can state them by hand.
+    """
+    variant = Variant.objects.filter(name=variant_name).first()
+    game = Game.objects.create(variant=variant, variant_name=variant_name, rules=Rules().to_dict(), seed=number,
+                               seat_count=len(players), status=Game.Status.FINISHED,
+                               started_at=START + timedelta(hours=number),
+                               finished_at=START + timedelta(hours=number, minutes=30))
+    Seat.objects.bulk_create([
+        Seat(game=game, position=i, total_score=total,
+             **({"bot_level": p, "bot_name": f"Bot{i}"} if isinstance(p, str) else {"user": p}))
+        for i, (p, total) in enumerate(zip(players, totals))])
+    RoundResult.objects.bulk_create([
+        RoundResult(game=game, round_number=r + 1, seat=i, hand_size=size, points=points[i],
+                    went_out=first == i, went_out_first=first == i)
+        for r, (size, points, first) in enumerate(rounds) for i in range(len(players))])
+    if rate:
+        ratings.game_rate(game_id=game.pk)
+    return game
+
+
+@pytest.fixture
+def finished_game_factory(db: Any):
+    return make_finished_game
