@@ -490,8 +490,28 @@ class GameAuditInline(ReadOnlyInline):
     verbose_name_plural = gettext_lazy("moderation of this game")
 
 
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Staff may look, nobody edits here: what games record changes only through the services."""
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+class GameModerationAdmin(ReadOnlyAdmin):
+    """Read-only, with the moderation actions (``permissions=["moderate"]``) of the Moderators group."""
+
+    def has_moderate_permission(self, request: HttpRequest) -> bool:
+        return request.user.is_active and request.user.is_staff and request.user.has_perm("games.moderate_game")
+
+
 @admin.register(Game)
-class GameAdmin(admin.ModelAdmin):
+class GameAdmin(GameModerationAdmin):
     """Read-only: a game changes only through the services (moderation actions below).
 
     The engine state and the seed are left out: with them anyone could read
@@ -515,18 +535,6 @@ class GameAdmin(admin.ModelAdmin):
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Game]:
         return super().get_queryset(request).prefetch_related("seats__user")
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_moderate_permission(self, request: HttpRequest) -> bool:
-        return request.user.is_active and request.user.is_staff and request.user.has_perm("games.moderate_game")
 
     @admin.display(description=gettext_lazy("players"))
     def players(self, game: Game) -> str:
@@ -633,24 +641,12 @@ class GameAdmin(admin.ModelAdmin):
 
 
 @admin.register(Seat)
-class SeatAdmin(admin.ModelAdmin):
+class SeatAdmin(GameModerationAdmin):
     list_display = ("game", "position", "user", "bot_level", "total_score")
     list_filter = ("bot_level", "game__status")
     search_fields = ("user__username", "user__display_name", "=game__id")
     list_select_related = ("game", "user")
     actions = ["hand_to_bot"]
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_moderate_permission(self, request: HttpRequest) -> bool:
-        return request.user.is_active and request.user.is_staff and request.user.has_perm("games.moderate_game")
 
     @admin.action(description=gettext_lazy("Hand the selected seats to a bot…"), permissions=["moderate"])
     def hand_to_bot(self, request: HttpRequest, queryset: QuerySet[Seat]) -> HttpResponse | None:
@@ -667,17 +663,6 @@ class SeatAdmin(admin.ModelAdmin):
                 bot_level=data["bot_level"]),
             done=lambda count: ngettext("A bot plays %(count)s seat now.", "Bots play %(count)s seats now.", count)
             % {"count": count})
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
 
 @admin.register(Move)

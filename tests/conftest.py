@@ -13,6 +13,7 @@ import importlib
 import io
 from typing import Any
 
+import pytest
 from django.db.models.signals import post_migrate
 
 
@@ -31,3 +32,31 @@ def _reseed_after_flush(sender: Any, using: str = "default", **kwargs: Any) -> N
 
 
 post_migrate.connect(_reseed_after_flush, dispatch_uid="tests-reseed-after-flush")
+
+
+# -- fixtures shared by every Django test folder ---------------------------------
+
+
+@pytest.fixture(autouse=True)
+def _fast_passwords(settings: Any) -> None:
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture
+def make_user(django_user_model: Any):
+    def make(username: str, password: str = "a-long-pass-phrase-42"):
+        return django_user_model.objects.create_user(username=username, email=f"{username}@example.com",
+                                                     password=password)
+    return make
+
+
+@pytest.fixture
+def classic(db: Any):
+    """The built-in classic variant (transactional tests get it too: the marker decides the kind of db)."""
+    from django.core.management import call_command
+
+    from games.models import Variant
+
+    if not Variant.objects.filter(slug="classic").exists():
+        call_command("load_variants", stdout=io.StringIO())
+    return Variant.objects.get(slug="classic")

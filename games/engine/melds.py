@@ -125,7 +125,7 @@ def _pareto(options: list) -> tuple:
     options.sort(key=lambda o: (o[0], o[1], -o[2]))
     kept: list = []
     for option in options:
-        d, lo, hi = option[0], option[1], option[2]
+        lo, hi = option[1], option[2]
         for k in kept:
             if k[1] <= lo and k[2] >= hi:  # k[0] <= d by the sort order
                 break

@@ -17,7 +17,6 @@ commit, are called on a worker thread (``off_loop``).
 
 from __future__ import annotations
 
-import io
 import os
 import subprocess
 import sys
@@ -95,29 +94,6 @@ def browser() -> Iterator[Any]:
             os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
         else:
             os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
-
-
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings: Any) -> None:
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
-@pytest.fixture
-def make_user(django_user_model: Any):
-    def make(username: str):
-        return django_user_model.objects.create_user(username=username, email=f"{username}@example.com",
-                                                     password="a-long-pass-phrase-42")
-    return make
-
-
-@pytest.fixture
-def classic(transactional_db: Any):
-    from django.core.management import call_command
-
-    from games.models import Variant
-
-    call_command("load_variants", stdout=io.StringIO())
-    return Variant.objects.get(slug="classic")
 
 
 @pytest.fixture

@@ -11,7 +11,6 @@ from games import bots, ratings, services
 from games.engine import GameState, Rules, view
 from games.models import Game, RoundResult, Seat, Variant
 
-from tests.web.conftest import _fast_passwords, classic, make_user  # noqa: F401  (shared fixtures)
 
 START = datetime(2026, 1, 1, 12, 0, tzinfo=dt_timezone.utc)
 

@@ -1,38 +1,13 @@
 from __future__ import annotations
 
-import io
 import re
 from typing import Any
 
 import pytest
-from django.core.management import call_command
 from django.test import Client
 
-from games import bots
 from games.engine import GameState, view
-from games.models import Game, Variant
-
-
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings: Any) -> None:
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
-@pytest.fixture
-def make_user(django_user_model: Any):
-    def make(username: str, password: str = "a-long-pass-phrase-42"):
-        return django_user_model.objects.create_user(username=username, email=f"{username}@example.com",
-                                                     password=password)
-    return make
-
-
-@pytest.fixture
-def classic(db: Any) -> Variant:
-    # A transactional test (transaction=True) empties the tables when it ends, seeded variants
-    # included: put the built-in ones back if one ran before.
-    if not Variant.objects.filter(slug="classic").exists():
-        call_command("load_variants", stdout=io.StringIO())
-    return Variant.objects.get(slug="classic")
+from games.models import Game
 
 
 def logged_in(user: Any) -> Client:

@@ -8,7 +8,6 @@ import pytest
 from django.db import connection
 
 from games import services
-from games.models import Game
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import pytest
-from django.test import Client
 
 from games import services
 from games.models import Game, Variant
