@@ -67,3 +67,25 @@ def test_hand_sorts_by_suit_or_rank_and_marks_wilds(make_user, classic):
     assert ranks == sorted(ranks)
     html = client.get(f"/games/{game.pk}/").content.decode()
     assert html.count('class="card-wild"') >= sum(f["wild"] for f in by_suit)  # + a wild top discard
+
+
+def test_after_going_out_the_empty_hand_says_so_instead_of_offering_tools(make_user, classic):
+    ann, bob = make_user("ann"), make_user("bob")
+    game = services.game_create(creator=ann, variant=classic, seat_count=2, bot_count=0, invitees=[bob], seed=5,
+                                options={"rounds": [3, 4, 5]})
+    client_at = {seat.position: logged_in(seat.user) for seat in game.seats.all()}
+    for _ in range(500):
+        v = engine_view(game, 0)
+        if v["went_out"] is not None:
+            break
+        seat = v["current_seat"]
+        assert post_action(client_at[seat], game, bots.choose_action(engine_view(game, seat)).to_dict()).status_code == 302
+    else:
+        pytest.fail("nobody went out")
+    game.refresh_from_db()
+    assert game.status == game.Status.ACTIVE and engine_view(game, 0)["final_lap"]
+    out_page = client_at[v["went_out"]].get(f"/games/{game.pk}/").content.decode()
+    assert "You went out: every card of yours is in the melds above." in out_page
+    assert "data-arrange-toggle" not in out_page and "?sort=rank" not in out_page
+    other_page = client_at[1 - v["went_out"]].get(f"/games/{game.pk}/").content.decode()
+    assert "You went out" not in other_page and "data-arrange-toggle" in other_page
