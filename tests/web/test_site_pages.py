@@ -1,11 +1,13 @@
-"""Site-wide page hygiene: every template's words go through translation."""
+"""Site-wide page hygiene: every template's words go through translation; pages name an icon that exists."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
+import pytest
 from django.conf import settings
+from django.contrib.staticfiles import finders
 from django.test import RequestFactory
 from django.views.defaults import server_error
 
@@ -52,3 +54,9 @@ def test_the_server_error_page_follows_the_language():
         html = server_error(RequestFactory().get("/")).content.decode()
     assert '<html lang="cs">' in html and "Back to the lobby" in html
 
+
+@pytest.mark.django_db
+def test_pages_name_a_site_icon_that_exists(client):
+    html = client.get("/").content.decode()
+    icon = re.search(r'<link rel="icon" href="/static/([^"]+)"', html)
+    assert icon and finders.find(icon.group(1))
