@@ -55,6 +55,17 @@ def test_create_form_errors_are_shown(make_user, classic):
     assert not Game.objects.exists()
 
 
+def test_a_refused_new_game_says_so_at_the_top_of_the_lobby(make_user, classic):
+    # On a phone the form is below the lists: the refusal must be seen without scrolling.
+    client = logged_in(make_user("ann"))
+    assert "The game was not created." not in client.get("/").content.decode()
+    html = client.post("/games/new/", {"variant": classic.pk, "seat_count": 2, "bot_count": 3,
+                                       "bot_level": "medium", "time_limit_seconds": 120}).content.decode()
+    notice = html.index("The game was not created.")
+    assert notice < html.index('id="my-games"') and '<a href="#new-game">' in html[notice:notice + 200]
+    assert 'id="new-game"' in html
+
+
 def test_invited_people_are_seated_and_open_seats_are_joined(make_user, classic):
     ann, bob, cleo = make_user("ann"), make_user("bob"), make_user("cleo")
     client = logged_in(ann)
