@@ -543,10 +543,7 @@ class GameAdmin(GameModerationAdmin):
 
     @admin.display(description=gettext_lazy("time per move"))
     def time_limit(self, game: Game) -> str:
-        labels = dict(Game.TIME_LIMIT_CHOICES)
-        seconds = game.time_limit_seconds
-        return str(labels.get(seconds, ngettext("%(count)s second", "%(count)s seconds", seconds)
-                              % {"count": seconds}))
+        return game.time_limit_label()
 
     @admin.display(description=gettext_lazy("rule options"))
     def rule_options(self, game: Game) -> str:

@@ -14,6 +14,7 @@ from django.db.models import Q
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 
 class Variant(models.Model):
@@ -135,6 +136,13 @@ class Game(models.Model):
 
     def invite_path(self) -> str:
         return reverse("games:invite", args=[self.pk, self.invite_token]) if self.invite_token else ""
+
+    def time_limit_label(self) -> str:
+        """"1 day", "30 seconds"...: the choice's label (the choices are grouped, live and over days)."""
+        labels = dict(self.LIVE_TIME_LIMITS + self.ASYNC_TIME_LIMITS)
+        seconds = self.time_limit_seconds
+        return str(labels.get(seconds) or ngettext("%(count)s second", "%(count)s seconds", seconds)
+                   % {"count": seconds})
 
 
 class Seat(models.Model):

@@ -450,3 +450,13 @@ def test_the_moderators_group_comes_from_a_migration(db):
     assert {("games", "moderate_game"), ("games", "moderate_user"), ("games", "view_game"),
             ("accounts", "view_user"), ("games", "view_auditrecord")} <= perms
     assert not {p for p in perms if p[1].startswith(("change_", "add_", "delete_"))}
+
+
+def test_a_games_page_names_its_time_per_move(two_player_game, role_client):
+    # The choices are grouped (live / over days): the label must still be found, not "86400 seconds".
+    game, _ann, _bob = two_player_game
+    client, _moderator = role_client("moderator")
+    for seconds, label in ((24 * 3600, "1 day"), (30, "30 seconds"), (45, "45 seconds")):
+        Game.objects.filter(pk=game.pk).update(time_limit_seconds=seconds)
+        page = client.get(f"/admin/games/game/{game.pk}/change/").content.decode()
+        assert re.search(rf"<div class=\"readonly\">\s*{label}\s*</div>", page), label
