@@ -161,3 +161,16 @@ def test_when_the_creator_leaves_the_next_person_may_start(make_user, classic):
     assert logged_in(bob).post(f"/games/{game.pk}/start/").status_code == 302
     game.refresh_from_db()
     assert game.status == Game.Status.ACTIVE and game.created_by == bob
+
+
+def test_open_tables_say_how_long_a_move_may_take(make_user, classic):
+    # A 30-second live table and a 7-day one are different promises: say which before joining.
+    ann = make_user("ann")
+    for seconds in (30, 7 * 24 * 3600):
+        logged_in(ann).post("/games/new/", {"variant": classic.pk, "seat_count": 2, "bot_count": 0,
+                                            "bot_level": "medium", "time_limit_seconds": seconds})
+    live, slow = Game.objects.order_by("pk")
+    html = logged_in(make_user("bob")).get("/").content.decode()
+    rows = {game.pk: html[html.index(f"#{game.pk}</span>"):html.index(f"/games/{game.pk}/join/")] for game in (live, slow)}
+    assert "30 seconds" in rows[live.pk] and "7 days" not in rows[live.pk]
+    assert "7 days" in rows[slow.pk] and "30 seconds" not in rows[slow.pk]
