@@ -47,3 +47,12 @@ def test_nobody_logged_out_may_watch(classic, make_user):
 
     game = services.game_create(creator=make_user("ann"), variant=classic, seat_count=2, bot_count=1)
     assert game.spectators_allowed and not selectors.may_watch(game=game, user=AnonymousUser())
+
+
+def test_a_watcher_is_told_they_are_watching_and_a_player_is_not(make_user, classic):
+    ann, cid = make_user("ann"), make_user("cid")
+    game = services.game_create(creator=ann, variant=classic, seat_count=2, bot_count=1, seed=3)
+    note = "You are watching this game"
+    for url in (f"/games/{game.pk}/", f"/games/{game.pk}/table/"):
+        assert note in logged_in(cid).get(url).content.decode()
+        assert note not in logged_in(ann).get(url).content.decode()
