@@ -349,7 +349,7 @@ def game_rematch(*, game_id: int, user: Any) -> Game:
         variant=game.variant, variant_name=game.variant_name, rules=game.rules, seed=secrets.randbits(62),
         seat_count=game.seat_count, created_by=user, time_limit_seconds=game.time_limit_seconds,
         coach=game.coach, version=1, is_private=game.is_private, invite_token=secrets.token_urlsafe(16),
-        rematch_of=game,
+        spectators_allowed=game.spectators_allowed, rematch_of=game,
     )
     seats = []
     for old in game.seats.order_by("position"):
