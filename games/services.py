@@ -98,12 +98,14 @@ def game_create(
     is_private: bool = False,
     spectators_allowed: bool = True,
     options: Mapping[str, Any] | None = None,
+    round_count: int | None = None,
     seed: int | None = None,
 ) -> Game:
     """Create a game: the creator in seat 0, then invitees, bots, and open seats.
 
-    ``options`` override the variant's rule options (e.g. ``{"rounds": [3, 4]}``).
-    A game whose seats are all taken starts (deals) at once.
+    ``options`` override the variant's rule options (e.g. ``{"rounds": [3, 4]}``);
+    ``round_count`` plays only the first rounds of the variant.  A game whose
+    seats are all taken starts (deals) at once.
     """
     if creator is None or not creator.is_authenticated:
         raise GameError("not_logged_in", _("Log in to create a game."))
@@ -114,6 +116,8 @@ def game_create(
         raise GameError("bad_time_limit", _("Choose one of the offered time limits per move."))
     try:
         rules = Rules.from_dict({**variant.options, **(options or {})})
+        if round_count:
+            rules = Rules.from_dict({**rules.to_dict(), "rounds": list(rules.rounds)[:round_count]})
         rules.check_seats(seat_count)
     except RulesError as error:
         raise GameError("bad_rules", str(error)) from None
@@ -407,7 +411,7 @@ def _describe_illegal(error: IllegalAction, action: Any) -> str:
         "game_over": _("The game is over: no more moves."),
     }
     message = messages.get(error.code)
-    if message is None:
+    if message is None:  # the engine's own sentence names what was wrong (a field, a card code)
         message = _("That move is not possible: %(reason)s") % {"reason": str(error)}
     return message
 

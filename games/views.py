@@ -45,15 +45,12 @@ def game_create(request: HttpRequest) -> HttpResponse:
     if not form.is_valid():
         return lobby(request, form=form, status=400)
     data = form.cleaned_data
-    options: dict[str, Any] = {}
-    if data.get("round_count"):
-        options["rounds"] = list(Rules.from_dict(data["variant"].options).rounds)[: data["round_count"]]
     try:
         game = services.game_create(
             creator=request.user, variant=data["variant"], seat_count=data["seat_count"],
             bot_count=data["bot_count"], bot_level=data["bot_level"], invitees=data["invite"],
             time_limit_seconds=data["time_limit_seconds"], coach=data["coach"], is_private=data["is_private"],
-            spectators_allowed=not data["players_only"], options=options)
+            spectators_allowed=not data["players_only"], round_count=data.get("round_count"))
     except services.GameError as error:
         form.add_error(None, error.message)
         return lobby(request, form=form, status=error.status)
