@@ -90,6 +90,12 @@ class UserAdmin(BaseUserAdmin):
         return [inline for inline in super().get_inline_instances(request, obj)
                 if not isinstance(inline, AuditByUserInline) or obj.audit_actions.exists()]
 
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None):
+        # Deactivating goes through the "Deactivate" action (services.user_deactivate: bots take the
+        # seats, an audit record is written), never through a bare checkbox.
+        readonly = tuple(super().get_readonly_fields(request, obj))
+        return readonly + ("is_active",) if obj is not None else readonly
+
     def get_fieldsets(self, request: HttpRequest, obj: Any = None):
         fieldsets = super().get_fieldsets(request, obj)
         if obj is not None and not self.has_change_permission(request, obj):

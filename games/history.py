@@ -30,7 +30,7 @@ from games.engine import (RANK_CHARS, Rules, action_from_dict, meld_kind, parse_
 
 from . import charts, presentation
 from .models import BotLevel, Game, GameResult, Move, Rating, RoundResult, Seat
-from .ratings import MODEL, ordinal
+from .ratings import MODEL, ordinal, places
 
 __all__ = [
     "ReplayRefused", "history_of", "history_filters", "game_record", "game_replay", "player_stats",
@@ -56,10 +56,14 @@ def _count_of(queryset: QuerySet) -> Coalesce:
 
 
 def with_places(seats: QuerySet[Seat]) -> QuerySet[Seat]:
-    """Annotate ``place`` (1 = won) and ``tied`` (seats with the same total, itself included)."""
-    lower = Seat.objects.filter(game=OuterRef("game"), total_score__lt=OuterRef("total_score"))
-    same = Seat.objects.filter(game=OuterRef("game"), total_score=OuterRef("total_score"))
-    return seats.annotate(place=_count_of(lower) + 1, tied=_count_of(same))
+    """Annotate ``place`` (1 = won) and ``place_shared`` from the seat's stored ``GameResult``.
+
+    The place is worked out once, when the game finishes (``ratings.places``:
+    people who left rank last), and every page reads it from there.
+    """
+    result = GameResult.objects.filter(game=OuterRef("game"), position=OuterRef("position"))
+    return seats.annotate(place=Subquery(result.values("place")[:1]),
+                          place_shared=Subquery(result.values("shared")[:1]))
 
 
 def _finished_seats(user: Any) -> QuerySet[Seat]:
@@ -124,7 +128,7 @@ def history_rows(seats: list[Seat]) -> list[dict[str, Any]]:
         game = seat.game
         table = list(game.seats.all())
         rows.append({
-            "game": game, "place": seat.place, "shared": seat.tied > 1, "won": seat.place == 1,
+            "game": game, "place": seat.place, "shared": seat.place_shared, "won": seat.place == 1,
             "seat_count": len(table), "total": seat.total_score,
             "rating_change": seat.rating_change,
             "players": [{"name": s.name, "total": s.total_score, "me": s.pk == seat.pk, "bot": s.is_bot and not s.user_id}
@@ -182,14 +186,15 @@ def game_record(*, game: Game) -> dict[str, Any]:
                         "went_out_name": names.get(first) if first is not None else None,
                         "stock_exhausted": first is None, "rows": summary_rows},
         })
-    totals = [s.total_score for s in seats]
+    seat_places = dict(zip((s.position for s in seats),
+                           places([s.total_score for s in seats], [s.has_left for s in seats])))
     standings = []
-    for s in sorted(seats, key=lambda s: (s.total_score, s.position)):
-        place = 1 + sum(1 for t in totals if t < s.total_score)
+    for s in sorted(seats, key=lambda s: (seat_places[s.position], s.position)):
+        place = seat_places[s.position]
         rating = ratings.get(s.position)
         standings.append({
             "place": place, "name": s.name, "score": s.total_score, "winner": place == 1,
-            "shared": totals.count(s.total_score) > 1, "seat": s,
+            "shared": list(seat_places.values()).count(place) > 1, "seat": s,
             "rating_after": rating.rating_after if rating else None,
             "rating_change": (rating.rating_after - ordinal(rating.mu_before, rating.sigma_before)) if rating else None,
         })
@@ -286,7 +291,7 @@ def player_stats(*, user: Any) -> dict[str, Any]:
     """A person's numbers, all from aggregates over their finished games."""
     seats = with_places(_finished_seats(user))
     totals = seats.aggregate(
-        played=Count("pk"), won=Count("pk", filter=Q(place=1)), shared=Count("pk", filter=Q(place=1, tied__gt=1)),
+        played=Count("pk"), won=Count("pk", filter=Q(place=1)), shared=Count("pk", filter=Q(place=1, place_shared=True)),
         average_total=Avg("total_score"), best_total=Min("total_score"), worst_total=Max("total_score"))
     played, won = totals["played"], totals["won"]
 

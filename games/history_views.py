@@ -17,7 +17,8 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
-from . import history, selectors
+from . import history
+from .views import game_to_watch
 from .models import Game, Rating
 
 HISTORY_PAGE_SIZE = 20
@@ -65,18 +66,12 @@ def player_history(request: HttpRequest, username: str) -> HttpResponse:
     })
 
 
-def _players_only(request: HttpRequest, game: Game) -> HttpResponse:
-    return render(request, "games/refused.html", {
-        "error": _("Only the players of this game may look at it: its creator kept it to the table."),
-        "game": None}, status=403)
-
-
 @login_required
 @require_GET
 def game_record(request: HttpRequest, game_id: int) -> HttpResponse:
-    game = get_object_or_404(Game, pk=game_id)
-    if not selectors.may_watch(game=game, user=request.user):
-        return _players_only(request, game)
+    game, refusal = game_to_watch(request, game_id)
+    if refusal:
+        return refusal
     try:
         record = history.game_record(game=game)
     except history.ReplayRefused:
@@ -87,9 +82,9 @@ def game_record(request: HttpRequest, game_id: int) -> HttpResponse:
 @login_required
 @require_GET
 def game_replay(request: HttpRequest, game_id: int) -> HttpResponse:
-    game = get_object_or_404(Game, pk=game_id)
-    if not selectors.may_watch(game=game, user=request.user):
-        return _players_only(request, game)
+    game, refusal = game_to_watch(request, game_id)
+    if refusal:
+        return refusal
     try:
         context = history.game_replay(game=game, step=_int_param(request, "step"))
     except history.ReplayRefused:

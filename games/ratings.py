@@ -43,9 +43,15 @@ def ordinal(mu: float, sigma: float) -> float:
     return mu - 3 * sigma
 
 
-def places(totals: list[int]) -> list[int]:
-    """Place of each seat: 1 + the number of seats with a lower total (ties share)."""
-    return [1 + sum(1 for other in totals if other < total) for total in totals]
+def places(totals: list[int], left: list[bool] | None = None) -> list[int]:
+    """Place of each seat at the end of a game: the one rule every page and rating uses.
+
+    1 + the number of seats that rank better: lower total wins and equal totals
+    share a place, except that people who left (resigned, or timed out until the
+    bot kept their seat) rank below everyone who stayed, by total among themselves.
+    """
+    keys = list(zip(left or [False] * len(totals), totals))
+    return [1 + sum(1 for other in keys if other < key) for key in keys]
 
 
 def game_rate(*, game_id: int) -> bool:
@@ -69,7 +75,7 @@ def rate_finished_game(game: Game) -> bool:
     keys = [_key(seat) for seat in seats]
     current = _locked_ratings(set(keys))
     totals = [seat.total_score for seat in seats]
-    seat_places = places(totals)
+    seat_places = places(totals, [seat.has_left for seat in seats])
     teams = [[MODEL.rating(mu=current[key].mu, sigma=current[key].sigma)] for key in keys]
     rated = MODEL.rate(teams, ranks=seat_places)
 

@@ -18,6 +18,7 @@ from games.engine import (RANK_CHARS, GameState, Rules, discard_penalties, parse
                           wild_ranks)
 
 from . import presentation
+from .ratings import places
 from .models import AuditRecord, Game, Move, Seat
 
 RECENT_MOVES = 12
@@ -208,17 +209,13 @@ def game_table(*, game: Game, user: Any, sort: str = "suit") -> dict[str, Any]:
 
 
 def final_standings(seats: list[Seat], scores: list[int]) -> list[dict[str, Any]]:
-    """Places at the end: lowest total first, except that people who left (resigned, or
-    timed out until the bot kept their seat) rank below everyone who stayed, by score
-    among themselves.  The winners are the best who stayed (ties share)."""
-    def key(seat: Seat) -> tuple[int, int]:
-        return (1 if seat.has_left else 0, scores[seat.position])
-
-    ordered = sorted(seats, key=lambda seat: (*key(seat), seat.position))
-    best = key(ordered[0]) if ordered else None
-    return [{"place": 1 + sum(1 for other in seats if key(other) < key(seat)), "name": seat.name,
-             "score": scores[seat.position], "winner": key(seat) == best, "left": seat.left,
-             "left_label": seat.get_left_display()} for seat in ordered]
+    """Places at the end (``ratings.places``: people who left rank below everyone who stayed)."""
+    seat_places = dict(zip((s.position for s in seats),
+                           places([scores[s.position] for s in seats], [s.has_left for s in seats])))
+    ordered = sorted(seats, key=lambda seat: (seat_places[seat.position], seat.position))
+    return [{"place": seat_places[seat.position], "name": seat.name, "score": scores[seat.position],
+             "winner": seat_places[seat.position] == 1, "left": seat.left, "left_label": seat.get_left_display()}
+            for seat in ordered]
 
 
 def turn_clock(*, game: Game, now: Any = None) -> dict[str, Any] | None:

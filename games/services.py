@@ -15,7 +15,7 @@ from __future__ import annotations
 import datetime
 import logging
 import secrets
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Iterable, Mapping
 
 from django.db import transaction
 from django.db.models import Max
@@ -29,7 +29,7 @@ from games.engine import (Action, Discard, Draw, GameState, GoOut, IllegalAction
 from .models import AuditRecord, BotLevel, Game, Move, RoundResult, Seat, Variant
 
 __all__ = ["GameError", "game_create", "game_join", "game_leave", "game_start", "game_play", "game_timeout",
-           "game_resign", "game_rematch", "clock_tick", "turn_listeners", "TIMEOUTS_BEFORE_TAKEOVER",
+           "game_resign", "game_rematch", "clock_tick", "TIMEOUTS_BEFORE_TAKEOVER",
            "TAKEOVER_BOT_LEVEL", "game_abort", "seat_hand_to_bot", "user_deactivate", "moderation_reason"]
 
 logger = logging.getLogger(__name__)
@@ -63,11 +63,6 @@ TIMEOUTS_BEFORE_TAKEOVER = 3
 TAKEOVER_BOT_LEVEL = BotLevel.HARD
 #: Every time limit a game may have, in seconds.
 TIME_LIMITS = tuple(seconds for seconds, _label in (*Game.LIVE_TIME_LIMITS, *Game.ASYNC_TIME_LIMITS))
-
-#: Called after commit as ``listener(game_id, user_ids)`` whenever a turn starts
-#: for people (``user_ids``: whose turn it became).  Live updates (the user's
-#: WebSocket group) connect here with ``turn_listeners.append(...)``.
-turn_listeners: list[Callable[[int, list[int]], None]] = []
 
 #: Bot turns in a row after which we stop (only a broken engine gets there).
 _MAX_BOT_MOVES = 10_000
@@ -103,12 +98,14 @@ def game_create(
     is_private: bool = False,
     spectators_allowed: bool = True,
     options: Mapping[str, Any] | None = None,
+    round_count: int | None = None,
     seed: int | None = None,
 ) -> Game:
     """Create a game: the creator in seat 0, then invitees, bots, and open seats.
 
-    ``options`` override the variant's rule options (e.g. ``{"rounds": [3, 4]}``).
-    A game whose seats are all taken starts (deals) at once.
+    ``options`` override the variant's rule options (e.g. ``{"rounds": [3, 4]}``);
+    ``round_count`` plays only the first rounds of the variant.  A game whose
+    seats are all taken starts (deals) at once.
     """
     if creator is None or not creator.is_authenticated:
         raise GameError("not_logged_in", _("Log in to create a game."))
@@ -119,6 +116,8 @@ def game_create(
         raise GameError("bad_time_limit", _("Choose one of the offered time limits per move."))
     try:
         rules = Rules.from_dict({**variant.options, **(options or {})})
+        if round_count:
+            rules = Rules.from_dict({**rules.to_dict(), "rounds": list(rules.rounds)[:round_count]})
         rules.check_seats(seat_count)
     except RulesError as error:
         raise GameError("bad_rules", str(error)) from None
@@ -349,7 +348,7 @@ def game_rematch(*, game_id: int, user: Any) -> Game:
         variant=game.variant, variant_name=game.variant_name, rules=game.rules, seed=secrets.randbits(62),
         seat_count=game.seat_count, created_by=user, time_limit_seconds=game.time_limit_seconds,
         coach=game.coach, version=1, is_private=game.is_private, invite_token=secrets.token_urlsafe(16),
-        rematch_of=game,
+        spectators_allowed=game.spectators_allowed, rematch_of=game,
     )
     seats = []
     for old in game.seats.order_by("position"):
@@ -412,7 +411,7 @@ def _describe_illegal(error: IllegalAction, action: Any) -> str:
         "game_over": _("The game is over: no more moves."),
     }
     message = messages.get(error.code)
-    if message is None:
+    if message is None:  # the engine's own sentence names what was wrong (a field, a card code)
         message = _("That move is not possible: %(reason)s") % {"reason": str(error)}
     return message
 
@@ -511,26 +510,15 @@ def _save_state(game: Game, state: GameState, *, turn_changed: bool,
     game.save()
     if state.is_over:
         ratings.rate_finished_game(game)  # once: same transaction, game row locked
-    _announce(game)
-    if new_turn or state.is_over:
-        # The turn moved on: every person at the table may wait on one game more or less.
-        live.announce_turn_counts_on_commit([s.user_id for s in game.seats.all() if s.user_id])
-    if new_turn and not state.is_over:
-        seat = next((s for s in game.seats.all() if s.position == state.current_seat), None)
-        if seat is not None and seat.person_plays:
-            game_id, user_ids = game.pk, [seat.user_id]
-            transaction.on_commit(lambda: _announce_turn(game_id, user_ids))
+    _announce(game, turn_moved=new_turn or state.is_over)
 
 
-def _announce(game: Game) -> None:
-    """Once the transaction commits, the game's live group hears the new version (and nothing else)."""
+def _announce(game: Game, *, turn_moved: bool = False) -> None:
+    """Once the transaction commits, the game's live group hears the new version (and nothing else);
+    when the turn moved on (or the game ended), every person at the table hears their "games waiting" count."""
     live.announce_game_version_on_commit(game.pk, game.version)
-
-
-def _announce_turn(game_id: int, user_ids: list[int]) -> None:
-    """Tell the listeners (the live "your turn" signal) whose turn it became."""
-    for listener in list(turn_listeners):
-        listener(game_id, user_ids)
+    if turn_moved:
+        live.announce_turn_counts_on_commit([s.user_id for s in game.seats.all() if s.user_id])
 
 
 def _deal(game: Game) -> None:
@@ -614,7 +602,7 @@ def game_abort(*, game_id: int, moderator: Any, reason: str) -> Game:
     AuditRecord.objects.create(actor=moderator, action=AuditRecord.Action.GAME_ABORT, reason=reason, game=game,
                                target=str(_("game #%(id)s (%(variant)s)") % {"id": game.pk,
                                                                           "variant": game.variant_name}))
-    _announce(game)
+    _announce(game, turn_moved=True)
     return game
 
 

@@ -45,15 +45,12 @@ def game_create(request: HttpRequest) -> HttpResponse:
     if not form.is_valid():
         return lobby(request, form=form, status=400)
     data = form.cleaned_data
-    options: dict[str, Any] = {}
-    if data.get("round_count"):
-        options["rounds"] = list(Rules.from_dict(data["variant"].options).rounds)[: data["round_count"]]
     try:
         game = services.game_create(
             creator=request.user, variant=data["variant"], seat_count=data["seat_count"],
             bot_count=data["bot_count"], bot_level=data["bot_level"], invitees=data["invite"],
             time_limit_seconds=data["time_limit_seconds"], coach=data["coach"], is_private=data["is_private"],
-            spectators_allowed=not data["players_only"], options=options)
+            spectators_allowed=not data["players_only"], round_count=data.get("round_count"))
     except services.GameError as error:
         form.add_error(None, error.message)
         return lobby(request, form=form, status=error.status)
@@ -78,28 +75,30 @@ def _table_response(request: HttpRequest, game: Game, *, template: str, error: s
     return render(request, template, context, status=status)
 
 
-def _players_only(request: HttpRequest, game: Game) -> HttpResponse:
-    return render(request, "games/refused.html",
-                  {"error": _("Only the players can watch this game."), "game": game}, status=403)
+def game_to_watch(request: HttpRequest, game_id: int) -> tuple[Game, HttpResponse | None]:
+    """The game, and the 403 page to answer instead when this person may not watch it
+    (``selectors.may_watch``: every page about a game in play or its rounds asks here)."""
+    game = get_object_or_404(Game, pk=game_id)
+    if selectors.may_watch(game=game, user=request.user):
+        return game, None
+    return game, render(request, "games/refused.html", {
+        "error": _("Only the players of this game may look at it: its creator kept it to the table."),
+        "game": None}, status=403)
 
 
 @login_required
 @require_GET
 def table(request: HttpRequest, game_id: int) -> HttpResponse:
-    game = get_object_or_404(Game, pk=game_id)
-    if not selectors.may_watch(game=game, user=request.user):
-        return _players_only(request, game)
-    return _table_response(request, game, template="games/table.html")
+    game, refusal = game_to_watch(request, game_id)
+    return refusal or _table_response(request, game, template="games/table.html")
 
 
 @login_required
 @require_GET
 def table_partial(request: HttpRequest, game_id: int) -> HttpResponse:
     """The table body alone, for live updates to fetch and swap in (the same context as the page)."""
-    game = get_object_or_404(Game, pk=game_id)
-    if not selectors.may_watch(game=game, user=request.user):
-        return _players_only(request, game)
-    return _table_response(request, game, template="games/_table.html")
+    game, refusal = game_to_watch(request, game_id)
+    return refusal or _table_response(request, game, template="games/_table.html")
 
 
 def _refused(request: HttpRequest, error: services.GameError, game: Game | None = None) -> HttpResponse:
@@ -205,7 +204,9 @@ def my_games(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_GET
 def round_summary(request: HttpRequest, game_id: int, round_number: int) -> HttpResponse:
-    game = get_object_or_404(Game, pk=game_id)
+    game, refusal = game_to_watch(request, game_id)
+    if refusal:
+        return refusal
     summary = selectors.round_summary(game=game, round_number=round_number)
     if summary is None:
         raise Http404(_("That round has not been played yet."))

@@ -284,7 +284,7 @@ def test_game_over_event_lists_standings_with_shared_places():
         if len(states[-1].winners) > 1:
             assert [s["place"] for s in over.data["standings"]][:2] == [1, 1]
             return
-    pytest.skip("no tie in 30 games")
+    raise AssertionError("none of 30 seeded one-round games ended in a tie: widen the seeds")
 
 
 # -- decisions where RULES.md is silent ---------------------------------------

@@ -29,12 +29,12 @@ def finish_with_bot_moves(game: Game) -> Game:
 
 def make_finished_game(players: Sequence[Any], totals: Sequence[int], *, number: int = 0,
                        rounds: Sequence[tuple[int, Sequence[int], int | None]] = (),
-                       variant_name: str = "Classic", rate: bool = True) -> Game:
+                       variant_name: str = "Classic", rate: bool = True, left: Sequence[int] = ()) -> Game:
     """A finished game written straight to the tables (no moves): for lists, stats and ratings.
 
     ``players``: users, or bot level strings.  ``rounds``: (hand size,
     points per seat, seat that went out first or None).  Totals are given
-    separately so a fixture can state them by hand.
+    separately so a fixture can state them by hand.  ``left``: seats whose person resigned.
     """
     variant = Variant.objects.filter(name=variant_name).first()
     game = Game.objects.create(variant=variant, variant_name=variant_name, rules=Rules().to_dict(), seed=number,
@@ -42,7 +42,7 @@ def make_finished_game(players: Sequence[Any], totals: Sequence[int], *, number:
                                started_at=START + timedelta(hours=number),
                                finished_at=START + timedelta(hours=number, minutes=30))
     Seat.objects.bulk_create([
-        Seat(game=game, position=i, total_score=total,
+        Seat(game=game, position=i, total_score=total, left=Seat.Left.RESIGNED if i in left else "",
              **({"bot_level": p, "bot_name": f"Bot{i}"} if isinstance(p, str) else {"user": p}))
         for i, (p, total) in enumerate(zip(players, totals))])
     RoundResult.objects.bulk_create([

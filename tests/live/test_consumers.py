@@ -105,7 +105,7 @@ def test_players_only_tables_are_refused_to_strangers_over_http_too(two_player_g
     for url in (f"/games/{game.pk}/", f"/games/{game.pk}/table/"):
         response = cid.get(url)
         assert response.status_code == 403
-        assert "Only the players can watch this game." in response.content.decode()
+        assert "Only the players of this game may look at it" in response.content.decode()
         assert not CARD_CODE.search(re.sub(r"<[^>]+>", " ", response.content.decode()).replace("3|13", ""))
     # A forged move from the stranger is refused without showing the table either.
     response = post_action(cid, game, {"type": "draw", "source": "stock"})

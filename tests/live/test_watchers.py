@@ -6,6 +6,7 @@ import pytest
 
 from games import selectors, services
 from games.models import Game
+from tests.history.conftest import finish_with_bot_moves
 from tests.web.conftest import logged_in
 
 pytestmark = pytest.mark.django_db
@@ -56,3 +57,22 @@ def test_a_watcher_is_told_they_are_watching_and_a_player_is_not(make_user, clas
     for url in (f"/games/{game.pk}/", f"/games/{game.pk}/table/"):
         assert note in logged_in(cid).get(url).content.decode()
         assert note not in logged_in(ann).get(url).content.decode()
+
+
+def test_a_players_only_games_round_summaries_are_for_its_players(make_user, classic):
+    ann, bob, cid = make_user("ann"), make_user("bob"), make_user("cid")
+    game = services.game_create(creator=ann, variant=classic, seat_count=2, invitees=[bob], seed=5,
+                                options={"rounds": [3, 4]}, spectators_allowed=False)
+    finish_with_bot_moves(game)
+    assert logged_in(ann).get(f"/games/{game.pk}/rounds/1/").status_code == 200
+    refused = logged_in(cid).get(f"/games/{game.pk}/rounds/1/")
+    assert refused.status_code == 403 and "Only the players" in refused.content.decode()
+
+
+def test_a_rematch_keeps_a_players_only_table_players_only(make_user, classic):
+    ann, bob = make_user("ann"), make_user("bob")
+    game = services.game_create(creator=ann, variant=classic, seat_count=2, invitees=[bob], seed=5,
+                                options={"rounds": [3]}, spectators_allowed=False)
+    finish_with_bot_moves(game)
+    rematch = services.game_rematch(game_id=game.pk, user=ann)
+    assert rematch.spectators_allowed is False

@@ -420,12 +420,24 @@ def test_permission_boundaries(two_player_game, role_client, role):
     assert audit_count() == (3 if moderates else 0)
     if not moderates:
         assert state_fingerprint(game) == before
-    # Nobody below superuser edits a user account by hand.
-    response = client.post(f"/admin/accounts/user/{bob.pk}/change/", {"username": "renamed", "is_superuser": "on"})
-    bob.refresh_from_db()
-    assert bob.username == "bob" and not bob.is_superuser or role == "superuser"
-    if role != "superuser":
+    if role != "superuser":  # nobody below superuser edits a user account by hand
+        response = client.post(f"/admin/accounts/user/{bob.pk}/change/",
+                                {"username": "renamed", "is_superuser": "on"})
+        bob.refresh_from_db()
+        assert bob.username == "bob" and not bob.is_superuser
         assert response.status_code in (302, 403)
+
+
+def test_even_a_superuser_deactivates_only_through_the_audited_action(two_player_game, role_client):
+    """The user form has no "active" box: unticking it would skip the bots and the audit record."""
+    game, ann, _bob = two_player_game
+    client, _root = role_client("superuser", "root")
+    form = client.get(f"/admin/accounts/user/{ann.pk}/change/").content.decode()
+    assert 'name="is_active"' not in form and 'name="is_staff"' in form
+    assert client.post(f"/admin/accounts/user/{ann.pk}/deactivate/",
+                       {"confirm": "yes", "reason": REASON}).status_code == 302
+    ann.refresh_from_db()
+    assert not ann.is_active and AuditRecord.objects.filter(target_user=ann).exists()
 
 
 def test_staff_who_may_look_at_games_but_not_moderate_get_no_moderation(two_player_game, role_client):

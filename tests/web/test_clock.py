@@ -241,27 +241,3 @@ def test_the_profile_page_offers_the_opt_in(make_user):
     assert response.status_code == 302
     ann.refresh_from_db()
     assert ann.notify_by_email
-
-
-def test_turn_listeners_hear_whose_turn_it_became_after_commit(make_user, classic, django_capture_on_commit_callbacks):
-    heard: list[tuple[int, list[int]]] = []
-    services.turn_listeners.append(lambda game_id, user_ids: heard.append((game_id, user_ids)))
-    try:
-        with django_capture_on_commit_callbacks(execute=True):
-            game, ann, bob = two_player_game(make_user, classic)
-        assert heard[-1] == (game.pk, [person_to_move(game).user_id])
-        mover = person_to_move(game)
-        heard.clear()
-        with django_capture_on_commit_callbacks(execute=True):
-            post_action(logged_in(mover.user), game, {"type": "draw", "source": "stock"})
-        assert heard == []  # drawing does not end the turn
-        game.refresh_from_db()
-        view = selectors.game_table(game=game, user=mover.user)
-        card = next(face["code"] for face in view["hand"] if face["can_discard"])
-        with django_capture_on_commit_callbacks(execute=True):
-            post_action(logged_in(mover.user), game, {"type": "discard", "card": card})
-        game.refresh_from_db()
-        if game.status == Game.Status.ACTIVE:
-            assert heard == [(game.pk, [person_to_move(game).user_id])]
-    finally:
-        services.turn_listeners.pop()
