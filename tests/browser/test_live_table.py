@@ -184,6 +184,12 @@ def test_the_hand_keeps_its_arranged_order_through_updates_and_reloads(table_for
     draw_from_stock(arranger)
     after_draw = hand_codes(arranger)
     assert after_draw[:-1] == arranged and len(after_draw) == len(arranged) + 1
+    # The arrange buttons are named after the card, not after the card's discard button.
+    first_card = arranger.locator("#table [data-hand] .hand-slot").nth(0)
+    assert first_card.locator("button.card").count() == 1  # the cards are discard buttons now
+    label = first_card.locator(".arrange-move").first.get_attribute("aria-label")
+    assert label == "Move left " + first_card.locator("[data-card]").get_attribute("data-name"), label
+    assert "Discard" not in label
     version = version_of(arranger)
     source = arranger.locator("#table [data-hand] .hand-slot").nth(0).locator(".card")
     target = arranger.locator("#table [data-hand] .hand-slot").nth(3).locator(".card")

@@ -124,7 +124,8 @@
         b.type = "button";
         b.className = "arrange-move";
         b.setAttribute("data-move", String(spec[2]));
-        b.setAttribute("aria-label", toggle.getAttribute("data-label-" + spec[0]) + " " + (slot.querySelector("[data-card]").getAttribute("title") || ""));
+        var card = slot.querySelector("[data-card]");  // its name, not its title ("Discard the ...")
+        b.setAttribute("aria-label", toggle.getAttribute("data-label-" + spec[0]) + " " + (card.getAttribute("data-name") || card.getAttribute("title") || ""));
         b.textContent = spec[1];
         moves.appendChild(b);
       });
