@@ -490,6 +490,23 @@ class GameAuditInline(ReadOnlyInline):
     verbose_name_plural = gettext_lazy("moderation of this game")
 
 
+def hand_seats_to_bot_step(model_admin: admin.ModelAdmin, request: HttpRequest, seats: list[Seat], *,
+                           action_name: str | None, back_url: str) -> HttpResponse | None:
+    """Ask for a reason, then hand each seat to a bot (from a game's page or the seat list)."""
+    return moderation_step(
+        model_admin, request, seats, form_class=SeatToBotForm, action_name=action_name, back_url=back_url,
+        title=ngettext("Hand a seat to a bot", "Hand seats to a bot", len(seats)), button=_("Hand to a bot"),
+        consequences=_("A bot plays each seat from now on (at once if it is the seat's turn). The players "
+                       "stay on their seats for the history but can no longer move in these games."),
+        describe=lambda s: _("seat %(position)s of game #%(id)s: %(name)s") % {
+            "position": s.position, "id": s.game_id, "name": s.name},
+        perform=lambda s, data: services.seat_hand_to_bot(
+            game_id=s.game_id, position=s.position, moderator=request.user, reason=data["reason"],
+            bot_level=data["bot_level"]),
+        done=lambda count: ngettext("A bot plays %(count)s seat now.", "Bots play %(count)s seats now.", count)
+        % {"count": count})
+
+
 class ReadOnlyAdmin(admin.ModelAdmin):
     """Staff may look, nobody edits here: what games record changes only through the services."""
 
@@ -623,18 +640,8 @@ class GameAdmin(GameModerationAdmin):
         seat = game.seats.select_related("user").filter(position=position).first()
         if seat is None:
             raise Http404(_("There is no such seat."))
-        return moderation_step(
-            self, request, [seat], form_class=SeatToBotForm, action_name=None,
-            back_url=reverse("admin:games_game_change", args=[game.pk]),
-            title=_("Hand a seat to a bot"), button=_("Hand to a bot"),
-            consequences=_("A bot plays this seat from now on (at once if it is the seat's turn). The player "
-                           "stays on the seat for the history but can no longer move in this game."),
-            describe=lambda s: _("seat %(position)s of game #%(id)s: %(name)s") % {
-                "position": s.position, "id": game.pk, "name": s.name},
-            perform=lambda s, data: services.seat_hand_to_bot(
-                game_id=game.pk, position=s.position, moderator=request.user, reason=data["reason"],
-                bot_level=data["bot_level"]),
-            done=lambda count: _("A bot plays the seat now."))
+        return hand_seats_to_bot_step(self, request, [seat], action_name=None,
+                                      back_url=reverse("admin:games_game_change", args=[game.pk]))
 
 
 @admin.register(Seat)
@@ -648,18 +655,8 @@ class SeatAdmin(GameModerationAdmin):
     @admin.action(description=gettext_lazy("Hand the selected seats to a bot…"), permissions=["moderate"])
     def hand_to_bot(self, request: HttpRequest, queryset: QuerySet[Seat]) -> HttpResponse | None:
         seats = list(queryset.select_related("game", "user"))
-        return moderation_step(
-            self, request, seats, form_class=SeatToBotForm, action_name="hand_to_bot",
-            back_url=request.get_full_path(), title=_("Hand seats to a bot"), button=_("Hand to a bot"),
-            consequences=_("A bot plays each seat from now on (at once if it is the seat's turn). The players "
-                           "stay on their seats for the history but can no longer move in these games."),
-            describe=lambda s: _("seat %(position)s of game #%(id)s: %(name)s") % {
-                "position": s.position, "id": s.game_id, "name": s.name},
-            perform=lambda s, data: services.seat_hand_to_bot(
-                game_id=s.game_id, position=s.position, moderator=request.user, reason=data["reason"],
-                bot_level=data["bot_level"]),
-            done=lambda count: ngettext("A bot plays %(count)s seat now.", "Bots play %(count)s seats now.", count)
-            % {"count": count})
+        return hand_seats_to_bot_step(self, request, seats, action_name="hand_to_bot",
+                                      back_url=request.get_full_path())
 
 
 @admin.register(Move)
