@@ -68,6 +68,7 @@ def test_two_people_play_a_short_classic_game_to_the_end(make_user, classic):
     page = clients[0].get(f"/games/{game.pk}/").content.decode()
     assert "Final standings" in page
     assert "ann" in page and "bob" in page
+    assert 'class="player-cards"' not in page  # the hands are laid out below: no stale "5 cards" per player
     _assert_replay_matches(game)
 
 
