@@ -107,6 +107,9 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
     bots = list(Rating.objects.filter(user__isnull=True).order_by("-ordinal"))
     rows = history.leaderboard_rows(list(page.object_list), offset=page.start_index() - 1 if page.object_list else 0,
                                     bots=bots, first_page=page.number == 1, last_page=not page.has_next())
+    mine = Rating.objects.filter(user=request.user).first() if request.user.is_authenticated else None
+    played = mine.games if mine else 0
     return render(request, "games/leaderboard.html", {
         "page": page, "rows": rows, "min_games": history.LEADERBOARD_MIN_GAMES,
+        "games_to_go": max(0, history.LEADERBOARD_MIN_GAMES - played) if request.user.is_authenticated else 0,
     })

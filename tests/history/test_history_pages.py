@@ -88,6 +88,8 @@ def test_leaderboard_lists_people_with_five_rated_games_and_places_the_bots(make
     assert names == ["ann", "bob", "bot (medium)"]
     assert [rank for _, rank, _ in rows] == ["1", "2", ""]
     assert Rating.objects.get(user=cat).games == 1
+    assert "You join the list after 4 more rated games." in html
+    assert "You join the list" not in logged_in(ann).get("/leaderboard/").content.decode()
     # anyone may look at it
     from django.test import Client
     assert Client().get("/leaderboard/").status_code == 200

@@ -15,7 +15,7 @@ pytestmark = pytest.mark.django_db
 #: Upper bounds of queries per page (session, user and the header's turn count included).
 HISTORY_QUERIES = 10
 STATS_QUERIES = 12
-LEADERBOARD_QUERIES = 6
+LEADERBOARD_QUERIES = 7
 RECORD_QUERIES = 7
 REPLAY_QUERIES = 6
 
