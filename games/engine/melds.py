@@ -114,8 +114,7 @@ def _context(rules: Rules, *, count_cards: bool = False, free_ranks: frozenset[i
     return _Context(rules.aces_high, rules.max_wilds_per_meld, rules.all_wild_melds, points)
 
 
-# An option is (deadwood points, lo, hi, witness).
-_Option = tuple
+# An option of the search is a tuple (deadwood points, lo, hi, witness).
 
 
 def _pareto(options: list) -> tuple:
@@ -136,10 +135,6 @@ def _pareto(options: list) -> tuple:
 
 _SUIT_CACHE: dict = {}
 _BITS = 4  # bits per rank position in a packed suit: up to 15 cards of one rank
-
-
-def _pack(counts: Sequence[int]) -> int:
-    return sum(count << (_BITS * position) for position, count in enumerate(counts))
 
 
 def _suit_table(ctx: _Context, wilds: int) -> dict:
