@@ -25,7 +25,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from games.engine import melds  # noqa: E402
-from games.engine.cards import JOKER, STANDARD_DECK  # noqa: E402
+from games.engine.cards import JOKER, STANDARD_DECK, parse_cards  # noqa: E402
 from games.engine.rules import Rules, wild_ranks  # noqa: E402
 
 
@@ -79,6 +79,21 @@ def main() -> None:
     report("go_out_discards, 14 cards, 2 decks, Kings wild", timed(melds.go_out_discards, hands14, classic, 13))
 
     hunt(rng, args.hands * 3, PRESET_HUNT_RULES if args.presets_only else HUNT_RULES)
+    for hand, rules, hand_size in KNOWN_SLOW:
+        melds._SUIT_CACHE.clear()
+        start = time.thread_time()
+        melds.best_arrangement(parse_cards(hand), rules, hand_size)
+        print(f"known slow hand {hand} (round of {hand_size}, {rules.changed_options()}): "
+              f"cpu {(time.thread_time() - start) * 1000:.3f} ms")
+
+
+#: The slowest hands met by earlier hunts, timed every run (cold cache).
+KNOWN_SLOW = [
+    ("AH AC AS 7H 5H 3H JH 5H 6H 9H 4H 8H 7H TH 8H", Rules(max_wilds_per_meld=3), 15),
+    ("XX AS AH XX 8S TS 4S KS 6S 3S 9S 7S QS 5S JS", Rules(max_wilds_per_meld=3), 15),
+    ("XX TH QC QD 3D TC 3S TD TH 3C QS QD TC 3D QS", Rules(max_wilds_per_meld=1), 15),
+    ("XX AH AC AS 3S KS 6S JS TS QS 4S 8S 5S 9S 7S", Rules(), 15),
+]
 
 
 HUNT_RULES = [Rules(), Rules(max_wilds_per_meld=1), Rules(max_wilds_per_meld=2, all_wild_melds=True),

@@ -153,7 +153,8 @@ def _suit_options(table: dict, ctx: _Context, key: int, wilds: int) -> tuple:
     ``key`` packs how many natural cards of this suit lie at each rank
     position (``_BITS`` bits a position: 1 = Ace low, 13 = King, 14 = an Ace
     played high).  Each option is ``(points, lo, hi, runs)`` with ``runs`` a
-    tuple of ``(positions, lo, hi)``; cards in no run are the suit's
+    linked list ``(run, runs)`` or ``()`` of runs ``(positions, lo, hi)``
+    (see :func:`_runs_of`); cards in no run are the suit's
     deadwood.  The lowest card is either left out or the lowest natural card
     of a run; with ``aces: high_or_low`` a low Ace may also move up to play
     high.
@@ -173,14 +174,28 @@ def _suit_options(table: dict, ctx: _Context, key: int, wilds: int) -> tuple:
                 options.append((d + penalty, lo, hi, runs))
         if p == ACE and ctx.aces_high:
             options.extend(_suit_options(table, ctx, rest + (1 << (_BITS * _HIGH_ACE)), wilds))
+        get = table.get
         for positions, run_lo, run_hi, left in _runs_from(ctx, rest, p, wilds):
-            for d, lo, hi, runs in _suit_options(table, ctx, left, wilds):
+            sub = get(left) or _suit_options(table, ctx, left, wilds)
+            run = (positions, run_lo, run_hi)
+            for d, lo, hi, runs in sub:
                 total_lo = lo + run_lo
                 if total_lo <= wilds:
-                    options.append((d, total_lo, min(wilds, hi + run_hi), runs + ((positions, run_lo, run_hi),)))
+                    total_hi = hi + run_hi
+                    # ``runs`` is a linked list (run, rest of the runs): no tuple grows.
+                    options.append((d, total_lo, total_hi if total_hi < wilds else wilds, (run, runs)))
         result = _pareto(options)
     table[key] = result
     return result
+
+
+def _runs_of(linked: tuple) -> list:
+    """The runs of a suit option's linked list ``(run, (run, (... ())))``."""
+    runs = []
+    while linked:
+        run, linked = linked
+        runs.append(run)
+    return runs
 
 
 def _runs_from(ctx: _Context, key: int, start: int, wilds: int) -> list:
@@ -195,9 +210,12 @@ def _runs_from(ctx: _Context, key: int, start: int, wilds: int) -> list:
     cap = wilds if max_wilds is None else min(wilds, max_wilds)
     top = min(_HIGH_ACE if ctx.aces_high else 13, start + 12)
     may_skip = ctx.full or max_wilds is not None
+    present = [q for q in range(start + 1, top + 1) if (key >> (_BITS * q)) & 15]
     found: list = []
-
-    def extend(positions: tuple[int, ...], gaps: int, left: int) -> None:
+    # Depth-first over (natural positions so far, wilds in gaps, cards left, next present index).
+    stack = [((start,), 0, key, 0)]
+    while stack:
+        positions, gaps, left, index = stack.pop()
         last = positions[-1]
         span = last - start + 1
         lo = gaps + (3 - span if span < 3 else 0)
@@ -206,16 +224,14 @@ def _runs_from(ctx: _Context, key: int, start: int, wilds: int) -> list:
             if max_wilds is not None and max_wilds < hi:
                 hi = max_wilds
             found.append((positions, lo, hi if hi < wilds else wilds, left))
-        for q in range(last + 1, top + 1):
-            g = gaps + q - last - 1
+        for j in range(index, len(present)):
+            q = present[j]
+            g = gaps + q - last - 1  # positions between, absent or skipped, take wilds
             if g > cap:
                 break
-            if (left >> (_BITS * q)) & 15:
-                extend(positions + (q,), g, left - (1 << (_BITS * q)))
-                if not may_skip:
-                    break
-
-    extend((start,), 0, key)
+            stack.append((positions + (q,), g, left - (1 << (_BITS * q)), j + 1))
+            if not may_skip:
+                break
     return found
 
 
@@ -447,7 +463,7 @@ def _build(ctx: _Context, hand: _Hand, plan, points: int,
             skeletons.append({"kind": SET, "naturals": group, "need": need, "room": room})
     for s, runs in enumerate(runs_by_suit):
         suit = SUIT_CHARS[s]
-        for positions, run_lo, run_hi in runs:
+        for positions, run_lo, run_hi in _runs_of(runs):
             cards = [(p, take(ACE if p == _HIGH_ACE else p, suit)) for p in positions]
             room = 13 - len(positions)
             if ctx.max_wilds is not None:
