@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PORT ?= 8000
 STAMP := $(VENV)/.installed
 
-.PHONY: run test install clean
+.PHONY: run test lint format install clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -31,6 +31,16 @@ run: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest
+
+# ruff (lint and format check) and mypy (strict for the engine and the bots).
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
+
+format: $(STAMP)
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis
