@@ -87,8 +87,11 @@ class UserAdmin(BaseUserAdmin):
     def get_inline_instances(self, request: HttpRequest, obj: Any = None) -> list:
         if obj is None:
             return []  # none on the add form
-        return [inline for inline in super().get_inline_instances(request, obj)
-                if not isinstance(inline, AuditByUserInline) or obj.audit_actions.exists()]
+        return [
+            inline
+            for inline in super().get_inline_instances(request, obj)
+            if not isinstance(inline, AuditByUserInline) or obj.audit_actions.exists()
+        ]
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None):
         # Deactivating goes through the "Deactivate" action (services.user_deactivate: bots take the
@@ -100,41 +103,70 @@ class UserAdmin(BaseUserAdmin):
         fieldsets = super().get_fieldsets(request, obj)
         if obj is not None and not self.has_change_permission(request, obj):
             # View-only (moderators): no "reset password" button that would only lead to a 403.
-            fieldsets = [(name, {**opts, "fields": tuple(f for f in opts["fields"] if f != "password")})
-                         for name, opts in fieldsets]
+            fieldsets = [
+                (name, {**opts, "fields": tuple(f for f in opts["fields"] if f != "password")})
+                for name, opts in fieldsets
+            ]
         return fieldsets
 
     def get_urls(self):
-        return [path("<path:object_id>/deactivate/", self.admin_site.admin_view(self.deactivate_view),
-                     name="accounts_user_deactivate")] + super().get_urls()
+        return [
+            path(
+                "<path:object_id>/deactivate/",
+                self.admin_site.admin_view(self.deactivate_view),
+                name="accounts_user_deactivate",
+            )
+        ] + super().get_urls()
 
-    def change_view(self, request: HttpRequest, object_id: str, form_url: str = "",
-                    extra_context: dict[str, Any] | None = None) -> HttpResponse:
+    def change_view(
+        self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: dict[str, Any] | None = None
+    ) -> HttpResponse:
         user = self.get_object(request, unquote(object_id))
-        extra_context = {**(extra_context or {}),
-                         "can_deactivate": user is not None and user.is_active and user.pk != request.user.pk
-                         and self.has_moderate_permission(request)}
+        extra_context = {
+            **(extra_context or {}),
+            "can_deactivate": user is not None
+            and user.is_active
+            and user.pk != request.user.pk
+            and self.has_moderate_permission(request),
+        }
         return super().change_view(request, object_id, form_url, extra_context)
 
-    def _deactivate(self, request: HttpRequest, users: list[User], *, action_name: str | None,
-                    back_url: str) -> HttpResponse | None:
+    def _deactivate(
+        self, request: HttpRequest, users: list[User], *, action_name: str | None, back_url: str
+    ) -> HttpResponse | None:
         return moderation_step(
-            self, request, users, form_class=ReasonForm, action_name=action_name, back_url=back_url,
-            title=_("Deactivate users"), button=_("Deactivate"),
-            consequences=_("A deactivated user can no longer log in. Bots take their seats in the games they "
-                           "are playing; in games still waiting for players their seat opens again."),
-            describe=lambda user: _("%(name)s: %(count)s active game(s)") % {
-                "name": user.username,
-                "count": user.seats.filter(game__status__in=["open", "active"], bot_level="").count()},
-            perform=lambda user, data: services.user_deactivate(user_id=user.pk, moderator=request.user,
-                                                                reason=data["reason"]),
-            done=lambda count: ngettext("%(count)s user deactivated.", "%(count)s users deactivated.", count)
-            % {"count": count})
+            self,
+            request,
+            users,
+            form_class=ReasonForm,
+            action_name=action_name,
+            back_url=back_url,
+            title=_("Deactivate users"),
+            button=_("Deactivate"),
+            consequences=_(
+                "A deactivated user can no longer log in. Bots take their seats in the games they "
+                "are playing; in games still waiting for players their seat opens again."
+            ),
+            describe=lambda user: (
+                _("%(name)s: %(count)s active game(s)")
+                % {
+                    "name": user.username,
+                    "count": user.seats.filter(game__status__in=["open", "active"], bot_level="").count(),
+                }
+            ),
+            perform=lambda user, data: services.user_deactivate(
+                user_id=user.pk, moderator=request.user, reason=data["reason"]
+            ),
+            done=lambda count: (
+                ngettext("%(count)s user deactivated.", "%(count)s users deactivated.", count) % {"count": count}
+            ),
+        )
 
     @admin.action(description=gettext_lazy("Deactivate the selected users…"), permissions=["moderate"])
     def deactivate_users(self, request: HttpRequest, queryset: QuerySet[User]) -> HttpResponse | None:
-        return self._deactivate(request, list(queryset), action_name="deactivate_users",
-                                back_url=request.get_full_path())
+        return self._deactivate(
+            request, list(queryset), action_name="deactivate_users", back_url=request.get_full_path()
+        )
 
     def deactivate_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
         if not self.has_moderate_permission(request):
@@ -142,5 +174,6 @@ class UserAdmin(BaseUserAdmin):
         user = self.get_object(request, unquote(object_id))
         if user is None:
             raise Http404(_("There is no such user."))
-        return self._deactivate(request, [user], action_name=None,
-                                back_url=reverse("admin:accounts_user_change", args=[user.pk]))
+        return self._deactivate(
+            request, [user], action_name=None, back_url=reverse("admin:accounts_user_change", args=[user.pk])
+        )

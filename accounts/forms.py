@@ -7,7 +7,9 @@ from .models import User
 
 
 class SignUpForm(UserCreationForm):
-    email = forms.EmailField(label=_("E-mail"), help_text=_("Used only to reset your password and, if you ask, for turn notices."))
+    email = forms.EmailField(
+        label=_("E-mail"), help_text=_("Used only to reset your password and, if you ask, for turn notices.")
+    )
 
     class Meta(UserCreationForm.Meta):
         model = User

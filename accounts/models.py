@@ -8,15 +8,21 @@ class User(AbstractUser):
     """A person who plays.  Bots are not users: they live on their seat."""
 
     display_name = models.CharField(
-        _("display name"), max_length=40, blank=True,
+        _("display name"),
+        max_length=40,
+        blank=True,
         help_text=_("The name other players see. Your user name is used when it is empty."),
     )
     language = models.CharField(
-        _("language"), max_length=10, blank=True, choices=settings.LANGUAGES,
+        _("language"),
+        max_length=10,
+        blank=True,
+        choices=settings.LANGUAGES,
         help_text=_("Leave empty to follow your browser."),
     )
     notify_by_email = models.BooleanField(
-        _("e-mail me when it is my turn"), default=False,
+        _("e-mail me when it is my turn"),
+        default=False,
         help_text=_("In games played over days, send an e-mail when a turn starts."),
     )
 

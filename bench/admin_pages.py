@@ -56,12 +56,15 @@ def main() -> None:
     ann = User.objects.create_user("ann", "ann@example.com", "a-long-pass-phrase-42")
     variant = Variant.objects.get(slug=args.variant)
     started = time.perf_counter()
-    game = services.game_create(creator=ann, variant=variant, seat_count=args.players,
-                                bot_count=args.players - 1, seed=1)
+    game = services.game_create(
+        creator=ann, variant=variant, seat_count=args.players, bot_count=args.players - 1, seed=1
+    )
     services.seat_hand_to_bot(game_id=game.pk, position=0, moderator=mod, reason="benchmark: bots play it out")
     game.refresh_from_db()
-    print(f"game #{game.pk}: {variant.name}, {args.players} seats, {game.status}, {game.moves.count()} moves, "
-          f"{game.round_results.count()} round results (played by bots in {time.perf_counter() - started:.1f} s)")
+    print(
+        f"game #{game.pk}: {variant.name}, {args.players} seats, {game.status}, {game.moves.count()} moves, "
+        f"{game.round_results.count()} round results (played by bots in {time.perf_counter() - started:.1f} s)"
+    )
 
     moderator, superuser = Client(), Client()
     moderator.force_login(mod)
@@ -81,9 +84,11 @@ def main() -> None:
                 response = client.get(url)
                 wall.append(time.perf_counter() - w)
                 cpu.append(time.process_time() - c)
-        print(f"{url:40} {response.status_code}  wall {statistics.median(wall) * 1000:6.0f} ms  "
-              f"cpu {statistics.median(cpu) * 1000:6.0f} ms  {len(queries.captured_queries):3} queries  "
-              f"{len(response.content) // 1024:4} KiB")
+        print(
+            f"{url:40} {response.status_code}  wall {statistics.median(wall) * 1000:6.0f} ms  "
+            f"cpu {statistics.median(cpu) * 1000:6.0f} ms  {len(queries.captured_queries):3} queries  "
+            f"{len(response.content) // 1024:4} KiB"
+        )
     connection.close()
     shutil.rmtree(tmp, ignore_errors=True)
 

@@ -80,8 +80,10 @@ def main() -> None:
         results = [play_game(job) for job in jobs]
     elapsed = time.perf_counter() - start
 
-    print(f"{args.games} four-player games of {args.rounds} rounds, seed {args.seed}, "
-          f"{args.workers} worker(s), {elapsed:.1f} s")
+    print(
+        f"{args.games} four-player games of {args.rounds} rounds, seed {args.seed}, "
+        f"{args.workers} worker(s), {elapsed:.1f} s"
+    )
     print(f"{'level':<8} {'games':>6} {'mean score':>11} {'95% interval':>20}")
     means = {}
     for level in LEVELS:

@@ -50,16 +50,19 @@ def report(label, times):
     wall, cpu = times
     for kind, values in (("wall", sorted(wall)), ("cpu", sorted(cpu))):
         p99 = values[min(len(values) - 1, int(len(values) * 0.99))]
-        print(f"{label:<48} {kind:>4}: median {statistics.median(values):7.3f} ms   "
-              f"p99 {p99:7.3f} ms   max {values[-1]:7.3f} ms")
+        print(
+            f"{label:<48} {kind:>4}: median {statistics.median(values):7.3f} ms   "
+            f"p99 {p99:7.3f} ms   max {values[-1]:7.3f} ms"
+        )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--hands", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--presets-only", action="store_true",
-                        help="hunt for slow hands under the presets' wild rules only")
+    parser.add_argument(
+        "--presets-only", action="store_true", help="hunt for slow hands under the presets' wild rules only"
+    )
     args = parser.parse_args()
     rng = random.Random(args.seed)
     classic = Rules()
@@ -83,8 +86,10 @@ def main() -> None:
         melds._SUIT_CACHE.clear()
         start = time.thread_time()
         melds.best_arrangement(parse_cards(hand), rules, hand_size)
-        print(f"known slow hand {hand} (round of {hand_size}, {rules.changed_options()}): "
-              f"cpu {(time.thread_time() - start) * 1000:.3f} ms")
+        print(
+            f"known slow hand {hand} (round of {hand_size}, {rules.changed_options()}): "
+            f"cpu {(time.thread_time() - start) * 1000:.3f} ms"
+        )
 
 
 #: The slowest hands met by earlier hunts, timed every run (cold cache).
@@ -96,13 +101,23 @@ KNOWN_SLOW = [
 ]
 
 
-HUNT_RULES = [Rules(), Rules(max_wilds_per_meld=1), Rules(max_wilds_per_meld=2, all_wild_melds=True),
-              Rules(max_wilds_per_meld=3), Rules(aces="high_or_low", ace_points=15), Rules(all_wild_melds=True),
-              Rules(wild_points=15)]
+HUNT_RULES = [
+    Rules(),
+    Rules(max_wilds_per_meld=1),
+    Rules(max_wilds_per_meld=2, all_wild_melds=True),
+    Rules(max_wilds_per_meld=3),
+    Rules(aces="high_or_low", ace_points=15),
+    Rules(all_wild_melds=True),
+    Rules(wild_points=15),
+]
 
 
-PRESET_HUNT_RULES = [Rules(), Rules(max_wilds_per_meld=1, wild_points=15), Rules(aces="high_or_low", ace_points=15),
-                     Rules(jokers_per_deck=2)]
+PRESET_HUNT_RULES = [
+    Rules(),
+    Rules(max_wilds_per_meld=1, wild_points=15),
+    Rules(aces="high_or_low", ace_points=15),
+    Rules(jokers_per_deck=2),
+]
 
 
 def hunt(rng: random.Random, count: int, rule_choices: list) -> None:
@@ -126,8 +141,10 @@ def hunt(rng: random.Random, count: int, rule_choices: list) -> None:
         melds.best_arrangement(hand, rules, hand_size)
         cpu = (time.thread_time() - start_cpu) * 1000
         slowest.append(((time.perf_counter() - start) * 1000, cpu, hand, rules, hand_size))
-    report(f"best_arrangement, {count} adversarial hands, cold cache",
-           ([item[0] for item in slowest], [item[1] for item in slowest]))
+    report(
+        f"best_arrangement, {count} adversarial hands, cold cache",
+        ([item[0] for item in slowest], [item[1] for item in slowest]),
+    )
     slowest.sort(key=lambda item: -item[1])
     _, ms, hand, rules, hand_size = slowest[0]
     print(f"  slowest: {' '.join(c.code for c in hand)} (round of {hand_size}, options {rules.changed_options()})")

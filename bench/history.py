@@ -46,21 +46,45 @@ from games.models import Game, RoundResult, Seat, Variant  # noqa: E402
 
 def seed(games: int, rounds: int) -> tuple:
     User = get_user_model()
-    ann, bob, cat = (User.objects.create_user(username=n, password="a-long-pass-phrase-42") for n in ("ann", "bob", "cat"))
+    ann, bob, cat = (
+        User.objects.create_user(username=n, password="a-long-pass-phrase-42") for n in ("ann", "bob", "cat")
+    )
     start = datetime(2026, 1, 1, tzinfo=timezone.utc)
     for i in range(games):
-        game = Game.objects.create(variant_name="Classic", rules=Rules().to_dict(), seed=i, seat_count=4,
-                                   status=Game.Status.FINISHED, finished_at=start + timedelta(hours=i))
+        game = Game.objects.create(
+            variant_name="Classic",
+            rules=Rules().to_dict(),
+            seed=i,
+            seat_count=4,
+            status=Game.Status.FINISHED,
+            finished_at=start + timedelta(hours=i),
+        )
         points = [[(i * 7 + r * 3 + s * 5) % 30 for s in range(4)] for r in range(rounds)]
         for r in range(rounds):
             points[r][r % 4] = 0
-        Seat.objects.bulk_create([Seat(game=game, position=s, total_score=sum(p[s] for p in points), **who)
-                                  for s, who in enumerate([{"user": ann}, {"user": bob}, {"user": cat},
-                                                           {"bot_level": "hard", "bot_name": "Ada"}])])
-        RoundResult.objects.bulk_create([RoundResult(game=game, round_number=r + 1, seat=s, hand_size=3 + r % 11,
-                                                     points=points[r][s], went_out=points[r][s] == 0,
-                                                     went_out_first=r % 4 == s)
-                                         for r in range(rounds) for s in range(4)])
+        Seat.objects.bulk_create(
+            [
+                Seat(game=game, position=s, total_score=sum(p[s] for p in points), **who)
+                for s, who in enumerate(
+                    [{"user": ann}, {"user": bob}, {"user": cat}, {"bot_level": "hard", "bot_name": "Ada"}]
+                )
+            ]
+        )
+        RoundResult.objects.bulk_create(
+            [
+                RoundResult(
+                    game=game,
+                    round_number=r + 1,
+                    seat=s,
+                    hand_size=3 + r % 11,
+                    points=points[r][s],
+                    went_out=points[r][s] == 0,
+                    went_out_first=r % 4 == s,
+                )
+                for r in range(rounds)
+                for s in range(4)
+            ]
+        )
         ratings.game_rate(game_id=game.pk)
     classic = Variant.objects.get(slug="classic")
     game = services.game_create(creator=ann, variant=classic, seat_count=4, bot_count=3, seed=7)
@@ -96,18 +120,22 @@ def main() -> None:
     call_command("migrate", verbosity=0)
     began = time.perf_counter()
     ann, game = seed(args.games, args.rounds)
-    print(f"seeded {args.games} finished games x {args.rounds} rounds, plus one classic game of "
-          f"{game.moves.count()} moves, in {time.perf_counter() - began:.1f} s")
+    print(
+        f"seeded {args.games} finished games x {args.rounds} rounds, plus one classic game of "
+        f"{game.moves.count()} moves, in {time.perf_counter() - began:.1f} s"
+    )
     client = Client()
     client.force_login(ann)
     moves = game.moves.count()
-    for name, url in [("history, page 1", "/players/ann/games/"),
-                      ("history, filtered", "/players/ann/games/?opponent=bot:hard&page=3"),
-                      ("stats", "/players/ann/"),
-                      ("leaderboard", "/leaderboard/"),
-                      ("record", f"/games/{game.pk}/record/"),
-                      ("replay, first move", f"/games/{game.pk}/replay/?step=1"),
-                      ("replay, last move", f"/games/{game.pk}/replay/?step={moves}")]:
+    for name, url in [
+        ("history, page 1", "/players/ann/games/"),
+        ("history, filtered", "/players/ann/games/?opponent=bot:hard&page=3"),
+        ("stats", "/players/ann/"),
+        ("leaderboard", "/leaderboard/"),
+        ("record", f"/games/{game.pk}/record/"),
+        ("replay, first move", f"/games/{game.pk}/replay/?step=1"),
+        ("replay, last move", f"/games/{game.pk}/replay/?step={moves}"),
+    ]:
         seconds, queries = measure(client, url)
         print(f"{name:22} {seconds * 1000:8.1f} ms  {queries:3d} queries")
 

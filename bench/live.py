@@ -43,8 +43,9 @@ def main() -> None:
 
     workdir = Path(tempfile.mkdtemp(prefix="threethirteen-bench-"))
     database = workdir / "bench.sqlite3"
-    os.environ.update({"DATABASE_URL": f"sqlite:///{database}", "DEBUG": "1",
-                       "DJANGO_SETTINGS_MODULE": "threethirteen_site.settings"})
+    os.environ.update(
+        {"DATABASE_URL": f"sqlite:///{database}", "DEBUG": "1", "DJANGO_SETTINGS_MODULE": "threethirteen_site.settings"}
+    )
     os.environ.pop("REDIS_URL", None)
     subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=REPO, check=True)
 
@@ -58,9 +59,24 @@ def main() -> None:
         extra = {}
         if args.redis:
             redis_port = free_port()
-            processes.append(subprocess.Popen(
-                [shutil.which("redis-server") or "redis-server", "--bind", "127.0.0.1", "--port", str(redis_port),
-                 "--save", "", "--appendonly", "no", "--dir", str(workdir)], stdout=subprocess.DEVNULL))
+            processes.append(
+                subprocess.Popen(
+                    [
+                        shutil.which("redis-server") or "redis-server",
+                        "--bind",
+                        "127.0.0.1",
+                        "--port",
+                        str(redis_port),
+                        "--save",
+                        "",
+                        "--appendonly",
+                        "no",
+                        "--dir",
+                        str(workdir),
+                    ],
+                    stdout=subprocess.DEVNULL,
+                )
+            )
             extra["REDIS_URL"] = f"redis://127.0.0.1:{redis_port}/0"
             time.sleep(0.3)
         urls = []
@@ -68,10 +84,24 @@ def main() -> None:
             port = free_port()
             log = workdir / f"daphne-{index}.log"
             with open(log, "wb") as out:
-                processes.append(subprocess.Popen(
-                    [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
-                     "threethirteen_site.asgi:application"],
-                    cwd=REPO, env=server_env(str(database), **extra), stdout=out, stderr=subprocess.STDOUT))
+                processes.append(
+                    subprocess.Popen(
+                        [
+                            sys.executable,
+                            "-m",
+                            "daphne",
+                            "-b",
+                            "127.0.0.1",
+                            "-p",
+                            str(port),
+                            "threethirteen_site.asgi:application",
+                        ],
+                        cwd=REPO,
+                        env=server_env(str(database), **extra),
+                        stdout=out,
+                        stderr=subprocess.STDOUT,
+                    )
+                )
             urls.append(f"http://127.0.0.1:{port}")
             wait_until_serving(urls[-1] + "/rules/", processes[-1], log)
         figures = play(urls[0], urls[-1], args.moves)
@@ -112,15 +142,23 @@ def play(post_to: str, listen_on: str, moves: int) -> dict[str, list[float]]:
     game = None
     while len(figures["post"]) < moves:
         if game is None or game.status != Game.Status.ACTIVE:
-            game = services.game_create(creator=people[0], variant=Variant.objects.get(slug="classic"),
-                                        seat_count=2, invitees=[people[1]], seed=len(figures["post"]))
+            game = services.game_create(
+                creator=people[0],
+                variant=Variant.objects.get(slug="classic"),
+                seat_count=2,
+                invitees=[people[1]],
+                seed=len(figures["post"]),
+            )
         game.refresh_from_db()
         mover = game.current_seat
         watcher = 1 - mover
         action = bots.choose_action(view(GameState.from_dict(game.state), mover)).to_dict()
         opener, fields = table_form(post_to, sessions[mover], game.pk)
-        with connect(f"ws://{host.netloc}/ws/games/{game.pk}/", origin=listen_on,
-                     additional_headers={"Cookie": f"sessionid={sessions[watcher]}"}) as socket:
+        with connect(
+            f"ws://{host.netloc}/ws/games/{game.pk}/",
+            origin=listen_on,
+            additional_headers={"Cookie": f"sessionid={sessions[watcher]}"},
+        ) as socket:
             json.loads(socket.recv(timeout=10))
             done: dict[str, float] = {}
 
@@ -135,8 +173,9 @@ def play(post_to: str, listen_on: str, moves: int) -> dict[str, list[float]]:
             heard = time.perf_counter()
             poster.join()
             posted = done["posted"]
-        request = urllib.request.Request(f"{listen_on}/games/{game.pk}/table/",
-                                         headers={"Cookie": f"sessionid={sessions[watcher]}"})
+        request = urllib.request.Request(
+            f"{listen_on}/games/{game.pk}/table/", headers={"Cookie": f"sessionid={sessions[watcher]}"}
+        )
         urllib.request.urlopen(request, timeout=10).read()
         fetched = time.perf_counter()
         figures["post"].append(posted - start)

@@ -72,8 +72,9 @@ def parse_rounds(text: str) -> list[int]:
         match = _RANGE.match(part)
         if not match:
             raise forms.ValidationError(
-                _("“%(part)s” is not a hand size: write whole numbers or ranges like 3-13, separated by "
-                  "commas.") % {"part": part})
+                _("“%(part)s” is not a hand size: write whole numbers or ranges like 3-13, separated by commas.")
+                % {"part": part}
+            )
         start, end = int(match[1]), int(match[2])
         if abs(end - start) > 40:
             raise forms.ValidationError(_("The range “%(part)s” is far too long.") % {"part": part})
@@ -91,82 +92,132 @@ class VariantForm(forms.ModelForm):
     """A variant with one field per rule option; ``Rules.from_dict`` judges the whole."""
 
     rounds = RoundsField(
-        label=gettext_lazy("Rounds (hand sizes)"), max_length=200, required=False,
+        label=gettext_lazy("Rounds (hand sizes)"),
+        max_length=200,
+        required=False,
         help_text=gettext_lazy(
             "The list of hand sizes, in order, e.g. 3-13 (the classic 11 rounds of 3 to 13 cards). "
             "“Fourteens”/“Fifteens” add rounds of 14 and 15 cards in which Aces and 2s are wild (3-15); the "
             "“up and down” game plays 3..13 then 13..3 (3-13, 13-3: 22 rounds). The wild rank of a round is "
-            "the rank equal to the number of cards dealt."))
+            "the rank equal to the number of cards dealt."
+        ),
+    )
     decks = forms.ChoiceField(
         label=gettext_lazy("Decks"),
-        choices=[("auto", gettext_lazy("auto: one deck for 2 players, two for 3-4, one more per 2 players")),
-                 ("1", "1"), ("2", "2"), ("3", "3"), ("4", "4")],
-        help_text=gettext_lazy("Number of 52-card decks. A game is refused if the decks cannot deal the largest "
-                               "round plus one up-card plus at least one stock card (see the table below)."))
+        choices=[
+            ("auto", gettext_lazy("auto: one deck for 2 players, two for 3-4, one more per 2 players")),
+            ("1", "1"),
+            ("2", "2"),
+            ("3", "3"),
+            ("4", "4"),
+        ],
+        help_text=gettext_lazy(
+            "Number of 52-card decks. A game is refused if the decks cannot deal the largest "
+            "round plus one up-card plus at least one stock card (see the table below)."
+        ),
+    )
     jokers_per_deck = forms.TypedChoiceField(
-        label=gettext_lazy("Jokers per deck"), coerce=int, choices=[(0, "0"), (1, "1"), (2, "2")],
-        help_text=gettext_lazy("Jokers are extra wild cards; an unmelded joker scores 20."))
+        label=gettext_lazy("Jokers per deck"),
+        coerce=int,
+        choices=[(0, "0"), (1, "1"), (2, "2")],
+        help_text=gettext_lazy("Jokers are extra wild cards; an unmelded joker scores 20."),
+    )
     max_stock_rebuilds = forms.IntegerField(
         label=gettext_lazy("Stock rebuilds"),
-        help_text=gettext_lazy("When the stock is empty, the discard pile less its top card is shuffled to "
-                               "become the new stock. After the stock has been rebuilt this many times, the next "
-                               "time it runs out the round ends at once and every player scores the hand they "
-                               "hold."))
+        help_text=gettext_lazy(
+            "When the stock is empty, the discard pile less its top card is shuffled to "
+            "become the new stock. After the stock has been rebuilt this many times, the next "
+            "time it runs out the round ends at once and every player scores the hand they "
+            "hold."
+        ),
+    )
     aces = forms.ChoiceField(
         label=gettext_lazy("Aces in runs"),
-        choices=[("low", gettext_lazy("low only: A-2-3 is a run, Q-K-A is not")),
-                 ("high_or_low", gettext_lazy("high or low: A-2-3 or Q-K-A (still no wrap-around K-A-2)"))],
-        help_text=gettext_lazy("High or low: an Ace may sit below 2 or above K in a run (still no "
-                               "wrap-around)."))
+        choices=[
+            ("low", gettext_lazy("low only: A-2-3 is a run, Q-K-A is not")),
+            ("high_or_low", gettext_lazy("high or low: A-2-3 or Q-K-A (still no wrap-around K-A-2)")),
+        ],
+        help_text=gettext_lazy("High or low: an Ace may sit below 2 or above K in a run (still no wrap-around)."),
+    )
     max_wilds_per_meld = forms.IntegerField(
-        label=gettext_lazy("Wild cards per meld"), required=False,
+        label=gettext_lazy("Wild cards per meld"),
+        required=False,
         widget=forms.NumberInput(attrs={"placeholder": gettext_lazy("unlimited")}),
-        help_text=gettext_lazy("At most this many wild cards in one meld (one description allows 1); empty "
-                               "means unlimited. It wins over “melds of wild cards only”."))
+        help_text=gettext_lazy(
+            "At most this many wild cards in one meld (one description allows 1); empty "
+            "means unlimited. It wins over “melds of wild cards only”."
+        ),
+    )
     all_wild_melds = forms.BooleanField(
-        label=gettext_lazy("Melds of wild cards only"), required=False,
-        help_text=gettext_lazy("A meld may be made only of wild cards. By default a meld needs at least one "
-                               "card that is not wild."))
+        label=gettext_lazy("Melds of wild cards only"),
+        required=False,
+        help_text=gettext_lazy(
+            "A meld may be made only of wild cards. By default a meld needs at least one card that is not wild."
+        ),
+    )
     redemption = forms.BooleanField(
-        label=gettext_lazy("Redemption"), required=False,
-        help_text=gettext_lazy("In the last turn after someone went out, a player may lay down melds and lay off "
-                               "cards onto any melds on the table (including stand-ins); who gets rid of every "
-                               "card but the discard scores 0."))
+        label=gettext_lazy("Redemption"),
+        required=False,
+        help_text=gettext_lazy(
+            "In the last turn after someone went out, a player may lay down melds and lay off "
+            "cards onto any melds on the table (including stand-ins); who gets rid of every "
+            "card but the discard scores 0."
+        ),
+    )
     bad_go_out_penalty = forms.ChoiceField(
-        label=gettext_lazy("Failed go-out"), required=False,
+        label=gettext_lazy("Failed go-out"),
+        required=False,
         choices=[("", gettext_lazy("refused: nothing changes")), ("20", gettext_lazy("costs 20 points"))],
-        help_text=gettext_lazy("A go-out whose hand is not fully melded costs 20 points and the card is "
-                               "discarded as a normal discard; without it, the attempt is refused and nothing "
-                               "changes."))
+        help_text=gettext_lazy(
+            "A go-out whose hand is not fully melded costs 20 points and the card is "
+            "discarded as a normal discard; without it, the attempt is refused and nothing "
+            "changes."
+        ),
+    )
     ace_points = forms.TypedChoiceField(
-        label=gettext_lazy("Unmelded Ace"), coerce=int,
+        label=gettext_lazy("Unmelded Ace"),
+        coerce=int,
         choices=[(1, gettext_lazy("1 point")), (15, gettext_lazy("15 points"))],
-        help_text=gettext_lazy("An unmelded Ace scores 15 (usually chosen with Aces high or low; the options "
-                               "are independent)."))
+        help_text=gettext_lazy(
+            "An unmelded Ace scores 15 (usually chosen with Aces high or low; the options are independent)."
+        ),
+    )
     face_points = forms.ChoiceField(
         label=gettext_lazy("Unmelded J, Q, K"),
         choices=[("10", gettext_lazy("10 points each")), ("11-12-13", gettext_lazy("11, 12 and 13 points"))],
-        help_text=gettext_lazy("Jack, Queen, King score 11, 12, 13 instead of 10 each."))
+        help_text=gettext_lazy("Jack, Queen, King score 11, 12, 13 instead of 10 each."),
+    )
     wild_points = forms.ChoiceField(
         label=gettext_lazy("Unmelded wild card"),
         choices=[("face", gettext_lazy("its own value")), ("15", gettext_lazy("15 points"))],
-        help_text=gettext_lazy("An unmelded wild-rank card scores 15 (a joker stays 20; in 14- and 15-card "
-                               "rounds Aces and 2s both)."))
+        help_text=gettext_lazy(
+            "An unmelded wild-rank card scores 15 (a joker stays 20; in 14- and 15-card rounds Aces and 2s both)."
+        ),
+    )
     double_royal_rounds = forms.BooleanField(
-        label=gettext_lazy("Double royal rounds"), required=False,
-        help_text=gettext_lazy("Points of rounds where J, Q or K are wild (11, 12, 13 cards) are doubled."))
+        label=gettext_lazy("Double royal rounds"),
+        required=False,
+        help_text=gettext_lazy("Points of rounds where J, Q or K are wild (11, 12, 13 cards) are doubled."),
+    )
     jokers_free = forms.BooleanField(
-        label=gettext_lazy("Unmelded jokers free"), required=False,
-        help_text=gettext_lazy("An unmelded joker is laid on any player's melds at the end of the round and "
-                               "scores 0 (also when no melds are on the table); it never helps a player go "
-                               "out."))
+        label=gettext_lazy("Unmelded jokers free"),
+        required=False,
+        help_text=gettext_lazy(
+            "An unmelded joker is laid on any player's melds at the end of the round and "
+            "scores 0 (also when no melds are on the table); it never helps a player go "
+            "out."
+        ),
+    )
 
     class Meta:
         model = Variant
         fields = ("name", "slug", "description", "is_active", "position")
         labels = {"is_active": gettext_lazy("Enabled")}
-        help_texts = {"is_active": gettext_lazy("Offered in the create-game form. Hidden variants stay on the "
-                                                "games already played with them.")}
+        help_texts = {
+            "is_active": gettext_lazy(
+                "Offered in the create-game form. Hidden variants stay on the games already played with them."
+            )
+        }
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -214,9 +265,10 @@ class VariantForm(forms.ModelForm):
 
 def round_table(rules: Rules) -> list[dict[str, Any]]:
     """Hand size and wild rank of every round (the engine decides both)."""
-    return [{"round": number, "hand_size": size, "wild": wild_rank_label(size),
-             "doubled": rules.round_multiplier(size) > 1}
-            for number, size in enumerate(rules.rounds, start=1)]
+    return [
+        {"round": number, "hand_size": size, "wild": wild_rank_label(size), "doubled": rules.round_multiplier(size) > 1}
+        for number, size in enumerate(rules.rounds, start=1)
+    ]
 
 
 def deck_table(rules: Rules) -> list[dict[str, Any]]:
@@ -230,10 +282,16 @@ def deck_table(rules: Rules) -> list[dict[str, Any]]:
             problem = ""
         except RulesError as error:
             problem = str(error)
-        rows.append({"players": players, "decks": decks, "cards": decks * (52 + rules.jokers_per_deck),
-                     "needed": largest * players + 2, "problem": problem})
+        rows.append(
+            {
+                "players": players,
+                "decks": decks,
+                "cards": decks * (52 + rules.jokers_per_deck),
+                "needed": largest * players + 2,
+                "problem": problem,
+            }
+        )
     return rows
-
 
 
 @admin.register(Variant)
@@ -280,8 +338,10 @@ class VariantAdmin(admin.ModelAdmin):
             rows = rules_summary(Rules.from_dict(obj.options))
         except RulesError as error:
             return str(error)
-        return format_html('<table class="rules-in-words">{}</table>',
-                           format_html_join("", "<tr><th scope='row'>{}</th><td>{}</td></tr>", rows))
+        return format_html(
+            '<table class="rules-in-words">{}</table>',
+            format_html_join("", "<tr><th scope='row'>{}</th><td>{}</td></tr>", rows),
+        )
 
     @admin.display(description=gettext_lazy("rounds"))
     def round_count(self, obj: Variant) -> str:
@@ -303,8 +363,15 @@ class VariantAdmin(admin.ModelAdmin):
     def game_count(self, obj: Variant) -> int:
         return obj.games.count()
 
-    def render_change_form(self, request: HttpRequest, context: dict[str, Any], add: bool = False,
-                           change: bool = False, form_url: str = "", obj: Any = None) -> HttpResponse:
+    def render_change_form(
+        self,
+        request: HttpRequest,
+        context: dict[str, Any],
+        add: bool = False,
+        change: bool = False,
+        form_url: str = "",
+        obj: Any = None,
+    ) -> HttpResponse:
         form = context["adminform"].form
         rules = getattr(form, "rules", None)
         preview_of_unsaved = rules is not None and form.is_bound
@@ -313,9 +380,14 @@ class VariantAdmin(admin.ModelAdmin):
                 rules = Rules.from_dict(obj.options) if obj is not None else Rules()
             except RulesError:
                 rules = None
-        context.update({"rules_preview": rules, "preview_of_unsaved": preview_of_unsaved,
-                        "round_rows": round_table(rules) if rules else [],
-                        "deck_rows": deck_table(rules) if rules else []})
+        context.update(
+            {
+                "rules_preview": rules,
+                "preview_of_unsaved": preview_of_unsaved,
+                "round_rows": round_table(rules) if rules else [],
+                "deck_rows": deck_table(rules) if rules else [],
+            }
+        )
         return super().render_change_form(request, context, add, change, form_url, obj)
 
 
@@ -324,9 +396,12 @@ class VariantAdmin(admin.ModelAdmin):
 
 class ReasonForm(forms.Form):
     reason = forms.CharField(
-        label=gettext_lazy("Reason"), widget=forms.Textarea(attrs={"rows": 3, "cols": 60}), required=True,
+        label=gettext_lazy("Reason"),
+        widget=forms.Textarea(attrs={"rows": 3, "cols": 60}),
+        required=True,
         max_length=services.REASON_MAX_LENGTH,
-        help_text=gettext_lazy("Required. Kept in the audit log with your name and the time."))
+        help_text=gettext_lazy("Required. Kept in the audit log with your name and the time."),
+    )
 
     def clean_reason(self) -> str:
         try:
@@ -337,22 +412,33 @@ class ReasonForm(forms.Form):
 
 class AbortForm(ReasonForm):
     reason = forms.CharField(
-        label=gettext_lazy("Reason"), widget=forms.Textarea(attrs={"rows": 3, "cols": 60}),
+        label=gettext_lazy("Reason"),
+        widget=forms.Textarea(attrs={"rows": 3, "cols": 60}),
         max_length=services.REASON_MAX_LENGTH,
-        help_text=gettext_lazy("Required. The players see it on the game page; it is kept in the audit log "
-                               "with your name and the time."))
+        help_text=gettext_lazy(
+            "Required. The players see it on the game page; it is kept in the audit log with your name and the time."
+        ),
+    )
 
 
 class SeatToBotForm(ReasonForm):
-    bot_level = forms.ChoiceField(label=gettext_lazy("Bot level"), choices=BotLevel.choices,
-                                  initial=BotLevel.MEDIUM)
+    bot_level = forms.ChoiceField(label=gettext_lazy("Bot level"), choices=BotLevel.choices, initial=BotLevel.MEDIUM)
 
 
 def moderation_step(
-    modeladmin: admin.ModelAdmin, request: HttpRequest, objects: list[Any], *,
-    form_class: type[ReasonForm], title: str, consequences: str, button: str,
-    perform: Callable[[Any, dict[str, Any]], Any], done: Callable[[int], str],
-    action_name: str | None = None, back_url: str, describe: Callable[[Any], str] = str,
+    modeladmin: admin.ModelAdmin,
+    request: HttpRequest,
+    objects: list[Any],
+    *,
+    form_class: type[ReasonForm],
+    title: str,
+    consequences: str,
+    button: str,
+    perform: Callable[[Any, dict[str, Any]], Any],
+    done: Callable[[int], str],
+    action_name: str | None = None,
+    back_url: str,
+    describe: Callable[[Any], str] = str,
 ) -> HttpResponse | None:
     """Ask for a reason on a confirmation page; once given, ``perform`` each object.
 
@@ -378,13 +464,24 @@ def moderation_step(
     opts = modeladmin.model._meta
     context = {
         **modeladmin.admin_site.each_context(request),
-        "title": title, "subtitle": None, "opts": opts, "app_label": opts.app_label,
-        "form": form, "objects": [(obj, describe(obj)) for obj in objects], "consequences": consequences,
-        "button": button, "action_name": action_name, "back_url": back_url,
+        "title": title,
+        "subtitle": None,
+        "opts": opts,
+        "app_label": opts.app_label,
+        "form": form,
+        "objects": [(obj, describe(obj)) for obj in objects],
+        "consequences": consequences,
+        "button": button,
+        "action_name": action_name,
+        "back_url": back_url,
         "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME,
     }
-    return TemplateResponse(request, "admin/games/moderation_confirm.html", context,
-                            status=200 if form.is_bound is False or form.is_valid() else 400)
+    return TemplateResponse(
+        request,
+        "admin/games/moderation_confirm.html",
+        context,
+        status=200 if form.is_bound is False or form.is_valid() else 400,
+    )
 
 
 # -- games -----------------------------------------------------------------------------
@@ -401,18 +498,26 @@ class PlayerFilter(admin.SimpleListFilter):
         return (("", ""),)  # the filter is only shown when it has lookups
 
     def choices(self, changelist: Any):
-        query_parts = [(key, value) for key, values in changelist.params.items()
-                       if key not in (self.parameter_name, "p") for value in
-                       (values if isinstance(values, list) else [values])]
-        yield {"selected": self.value() is None, "query_string": changelist.get_query_string(
-            remove=[self.parameter_name]), "query_parts": query_parts, "display": _("All")}
+        query_parts = [
+            (key, value)
+            for key, values in changelist.params.items()
+            if key not in (self.parameter_name, "p")
+            for value in (values if isinstance(values, list) else [values])
+        ]
+        yield {
+            "selected": self.value() is None,
+            "query_string": changelist.get_query_string(remove=[self.parameter_name]),
+            "query_parts": query_parts,
+            "display": _("All"),
+        }
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Game]) -> QuerySet[Game]:
         name = (self.value() or "").strip()
         if not name:
             return queryset
-        return queryset.filter(Q(seats__user__username__iexact=name)
-                               | Q(seats__user__display_name__iexact=name)).distinct()
+        return queryset.filter(
+            Q(seats__user__username__iexact=name) | Q(seats__user__display_name__iexact=name)
+        ).distinct()
 
 
 class ReadOnlyInline(admin.TabularInline):
@@ -435,13 +540,18 @@ def user_link(user: Any) -> str:
     if user is None:
         return "—"
     url = reverse("admin:accounts_user_change", args=[user.pk])
-    return format_html('<a href="{}">{}</a>{}', url, user.username,
-                       "" if user.is_active else format_html(' <span class="mod-pill">{}</span>', _("deactivated")))
+    return format_html(
+        '<a href="{}">{}</a>{}',
+        url,
+        user.username,
+        "" if user.is_active else format_html(' <span class="mod-pill">{}</span>', _("deactivated")),
+    )
 
 
 def game_link(game: Game) -> str:
-    return format_html('<a href="{}">#{} {}</a>', reverse("admin:games_game_change", args=[game.pk]), game.pk,
-                       game.variant_name)
+    return format_html(
+        '<a href="{}">#{} {}</a>', reverse("admin:games_game_change", args=[game.pk]), game.pk, game.variant_name
+    )
 
 
 class SeatInline(ReadOnlyInline):
@@ -490,21 +600,37 @@ class GameAuditInline(ReadOnlyInline):
     verbose_name_plural = gettext_lazy("moderation of this game")
 
 
-def hand_seats_to_bot_step(model_admin: admin.ModelAdmin, request: HttpRequest, seats: list[Seat], *,
-                           action_name: str | None, back_url: str) -> HttpResponse | None:
+def hand_seats_to_bot_step(
+    model_admin: admin.ModelAdmin, request: HttpRequest, seats: list[Seat], *, action_name: str | None, back_url: str
+) -> HttpResponse | None:
     """Ask for a reason, then hand each seat to a bot (from a game's page or the seat list)."""
     return moderation_step(
-        model_admin, request, seats, form_class=SeatToBotForm, action_name=action_name, back_url=back_url,
-        title=ngettext("Hand a seat to a bot", "Hand seats to a bot", len(seats)), button=_("Hand to a bot"),
-        consequences=_("A bot plays each seat from now on (at once if it is the seat's turn). The players "
-                       "stay on their seats for the history but can no longer move in these games."),
-        describe=lambda s: _("seat %(position)s of game #%(id)s: %(name)s") % {
-            "position": s.position, "id": s.game_id, "name": s.name},
+        model_admin,
+        request,
+        seats,
+        form_class=SeatToBotForm,
+        action_name=action_name,
+        back_url=back_url,
+        title=ngettext("Hand a seat to a bot", "Hand seats to a bot", len(seats)),
+        button=_("Hand to a bot"),
+        consequences=_(
+            "A bot plays each seat from now on (at once if it is the seat's turn). The players "
+            "stay on their seats for the history but can no longer move in these games."
+        ),
+        describe=lambda s: (
+            _("seat %(position)s of game #%(id)s: %(name)s") % {"position": s.position, "id": s.game_id, "name": s.name}
+        ),
         perform=lambda s, data: services.seat_hand_to_bot(
-            game_id=s.game_id, position=s.position, moderator=request.user, reason=data["reason"],
-            bot_level=data["bot_level"]),
-        done=lambda count: ngettext("A bot plays %(count)s seat now.", "Bots play %(count)s seats now.", count)
-        % {"count": count})
+            game_id=s.game_id,
+            position=s.position,
+            moderator=request.user,
+            reason=data["reason"],
+            bot_level=data["bot_level"],
+        ),
+        done=lambda count: (
+            ngettext("A bot plays %(count)s seat now.", "Bots play %(count)s seats now.", count) % {"count": count}
+        ),
+    )
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -541,9 +667,22 @@ class GameAdmin(GameModerationAdmin):
     search_help_text = gettext_lazy("Search by a player's user name or display name.")
     date_hierarchy = "created_at"
     list_select_related = ("variant",)
-    fields = ("variant_name", "variant", "status", "created_by", "seat_count", "time_limit", "coach",
-              "version", "current_seat", "created_at", "started_at", "finished_at", "updated_at",
-              "rule_options")
+    fields = (
+        "variant_name",
+        "variant",
+        "status",
+        "created_by",
+        "seat_count",
+        "time_limit",
+        "coach",
+        "version",
+        "current_seat",
+        "created_at",
+        "started_at",
+        "finished_at",
+        "updated_at",
+        "rule_options",
+    )
     readonly_fields = fields
     # Round results and the move log are plain read-only tables below the inlines (change_form.html):
     # a whole game has a thousand moves or more, and an inline row costs far more to render.
@@ -578,45 +717,77 @@ class GameAdmin(GameModerationAdmin):
         wrap = self.admin_site.admin_view
         return [
             path("<path:object_id>/abort/", wrap(self.abort_view), name="games_game_abort"),
-            path("<path:object_id>/seats/<int:position>/bot/", wrap(self.seat_to_bot_view),
-                 name="games_game_seat_to_bot"),
+            path(
+                "<path:object_id>/seats/<int:position>/bot/", wrap(self.seat_to_bot_view), name="games_game_seat_to_bot"
+            ),
         ] + super().get_urls()
 
-    def change_view(self, request: HttpRequest, object_id: str, form_url: str = "",
-                    extra_context: dict[str, Any] | None = None) -> HttpResponse:
+    def change_view(
+        self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: dict[str, Any] | None = None
+    ) -> HttpResponse:
         game = self.get_object(request, unquote(object_id))
-        extra_context = {**(extra_context or {}),
-                         "can_abort": game is not None and self.has_moderate_permission(request)
-                         and game.status in (Game.Status.OPEN, Game.Status.ACTIVE)}
+        extra_context = {
+            **(extra_context or {}),
+            "can_abort": game is not None
+            and self.has_moderate_permission(request)
+            and game.status in (Game.Status.OPEN, Game.Status.ACTIVE),
+        }
         if game is not None and self.has_view_permission(request, game):
             names = {seat.position: seat.name for seat in game.seats.select_related("user")}
             extra_context["round_results"] = [
-                {"round": result.round_number, "seat": result.seat, "name": names.get(result.seat, "?"),
-                 "hand_size": result.hand_size, "wild": wild_rank_label(result.hand_size), "points": result.points,
-                 "went_out": result.went_out, "melds": " · ".join(" ".join(meld) for meld in result.melds),
-                 "deadwood": " ".join(result.deadwood)}
-                for result in game.round_results.order_by("round_number", "seat")]
+                {
+                    "round": result.round_number,
+                    "seat": result.seat,
+                    "name": names.get(result.seat, "?"),
+                    "hand_size": result.hand_size,
+                    "wild": wild_rank_label(result.hand_size),
+                    "points": result.points,
+                    "went_out": result.went_out,
+                    "melds": " · ".join(" ".join(meld) for meld in result.melds),
+                    "deadwood": " ".join(result.deadwood),
+                }
+                for result in game.round_results.order_by("round_number", "seat")
+            ]
             extra_context["move_log"] = [
-                {"seq": move.seq, "round": move.round_number, "seat": move.seat, "name": names.get(move.seat, "?"),
-                 "action": describe_action(move.action), "by_bot": move.by_bot, "time": move.created_at}
-                for move in game.moves.order_by("seq")]
+                {
+                    "seq": move.seq,
+                    "round": move.round_number,
+                    "seat": move.seat,
+                    "name": names.get(move.seat, "?"),
+                    "action": describe_action(move.action),
+                    "by_bot": move.by_bot,
+                    "time": move.created_at,
+                }
+                for move in game.moves.order_by("seq")
+            ]
         return super().change_view(request, object_id, form_url, extra_context)
 
     # The moderation actions ------------------------------------------------------
 
-    def _abort(self, request: HttpRequest, games: list[Game], *, action_name: str | None,
-               back_url: str) -> HttpResponse | None:
+    def _abort(
+        self, request: HttpRequest, games: list[Game], *, action_name: str | None, back_url: str
+    ) -> HttpResponse | None:
         return moderation_step(
-            self, request, games, form_class=AbortForm, action_name=action_name, back_url=back_url,
-            title=_("Abort games"), button=_("Abort"),
-            consequences=_("An aborted game stops for good: no more moves, nothing is rated. The players see "
-                           "that it was aborted, and why, on the game page."),
-            describe=lambda game: f"#{game.pk} {game.variant_name} ({game.get_status_display()}): "
-                                  f"{self.players(game)}",
-            perform=lambda game, data: services.game_abort(game_id=game.pk, moderator=request.user,
-                                                           reason=data["reason"]),
-            done=lambda count: ngettext("%(count)s game aborted.", "%(count)s games aborted.", count)
-            % {"count": count})
+            self,
+            request,
+            games,
+            form_class=AbortForm,
+            action_name=action_name,
+            back_url=back_url,
+            title=_("Abort games"),
+            button=_("Abort"),
+            consequences=_(
+                "An aborted game stops for good: no more moves, nothing is rated. The players see "
+                "that it was aborted, and why, on the game page."
+            ),
+            describe=lambda game: f"#{game.pk} {game.variant_name} ({game.get_status_display()}): {self.players(game)}",
+            perform=lambda game, data: services.game_abort(
+                game_id=game.pk, moderator=request.user, reason=data["reason"]
+            ),
+            done=lambda count: (
+                ngettext("%(count)s game aborted.", "%(count)s games aborted.", count) % {"count": count}
+            ),
+        )
 
     @admin.action(description=gettext_lazy("Abort the selected games…"), permissions=["moderate"])
     def abort_games(self, request: HttpRequest, queryset: QuerySet[Game]) -> HttpResponse | None:
@@ -640,8 +811,9 @@ class GameAdmin(GameModerationAdmin):
         seat = game.seats.select_related("user").filter(position=position).first()
         if seat is None:
             raise Http404(_("There is no such seat."))
-        return hand_seats_to_bot_step(self, request, [seat], action_name=None,
-                                      back_url=reverse("admin:games_game_change", args=[game.pk]))
+        return hand_seats_to_bot_step(
+            self, request, [seat], action_name=None, back_url=reverse("admin:games_game_change", args=[game.pk])
+        )
 
 
 @admin.register(Seat)
@@ -655,8 +827,7 @@ class SeatAdmin(GameModerationAdmin):
     @admin.action(description=gettext_lazy("Hand the selected seats to a bot…"), permissions=["moderate"])
     def hand_to_bot(self, request: HttpRequest, queryset: QuerySet[Seat]) -> HttpResponse | None:
         seats = list(queryset.select_related("game", "user"))
-        return hand_seats_to_bot_step(self, request, seats, action_name="hand_to_bot",
-                                      back_url=request.get_full_path())
+        return hand_seats_to_bot_step(self, request, seats, action_name="hand_to_bot", back_url=request.get_full_path())
 
 
 @admin.register(Move)

@@ -54,8 +54,17 @@ from collections import Counter
 from functools import lru_cache
 from typing import Any, Iterable, Mapping, Sequence
 
-from games.engine import (JOKER, STANDARD_DECK, Action, Card, Rules, action_from_dict, best_arrangement,
-                          discard_penalties, parse_cards)
+from games.engine import (
+    JOKER,
+    STANDARD_DECK,
+    Action,
+    Card,
+    Rules,
+    action_from_dict,
+    best_arrangement,
+    discard_penalties,
+    parse_cards,
+)
 
 __all__ = ["choose_action", "BOT_NAMES", "LEVELS"]
 
@@ -65,8 +74,7 @@ BOT_NAMES = ("Ada", "Blaise", "Carl", "Dora", "Emmy", "Felix", "Grace", "Hugo")
 LEVELS = ("easy", "medium", "hard")
 
 
-def choose_action(view: Mapping[str, Any], level: str = "medium",
-                  history: Iterable[Mapping[str, Any]] = ()) -> Action:
+def choose_action(view: Mapping[str, Any], level: str = "medium", history: Iterable[Mapping[str, Any]] = ()) -> Action:
     """The action the bot of ``level`` plays for the seat whose ``view`` this is.
 
     ``view`` must be the seat's own view (``view(state, seat)``) with at
@@ -171,8 +179,9 @@ def _isolated(pos: _Position, card: Card, hand: Sequence[Card]) -> bool:
     for other in hand:
         if pos.is_wild(other) or other.rank == card.rank:
             return False
-        if other.suit == card.suit and (abs(other.rank - card.rank) == 1 or
-                                        (pos.rules.aces_high and {other.rank, card.rank} == {1, 13})):
+        if other.suit == card.suit and (
+            abs(other.rank - card.rank) == 1 or (pos.rules.aces_high and {other.rank, card.rank} == {1, 13})
+        ):
             return False
     return True
 
@@ -181,8 +190,9 @@ def _isolated(pos: _Position, card: Card, hand: Sequence[Card]) -> bool:
 
 
 def _easy(pos: _Position, legal: list[dict], draws: list[dict]) -> dict:
-    rng = random.Random(zlib.crc32(json.dumps(
-        [pos.view["seat"], pos.view["round"], pos.view["move_count"], pos.view["hand"]]).encode()))
+    rng = random.Random(
+        zlib.crc32(json.dumps([pos.view["seat"], pos.view["round"], pos.view["move_count"], pos.view["hand"]]).encode())
+    )
     if draws:
         if pos.top is not None and pos.is_wild(pos.top) and _may_draw(legal, "discard"):
             return _draw(legal, "discard")
@@ -261,8 +271,9 @@ def _hard(pos: _Position, legal: list[dict], draws: list[dict], memory: _Memory)
     # How much a partial meld is worth: full weight early in a round, nothing in a last turn.
     turns_played = view["move_count"] / max(1, 2 * view["seat_count"])
     patience = 0.0 if last_turn else max(0.15, 1.0 - turns_played / (pos.hand_size + 4))
-    next_seat = view["last_turns"][1] if last_turn and len(view["last_turns"]) > 1 else \
-        (view["seat"] + 1) % view["seat_count"]
+    next_seat = (
+        view["last_turns"][1] if last_turn and len(view["last_turns"]) > 1 else (view["seat"] + 1) % view["seat_count"]
+    )
     wanted = [Card.from_code(c) for c in memory.taken.get(next_seat, [])]
 
     def value(cards: Sequence[Card], discard: Card | None) -> float:

@@ -64,8 +64,16 @@ def _label(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:.1f}"
 
 
-def line_chart(*, series: Sequence[Series], x_labels: Sequence[str], title: str, desc: str,
-               x_title: str = "", y_title: str = "", zero_line: bool = False) -> dict[str, Any]:
+def line_chart(
+    *,
+    series: Sequence[Series],
+    x_labels: Sequence[str],
+    title: str,
+    desc: str,
+    x_title: str = "",
+    y_title: str = "",
+    zero_line: bool = False,
+) -> dict[str, Any]:
     """Lines over shared x positions (one per label); ``None`` values leave a gap."""
     values = [v for s in series for v in s.values if v is not None]
     if not values or not x_labels:
@@ -85,35 +93,64 @@ def line_chart(*, series: Sequence[Series], x_labels: Sequence[str], title: str,
     lines = []
     for index, s in enumerate(series):
         points = [(x_at(i), y_at(v), v, x_labels[i]) for i, v in enumerate(s.values) if v is not None]
-        lines.append({
-            "name": s.name, "index": index % 8, "dash": DASHES[index % len(DASHES)],
-            "marker": MARKERS[index % len(MARKERS)],
-            "points": " ".join(f"{x},{y}" for x, y, _, _ in points),
-            "legend_marker": marker_path(MARKERS[index % len(MARKERS)], 14, 8),
-            "markers": [{"d": marker_path(MARKERS[index % len(MARKERS)], x, y), "value": _label(v), "x_label": xl}
-                        for x, y, v, xl in points]
-            if len(points) <= MAX_MARKERS else [],
-            "last": {"x": points[-1][0], "y": points[-1][1], "value": _label(points[-1][2])} if points else None,
-            **s.extra,
-        })
+        lines.append(
+            {
+                "name": s.name,
+                "index": index % 8,
+                "dash": DASHES[index % len(DASHES)],
+                "marker": MARKERS[index % len(MARKERS)],
+                "points": " ".join(f"{x},{y}" for x, y, _, _ in points),
+                "legend_marker": marker_path(MARKERS[index % len(MARKERS)], 14, 8),
+                "markers": [
+                    {"d": marker_path(MARKERS[index % len(MARKERS)], x, y), "value": _label(v), "x_label": xl}
+                    for x, y, v, xl in points
+                ]
+                if len(points) <= MAX_MARKERS
+                else [],
+                "last": {"x": points[-1][0], "y": points[-1][1], "value": _label(points[-1][2])} if points else None,
+                **s.extra,
+            }
+        )
     return {
-        "empty": False, "title": title, "desc": desc, "width": WIDTH, "height": HEIGHT,
-        "left": LEFT, "right": WIDTH - RIGHT, "top": TOP, "bottom": HEIGHT - BOTTOM,
-        "x_title": x_title, "y_title": y_title, "x_title_y": HEIGHT - 4, "y_title_x": 16,
-        "mid_x": LEFT + plot_w / 2, "mid_y": TOP + plot_h / 2,
+        "empty": False,
+        "title": title,
+        "desc": desc,
+        "width": WIDTH,
+        "height": HEIGHT,
+        "left": LEFT,
+        "right": WIDTH - RIGHT,
+        "top": TOP,
+        "bottom": HEIGHT - BOTTOM,
+        "x_title": x_title,
+        "y_title": y_title,
+        "x_title_y": HEIGHT - 4,
+        "y_title_x": 16,
+        "mid_x": LEFT + plot_w / 2,
+        "mid_y": TOP + plot_h / 2,
         "y_ticks": [{"y": y_at(t), "label": _label(t)} for t in ticks],
-        "x_ticks": [{"x": x_at(i), "label": label} for i, label in enumerate(x_labels) if i % label_every == 0
-                    or i == n - 1],
+        "x_ticks": [
+            {"x": x_at(i), "label": label} for i, label in enumerate(x_labels) if i % label_every == 0 or i == n - 1
+        ],
         "zero_y": y_at(0) if zero_line and low < 0 < high else None,
         "lines": lines,
-        "rows": [{"label": label, "values": [_label(s.values[i]) if s.values[i] is not None else ""
-                                             for s in series]} for i, label in enumerate(x_labels)],
+        "rows": [
+            {"label": label, "values": [_label(s.values[i]) if s.values[i] is not None else "" for s in series]}
+            for i, label in enumerate(x_labels)
+        ],
         "names": [s.name for s in series],
     }
 
 
-def bar_chart(*, labels: Sequence[str], values: Sequence[float], title: str, desc: str,
-              x_title: str = "", y_title: str = "", notes: Sequence[str] | None = None) -> dict[str, Any]:
+def bar_chart(
+    *,
+    labels: Sequence[str],
+    values: Sequence[float],
+    title: str,
+    desc: str,
+    x_title: str = "",
+    y_title: str = "",
+    notes: Sequence[str] | None = None,
+) -> dict[str, Any]:
     """One bar per label, its value written above it."""
     if not labels:
         return {"empty": True, "title": title, "desc": desc}
@@ -126,14 +163,35 @@ def bar_chart(*, labels: Sequence[str], values: Sequence[float], title: str, des
     for i, (label, value) in enumerate(zip(labels, values)):
         h = plot_h * value / high
         x = LEFT + slot * i + (slot - bar_w) / 2
-        bars.append({"x": round(x, 1), "y": round(TOP + plot_h - h, 1), "w": round(bar_w, 1), "h": round(h, 1),
-                     "cx": round(x + bar_w / 2, 1), "value_y": round(TOP + plot_h - h - 5, 1), "label": label, "value": _label(round(value, 1)),
-                     "note": notes[i] if notes else ""})
+        bars.append(
+            {
+                "x": round(x, 1),
+                "y": round(TOP + plot_h - h, 1),
+                "w": round(bar_w, 1),
+                "h": round(h, 1),
+                "cx": round(x + bar_w / 2, 1),
+                "value_y": round(TOP + plot_h - h - 5, 1),
+                "label": label,
+                "value": _label(round(value, 1)),
+                "note": notes[i] if notes else "",
+            }
+        )
     return {
-        "empty": False, "title": title, "desc": desc, "width": WIDTH, "height": HEIGHT,
-        "left": LEFT, "right": WIDTH - RIGHT, "top": TOP, "bottom": HEIGHT - BOTTOM,
-        "x_title": x_title, "y_title": y_title, "x_title_y": HEIGHT - 4, "y_title_x": 16,
-        "mid_x": LEFT + plot_w / 2, "mid_y": TOP + plot_h / 2,
+        "empty": False,
+        "title": title,
+        "desc": desc,
+        "width": WIDTH,
+        "height": HEIGHT,
+        "left": LEFT,
+        "right": WIDTH - RIGHT,
+        "top": TOP,
+        "bottom": HEIGHT - BOTTOM,
+        "x_title": x_title,
+        "y_title": y_title,
+        "x_title_y": HEIGHT - 4,
+        "y_title_x": 16,
+        "mid_x": LEFT + plot_w / 2,
+        "mid_y": TOP + plot_h / 2,
         "y_ticks": [{"y": round(TOP + plot_h * (1 - t / high), 1), "label": _label(t)} for t in ticks],
         "bars": bars,
     }

@@ -10,29 +10,54 @@ MIN_SEATS, MAX_SEATS = 2, 8
 
 
 class GameCreateForm(forms.Form):
-    variant = forms.ModelChoiceField(label=_("Variant"), queryset=Variant.objects.filter(is_active=True),
-                                     empty_label=None)
-    seat_count = forms.TypedChoiceField(label=_("Players"), coerce=int, initial=4,
-                                        choices=[(n, str(n)) for n in range(MIN_SEATS, MAX_SEATS + 1)])
-    bot_count = forms.TypedChoiceField(label=_("Bots"), coerce=int, initial=0,
-                                       choices=[(n, str(n)) for n in range(0, MAX_SEATS)],
-                                       help_text=_("Seats played by the computer."))
-    bot_level = forms.ChoiceField(label=_("Bot level"), choices=BotLevel.choices, initial=BotLevel.MEDIUM,
-                                  help_text=_("Easy plays without much thought, medium keeps its penalty low, "
-                                              "hard also counts the cards it has seen."))
-    invite = forms.CharField(label=_("Invite players"), required=False, max_length=400,
-                             help_text=_("User names, separated by commas. Other seats stay open for anyone."))
-    time_limit_seconds = forms.TypedChoiceField(label=_("Time per move"), coerce=int,
-                                                choices=Game.TIME_LIMIT_CHOICES, initial=24 * 3600)
-    round_count = forms.IntegerField(label=_("Rounds"), required=False, min_value=1, max_value=30,
-                                     help_text=_("Play only the first rounds of the variant (empty: all)."))
-    coach = forms.BooleanField(label=_("Coach"), required=False,
-                               help_text=_("Show next to each card the penalty left if you discard it."))
-    is_private = forms.BooleanField(label=_("Private"), required=False,
-                                    help_text=_("Not listed in the lobby: people join through an invite link."))
-    players_only = forms.BooleanField(label=_("Players only"), required=False,
-                                      help_text=_("Nobody else may watch (spectators only ever see the "
-                                                  "public table)."))
+    variant = forms.ModelChoiceField(
+        label=_("Variant"), queryset=Variant.objects.filter(is_active=True), empty_label=None
+    )
+    seat_count = forms.TypedChoiceField(
+        label=_("Players"), coerce=int, initial=4, choices=[(n, str(n)) for n in range(MIN_SEATS, MAX_SEATS + 1)]
+    )
+    bot_count = forms.TypedChoiceField(
+        label=_("Bots"),
+        coerce=int,
+        initial=0,
+        choices=[(n, str(n)) for n in range(0, MAX_SEATS)],
+        help_text=_("Seats played by the computer."),
+    )
+    bot_level = forms.ChoiceField(
+        label=_("Bot level"),
+        choices=BotLevel.choices,
+        initial=BotLevel.MEDIUM,
+        help_text=_(
+            "Easy plays without much thought, medium keeps its penalty low, hard also counts the cards it has seen."
+        ),
+    )
+    invite = forms.CharField(
+        label=_("Invite players"),
+        required=False,
+        max_length=400,
+        help_text=_("User names, separated by commas. Other seats stay open for anyone."),
+    )
+    time_limit_seconds = forms.TypedChoiceField(
+        label=_("Time per move"), coerce=int, choices=Game.TIME_LIMIT_CHOICES, initial=24 * 3600
+    )
+    round_count = forms.IntegerField(
+        label=_("Rounds"),
+        required=False,
+        min_value=1,
+        max_value=30,
+        help_text=_("Play only the first rounds of the variant (empty: all)."),
+    )
+    coach = forms.BooleanField(
+        label=_("Coach"), required=False, help_text=_("Show next to each card the penalty left if you discard it.")
+    )
+    is_private = forms.BooleanField(
+        label=_("Private"), required=False, help_text=_("Not listed in the lobby: people join through an invite link.")
+    )
+    players_only = forms.BooleanField(
+        label=_("Players only"),
+        required=False,
+        help_text=_("Nobody else may watch (spectators only ever see the public table)."),
+    )
 
     def clean_invite(self) -> list:
         names = [name.strip() for name in self.cleaned_data["invite"].replace(";", ",").split(",") if name.strip()]
@@ -52,17 +77,21 @@ class GameCreateForm(forms.Form):
             if 1 + bots + len(invited) > seats:
                 raise forms.ValidationError(
                     _("%(seats)s seats cannot hold you, %(bots)s bot(s) and %(invited)s invited player(s).")
-                    % {"seats": seats, "bots": bots, "invited": len(invited)})
+                    % {"seats": seats, "bots": bots, "invited": len(invited)}
+                )
         return data
 
 
 class PlayForm(forms.Form):
     """One action posted from the table; the service checks everything else."""
 
-    version = forms.IntegerField(min_value=0, error_messages={
-        "required": _("The form is missing the game version it was made for."),
-        "invalid": _("The game version must be a whole number."),
-    })
+    version = forms.IntegerField(
+        min_value=0,
+        error_messages={
+            "required": _("The form is missing the game version it was made for."),
+            "invalid": _("The game version must be a whole number."),
+        },
+    )
     type = forms.CharField(max_length=20, error_messages={"required": _("Say which action you take.")})
     source = forms.CharField(max_length=20, required=False)
     card = forms.CharField(max_length=10, required=False)

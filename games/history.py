@@ -19,22 +19,49 @@ from itertools import groupby
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.db.models import (Avg, Count, Exists, F, IntegerField, Max, Min, OuterRef, Prefetch, Q, QuerySet,
-                              Subquery, Value)
+from django.db.models import (
+    Avg,
+    Count,
+    Exists,
+    F,
+    IntegerField,
+    Max,
+    Min,
+    OuterRef,
+    Prefetch,
+    Q,
+    QuerySet,
+    Subquery,
+    Value,
+)
 from django.db.models.functions import Coalesce
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from games.engine import (RANK_CHARS, Rules, action_from_dict, meld_kind, parse_cards, replay,
-                          wild_rank_label, wild_ranks)
+from games.engine import (
+    RANK_CHARS,
+    Rules,
+    action_from_dict,
+    meld_kind,
+    parse_cards,
+    replay,
+    wild_rank_label,
+    wild_ranks,
+)
 
 from . import charts, presentation
 from .models import BotLevel, Game, GameResult, Move, Rating, RoundResult, Seat
 from .ratings import MODEL, ordinal, places
 
 __all__ = [
-    "ReplayRefused", "history_of", "history_filters", "game_record", "game_replay", "player_stats",
-    "leaderboard", "BOT_OPPONENT_PREFIX",
+    "ReplayRefused",
+    "history_of",
+    "history_filters",
+    "game_record",
+    "game_replay",
+    "player_stats",
+    "leaderboard",
+    "BOT_OPPONENT_PREFIX",
 ]
 
 BOT_OPPONENT_PREFIX = "bot:"
@@ -62,8 +89,9 @@ def with_places(seats: QuerySet[Seat]) -> QuerySet[Seat]:
     people who left rank last), and every page reads it from there.
     """
     result = GameResult.objects.filter(game=OuterRef("game"), position=OuterRef("position"))
-    return seats.annotate(place=Subquery(result.values("place")[:1]),
-                          place_shared=Subquery(result.values("shared")[:1]))
+    return seats.annotate(
+        place=Subquery(result.values("place")[:1]), place_shared=Subquery(result.values("shared")[:1])
+    )
 
 
 def _finished_seats(user: Any) -> QuerySet[Seat]:
@@ -88,22 +116,27 @@ def history_of(*, user: Any, variant: str = "", opponent: str = "", viewer: Any 
     ``opponent`` on a user name, or ``bot:<level>`` for a bot of that level.
     Someone else (``viewer``) sees only the games they could open.
     """
-    rating = GameResult.objects.filter(game=OuterRef("game"), position=OuterRef("position")).annotate(
-        change=F("rating_after") - (F("mu_before") - 3 * F("sigma_before"))).values("change")
-    seats = (with_places(_finished_seats(user).filter(_visible_to(viewer, user)))
-             .annotate(rating_change=Subquery(rating[:1]))
-             .select_related("game")
-             .prefetch_related(Prefetch("game__seats", queryset=Seat.objects.select_related("user")
-                                        .order_by("position")))
-             .order_by("-game__finished_at", "-game_id"))
+    rating = (
+        GameResult.objects.filter(game=OuterRef("game"), position=OuterRef("position"))
+        .annotate(change=F("rating_after") - (F("mu_before") - 3 * F("sigma_before")))
+        .values("change")
+    )
+    seats = (
+        with_places(_finished_seats(user).filter(_visible_to(viewer, user)))
+        .annotate(rating_change=Subquery(rating[:1]))
+        .select_related("game")
+        .prefetch_related(Prefetch("game__seats", queryset=Seat.objects.select_related("user").order_by("position")))
+        .order_by("-game__finished_at", "-game_id")
+    )
     if variant:
         seats = seats.filter(game__variant_name=variant)
     if opponent.startswith(BOT_OPPONENT_PREFIX):
-        level = opponent[len(BOT_OPPONENT_PREFIX):]
+        level = opponent[len(BOT_OPPONENT_PREFIX) :]
         seats = seats.filter(Exists(Seat.objects.filter(game=OuterRef("game"), user__isnull=True, bot_level=level)))
     elif opponent:
-        seats = seats.filter(Exists(Seat.objects.filter(game=OuterRef("game"), user__username=opponent)
-                                    .exclude(user=user)))
+        seats = seats.filter(
+            Exists(Seat.objects.filter(game=OuterRef("game"), user__username=opponent).exclude(user=user))
+        )
     return seats
 
 
@@ -111,13 +144,26 @@ def history_filters(*, user: Any, viewer: Any = None) -> dict[str, list[tuple[st
     """The choices of the history filters: variants played, people and bot levels met."""
     games = Game.objects.filter(pk__in=_finished_seats(user).filter(_visible_to(viewer, user)).values("game"))
     variants = list(games.order_by("variant_name").values_list("variant_name", flat=True).distinct())
-    people = (get_user_model().objects.filter(seats__game__in=games.values("pk")).exclude(pk=user.pk)
-              .order_by("username").values_list("username", "display_name").distinct())
-    levels = set(Seat.objects.filter(game__in=games.values("pk"), user__isnull=True).exclude(bot_level="")
-                 .values_list("bot_level", flat=True).distinct())
+    people = (
+        get_user_model()
+        .objects.filter(seats__game__in=games.values("pk"))
+        .exclude(pk=user.pk)
+        .order_by("username")
+        .values_list("username", "display_name")
+        .distinct()
+    )
+    levels = set(
+        Seat.objects.filter(game__in=games.values("pk"), user__isnull=True)
+        .exclude(bot_level="")
+        .values_list("bot_level", flat=True)
+        .distinct()
+    )
     opponents = [(username, display or username) for username, display in people]
-    opponents += [(BOT_OPPONENT_PREFIX + level, _("bot (%(level)s)") % {"level": label})
-                  for level, label in BotLevel.choices if level in levels]
+    opponents += [
+        (BOT_OPPONENT_PREFIX + level, _("bot (%(level)s)") % {"level": label})
+        for level, label in BotLevel.choices
+        if level in levels
+    ]
     return {"variants": [(name, name) for name in variants], "opponents": opponents}
 
 
@@ -127,13 +173,21 @@ def history_rows(seats: list[Seat]) -> list[dict[str, Any]]:
     for seat in seats:
         game = seat.game
         table = list(game.seats.all())
-        rows.append({
-            "game": game, "place": seat.place, "shared": seat.place_shared, "won": seat.place == 1,
-            "seat_count": len(table), "total": seat.total_score,
-            "rating_change": seat.rating_change,
-            "players": [{"name": s.name, "total": s.total_score, "me": s.pk == seat.pk, "bot": s.is_bot and not s.user_id}
-                        for s in sorted(table, key=lambda s: (s.total_score, s.position))],
-        })
+        rows.append(
+            {
+                "game": game,
+                "place": seat.place,
+                "shared": seat.place_shared,
+                "won": seat.place == 1,
+                "seat_count": len(table),
+                "total": seat.total_score,
+                "rating_change": seat.rating_change,
+                "players": [
+                    {"name": s.name, "total": s.total_score, "me": s.pk == seat.pk, "bot": s.is_bot and not s.user_id}
+                    for s in sorted(table, key=lambda s: (s.total_score, s.position))
+                ],
+            }
+        )
     return rows
 
 
@@ -159,8 +213,9 @@ def game_record(*, game: Game) -> dict[str, Any]:
     running = [0] * len(seats)
     series_values: list[list[int]] = [[] for _ in seats]
     rounds = []
-    for round_number, rows in groupby(RoundResult.objects.filter(game=game).order_by("round_number", "seat"),
-                                      key=lambda r: r.round_number):
+    for round_number, rows in groupby(
+        RoundResult.objects.filter(game=game).order_by("round_number", "seat"), key=lambda r: r.round_number
+    ):
         rows = list(rows)
         hand_size = rows[0].hand_size
         wild = _wild_chars(hand_size)
@@ -169,44 +224,89 @@ def game_record(*, game: Game) -> dict[str, Any]:
         for row in rows:
             running[row.seat] += row.points
             series_values[row.seat].append(running[row.seat])
-            cells.append({"points": row.points, "went_out": row.went_out, "first": row.went_out_first,
-                          "running": running[row.seat], "penalty": row.penalty})
-            summary_rows.append({
-                "name": names.get(row.seat), "points": row.points, "went_out": row.went_out, "penalty": row.penalty,
-                "melds": [{"kind": meld_kind(parse_cards(cards), rules, hand_size) or "",
-                           "cards": presentation.card_faces(cards, wild)} for cards in row.melds],
-                "deadwood": presentation.card_faces(row.deadwood, wild),
-                "laid_off": presentation.card_faces(row.laid_off, wild),
-            })
-        rounds.append({
-            "round": round_number, "hand_size": hand_size, "wild_label": wild_rank_label(hand_size),
-            "cells": cells, "went_out_name": names.get(first) if first is not None else None,
-            "stock_exhausted": first is None,
-            "summary": {"round": round_number, "hand_size": hand_size, "wild_label": wild_rank_label(hand_size),
-                        "went_out_name": names.get(first) if first is not None else None,
-                        "stock_exhausted": first is None, "rows": summary_rows},
-        })
-    seat_places = dict(zip((s.position for s in seats),
-                           places([s.total_score for s in seats], [s.has_left for s in seats])))
+            cells.append(
+                {
+                    "points": row.points,
+                    "went_out": row.went_out,
+                    "first": row.went_out_first,
+                    "running": running[row.seat],
+                    "penalty": row.penalty,
+                }
+            )
+            summary_rows.append(
+                {
+                    "name": names.get(row.seat),
+                    "points": row.points,
+                    "went_out": row.went_out,
+                    "penalty": row.penalty,
+                    "melds": [
+                        {
+                            "kind": meld_kind(parse_cards(cards), rules, hand_size) or "",
+                            "cards": presentation.card_faces(cards, wild),
+                        }
+                        for cards in row.melds
+                    ],
+                    "deadwood": presentation.card_faces(row.deadwood, wild),
+                    "laid_off": presentation.card_faces(row.laid_off, wild),
+                }
+            )
+        rounds.append(
+            {
+                "round": round_number,
+                "hand_size": hand_size,
+                "wild_label": wild_rank_label(hand_size),
+                "cells": cells,
+                "went_out_name": names.get(first) if first is not None else None,
+                "stock_exhausted": first is None,
+                "summary": {
+                    "round": round_number,
+                    "hand_size": hand_size,
+                    "wild_label": wild_rank_label(hand_size),
+                    "went_out_name": names.get(first) if first is not None else None,
+                    "stock_exhausted": first is None,
+                    "rows": summary_rows,
+                },
+            }
+        )
+    seat_places = dict(
+        zip((s.position for s in seats), places([s.total_score for s in seats], [s.has_left for s in seats]))
+    )
     standings = []
     for s in sorted(seats, key=lambda s: (seat_places[s.position], s.position)):
         place = seat_places[s.position]
         rating = ratings.get(s.position)
-        standings.append({
-            "place": place, "name": s.name, "score": s.total_score, "winner": place == 1,
-            "shared": list(seat_places.values()).count(place) > 1, "seat": s,
-            "rating_after": rating.rating_after if rating else None,
-            "rating_change": (rating.rating_after - ordinal(rating.mu_before, rating.sigma_before)) if rating else None,
-        })
+        standings.append(
+            {
+                "place": place,
+                "name": s.name,
+                "score": s.total_score,
+                "winner": place == 1,
+                "shared": list(seat_places.values()).count(place) > 1,
+                "seat": s,
+                "rating_after": rating.rating_after if rating else None,
+                "rating_change": (rating.rating_after - ordinal(rating.mu_before, rating.sigma_before))
+                if rating
+                else None,
+            }
+        )
     chart = charts.line_chart(
         series=[charts.Series(names[s.position], series_values[s.position]) for s in seats],
         x_labels=[str(r["round"]) for r in rounds],
         title=_("Running totals, round by round"),
         desc=_("Each player's total points after each round (lower is better). Final totals: %(totals)s.")
         % {"totals": ", ".join(f"{names[s.position]} {s.total_score}" for s in seats)},
-        x_title=_("Round"), y_title=_("Total points"))
-    return {"game": game, "seats": seats, "standings": standings, "rounds": rounds, "chart": chart,
-            "rules": rules, "names": [names[s.position] for s in seats]}
+        x_title=_("Round"),
+        y_title=_("Total points"),
+    )
+    return {
+        "game": game,
+        "seats": seats,
+        "standings": standings,
+        "rounds": rounds,
+        "chart": chart,
+        "rules": rules,
+        "names": [names[s.position] for s in seats],
+    }
 
 
 # -- the replay ---------------------------------------------------------------
@@ -221,13 +321,15 @@ def game_replay(*, game: Game, step: int | None = None) -> dict[str, Any]:
     """
     if game.status != Game.Status.FINISHED:
         raise ReplayRefused
-    moves = list(Move.objects.filter(game=game).order_by("seq").values_list("seat", "action", "events",
-                                                                              "round_number", "by_bot"))
+    moves = list(
+        Move.objects.filter(game=game).order_by("seq").values_list("seat", "action", "events", "round_number", "by_bot")
+    )
     total = len(moves)
     step = total if step is None else max(0, min(step, total))
     rules = Rules.from_dict(game.rules)
-    state = replay(rules, game.seat_count, game.seed, [(seat, action_from_dict(action))
-                                                       for seat, action, *_rest in moves[:step]])
+    state = replay(
+        rules, game.seat_count, game.seed, [(seat, action_from_dict(action)) for seat, action, *_rest in moves[:step]]
+    )
     seats = list(game.seats.select_related("user").order_by("position"))
     names = {s.position: s.name for s in seats}
     wild = [RANK_CHARS[r - 1] for r in sorted(state.wild_ranks)]
@@ -239,28 +341,44 @@ def game_replay(*, game: Game, step: int | None = None) -> dict[str, Any]:
     if scored is not None:
         scored_wild = _wild_chars(scored["hand_size"])
         round_over = {
-            "round": scored["round"], "hand_size": scored["hand_size"],
+            "round": scored["round"],
+            "hand_size": scored["hand_size"],
             "wild_label": wild_rank_label(scored["hand_size"]),
             "went_out_name": names.get(scored["went_out"]) if scored["went_out"] is not None else None,
             "stock_exhausted": scored["ended"] == "stock_exhausted",
-            "rows": [{"name": names.get(p), "points": s["points"], "went_out": s["went_out"], "penalty": s["penalty"],
-                      "melds": [{"kind": m["kind"], "cards": presentation.card_faces(m["cards"], scored_wild)}
-                                for m in s["melds"]],
-                      "deadwood": presentation.card_faces(s["deadwood"], scored_wild),
-                      "laid_off": presentation.card_faces(s["laid_off"], scored_wild)}
-                     for p, s in enumerate(scored["seats"])],
+            "rows": [
+                {
+                    "name": names.get(p),
+                    "points": s["points"],
+                    "went_out": s["went_out"],
+                    "penalty": s["penalty"],
+                    "melds": [
+                        {"kind": m["kind"], "cards": presentation.card_faces(m["cards"], scored_wild)}
+                        for m in s["melds"]
+                    ],
+                    "deadwood": presentation.card_faces(s["deadwood"], scored_wild),
+                    "laid_off": presentation.card_faces(s["laid_off"], scored_wild),
+                }
+                for p, s in enumerate(scored["seats"])
+            ],
         }
     hands = []
     for s in seats:
         position = s.position
-        hands.append({
-            "name": s.name, "score": state.scores[position], "cards": len(state.hands[position]),
-            "is_current": state.current_seat == position, "is_dealer": state.dealer == position,
-            "moved": step > 0 and moves[step - 1][0] == position,
-            "went_out": state.went_out == position,
-            "faces": presentation.card_faces(presentation.sort_codes([c.code for c in state.hands[position]], "suit",
-                                                                     wild), wild),
-        })
+        hands.append(
+            {
+                "name": s.name,
+                "score": state.scores[position],
+                "cards": len(state.hands[position]),
+                "is_current": state.current_seat == position,
+                "is_dealer": state.dealer == position,
+                "moved": step > 0 and moves[step - 1][0] == position,
+                "went_out": state.went_out == position,
+                "faces": presentation.card_faces(
+                    presentation.sort_codes([c.code for c in state.hands[position]], "suit", wild), wild
+                ),
+            }
+        )
     round_starts = []
     seen: set[int] = set()
     for index, (_seat, _action, _events, round_number, _bot) in enumerate(moves):
@@ -268,16 +386,26 @@ def game_replay(*, game: Game, step: int | None = None) -> dict[str, Any]:
             seen.add(round_number)
             round_starts.append({"round": round_number, "step": index})
     return {
-        "game": game, "step": step, "total": total, "state_over": state.is_over,
-        "prev": step - 1 if step > 0 else None, "next": step + 1 if step < total else None,
-        "round": state.round_number, "round_count": len(rules.rounds), "hand_size": state.hand_size,
-        "wild_label": wild_rank_label(state.hand_size), "hands": hands, "lines": lines,
+        "game": game,
+        "step": step,
+        "total": total,
+        "state_over": state.is_over,
+        "prev": step - 1 if step > 0 else None,
+        "next": step + 1 if step < total else None,
+        "round": state.round_number,
+        "round_count": len(rules.rounds),
+        "hand_size": state.hand_size,
+        "wild_label": wild_rank_label(state.hand_size),
+        "hands": hands,
+        "lines": lines,
         "mover": names.get(moves[step - 1][0]) if step > 0 else None,
         "by_bot": moves[step - 1][4] if step > 0 else False,
         "discard_top": presentation.card_face(state.top_discard.code, wild) if state.top_discard else None,
-        "stock_size": len(state.stock), "round_over": round_over,
-        "table_melds": [{"name": names.get(t.seat), "cards": presentation.card_faces(t.meld.codes, wild)}
-                        for t in state.table],
+        "stock_size": len(state.stock),
+        "round_over": round_over,
+        "table_melds": [
+            {"name": names.get(t.seat), "cards": presentation.card_faces(t.meld.codes, wild)} for t in state.table
+        ],
         "round_starts": round_starts,
         "current_name": names.get(state.current_seat) if state.current_seat is not None else None,
         "phase": state.phase,
@@ -291,17 +419,28 @@ def player_stats(*, user: Any) -> dict[str, Any]:
     """A person's numbers, all from aggregates over their finished games."""
     seats = with_places(_finished_seats(user))
     totals = seats.aggregate(
-        played=Count("pk"), won=Count("pk", filter=Q(place=1)), shared=Count("pk", filter=Q(place=1, place_shared=True)),
-        average_total=Avg("total_score"), best_total=Min("total_score"), worst_total=Max("total_score"))
+        played=Count("pk"),
+        won=Count("pk", filter=Q(place=1)),
+        shared=Count("pk", filter=Q(place=1, place_shared=True)),
+        average_total=Avg("total_score"),
+        best_total=Min("total_score"),
+        worst_total=Max("total_score"),
+    )
     played, won = totals["played"], totals["won"]
 
     mine = Seat.objects.filter(game=OuterRef("game"), position=OuterRef("seat"), user=user)
     rounds = RoundResult.objects.filter(game__status=Game.Status.FINISHED).filter(Exists(mine))
-    round_totals = rounds.aggregate(n=Count("pk"), first=Count("pk", filter=Q(went_out_first=True)),
-                                    out=Count("pk", filter=Q(went_out=True)), average=Avg("points"))
-    by_size = list(rounds.values("hand_size").annotate(average=Avg("points"), n=Count("pk"),
-                                                       first=Count("pk", filter=Q(went_out_first=True)))
-                   .order_by("hand_size"))
+    round_totals = rounds.aggregate(
+        n=Count("pk"),
+        first=Count("pk", filter=Q(went_out_first=True)),
+        out=Count("pk", filter=Q(went_out=True)),
+        average=Avg("points"),
+    )
+    by_size = list(
+        rounds.values("hand_size")
+        .annotate(average=Avg("points"), n=Count("pk"), first=Count("pk", filter=Q(went_out_first=True)))
+        .order_by("hand_size")
+    )
 
     ranked = seats.select_related("game").annotate(seat_count=_count_of(Seat.objects.filter(game=OuterRef("game"))))
     best = ranked.order_by("place", "total_score", "-game__finished_at").first() if played else None
@@ -309,47 +448,93 @@ def player_stats(*, user: Any) -> dict[str, Any]:
 
     rating = Rating.objects.filter(user=user).first()
     bot_ratings = list(Rating.objects.filter(user__isnull=True).order_by("-ordinal"))
-    history = list(GameResult.objects.filter(user=user).order_by("finished_at", "game_id")
-                   .values_list("rating_after", "game_id"))
+    history = list(
+        GameResult.objects.filter(user=user).order_by("finished_at", "game_id").values_list("rating_after", "game_id")
+    )
     fresh = MODEL.rating()
     start = ordinal(fresh.mu, fresh.sigma)
     level_names = dict(BotLevel.choices)
     rating_series = [charts.Series(user.shown_name, [start] + [round(r, 2) for r, _ in history])]
     for bot in bot_ratings:
-        rating_series.append(charts.Series(_("bot (%(level)s)") % {"level": level_names.get(bot.bot_level)},
-                                           [round(bot.ordinal, 2)] * (len(history) + 1)))
-    rating_chart = charts.line_chart(
-        series=rating_series, x_labels=[str(i) for i in range(len(history) + 1)],
-        title=_("Rating after each rated game"),
-        desc=(_("%(name)s's rating went from %(start)s to %(now)s over %(count)s rated games; "
-                "the flat lines are the bot levels' ratings today.")
-              % {"name": user.shown_name, "start": f"{start:.1f}", "now": f"{history[-1][0]:.1f}",
-                 "count": len(history)}) if history else _("No rated game yet."),
-        x_title=_("Rated games"), y_title=_("Rating"), zero_line=True) if history else charts.line_chart(
-        series=[], x_labels=[], title=_("Rating after each rated game"), desc=_("No rated game yet."))
+        rating_series.append(
+            charts.Series(
+                _("bot (%(level)s)") % {"level": level_names.get(bot.bot_level)},
+                [round(bot.ordinal, 2)] * (len(history) + 1),
+            )
+        )
+    rating_chart = (
+        charts.line_chart(
+            series=rating_series,
+            x_labels=[str(i) for i in range(len(history) + 1)],
+            title=_("Rating after each rated game"),
+            desc=(
+                _(
+                    "%(name)s's rating went from %(start)s to %(now)s over %(count)s rated games; "
+                    "the flat lines are the bot levels' ratings today."
+                )
+                % {
+                    "name": user.shown_name,
+                    "start": f"{start:.1f}",
+                    "now": f"{history[-1][0]:.1f}",
+                    "count": len(history),
+                }
+            )
+            if history
+            else _("No rated game yet."),
+            x_title=_("Rated games"),
+            y_title=_("Rating"),
+            zero_line=True,
+        )
+        if history
+        else charts.line_chart(
+            series=[], x_labels=[], title=_("Rating after each rated game"), desc=_("No rated game yet.")
+        )
+    )
 
     size_chart = charts.bar_chart(
-        labels=[str(row["hand_size"]) for row in by_size], values=[float(row["average"]) for row in by_size],
+        labels=[str(row["hand_size"]) for row in by_size],
+        values=[float(row["average"]) for row in by_size],
         notes=[ngettext("%(n)s round", "%(n)s rounds", row["n"]) % {"n": row["n"]} for row in by_size],
         title=_("Average points per round by hand size"),
-        desc=(_("Average penalty points %(name)s scored in a round, by the number of cards dealt: %(values)s.")
-              % {"name": user.shown_name,
-                 "values": ", ".join(f"{row['hand_size']}: {row['average']:.1f}" for row in by_size)})
-        if by_size else _("No round played yet."),
-        x_title=_("Cards dealt"), y_title=_("Average points"))
+        desc=(
+            _("Average penalty points %(name)s scored in a round, by the number of cards dealt: %(values)s.")
+            % {
+                "name": user.shown_name,
+                "values": ", ".join(f"{row['hand_size']}: {row['average']:.1f}" for row in by_size),
+            }
+        )
+        if by_size
+        else _("No round played yet."),
+        x_title=_("Cards dealt"),
+        y_title=_("Average points"),
+    )
     return {
-        "player": user, "played": played, "won": won, "shared": totals["shared"],
+        "player": user,
+        "played": played,
+        "won": won,
+        "shared": totals["shared"],
         "win_rate": (100 * won / played) if played else None,
         "average_total": totals["average_total"],
-        "rounds": round_totals["n"], "went_out_first": round_totals["first"],
+        "rounds": round_totals["n"],
+        "went_out_first": round_totals["first"],
         "went_out_first_rate": (100 * round_totals["first"] / round_totals["n"]) if round_totals["n"] else None,
         "average_points": round_totals["average"],
-        "by_size": [{"hand_size": row["hand_size"], "wild_label": wild_rank_label(row["hand_size"]),
-                     "average": row["average"], "rounds": row["n"], "first": row["first"]} for row in by_size],
-        "best": best, "worst": worst,
-        "rating": rating, "bot_ratings": [{"level": level_names.get(b.bot_level), "rating": b}
-                                          for b in bot_ratings],
-        "rating_chart": rating_chart, "size_chart": size_chart,
+        "by_size": [
+            {
+                "hand_size": row["hand_size"],
+                "wild_label": wild_rank_label(row["hand_size"]),
+                "average": row["average"],
+                "rounds": row["n"],
+                "first": row["first"],
+            }
+            for row in by_size
+        ],
+        "best": best,
+        "worst": worst,
+        "rating": rating,
+        "bot_ratings": [{"level": level_names.get(b.bot_level), "rating": b} for b in bot_ratings],
+        "rating_chart": rating_chart,
+        "size_chart": size_chart,
         "rated_games": len(history),
     }
 
@@ -359,21 +544,34 @@ def player_stats(*, user: Any) -> dict[str, Any]:
 
 def leaderboard() -> QuerySet[Rating]:
     """People with at least ``LEADERBOARD_MIN_GAMES`` rated games, best rating first."""
-    return (Rating.objects.filter(user__isnull=False, games__gte=LEADERBOARD_MIN_GAMES)
-            .select_related("user").order_by("-ordinal", "user__username"))
+    return (
+        Rating.objects.filter(user__isnull=False, games__gte=LEADERBOARD_MIN_GAMES)
+        .select_related("user")
+        .order_by("-ordinal", "user__username")
+    )
 
 
-def leaderboard_rows(people: list[Rating], *, offset: int, bots: list[Rating], last_page: bool,
-                     first_page: bool) -> list[dict[str, Any]]:
+def leaderboard_rows(
+    people: list[Rating], *, offset: int, bots: list[Rating], last_page: bool, first_page: bool
+) -> list[dict[str, Any]]:
     """One page of the leaderboard with the bot levels placed where their rating falls."""
     level_names = dict(BotLevel.choices)
-    rows = [{"rank": offset + i + 1, "rating": r, "name": r.user.shown_name, "user": r.user, "bot": False}
-            for i, r in enumerate(people)]
+    rows = [
+        {"rank": offset + i + 1, "rating": r, "name": r.user.shown_name, "user": r.user, "bot": False}
+        for i, r in enumerate(people)
+    ]
     for bot in bots:
         above = [i for i, row in enumerate(rows) if row["rating"].ordinal >= bot.ordinal]
         index = (above[-1] + 1) if above else 0
         if (index == 0 and not first_page) or (index == len(rows) and not last_page and rows):
             continue  # it falls on another page
-        rows.insert(index, {"rank": None, "rating": bot, "bot": True,
-                            "name": _("bot (%(level)s)") % {"level": level_names.get(bot.bot_level)}})
+        rows.insert(
+            index,
+            {
+                "rank": None,
+                "rating": bot,
+                "bot": True,
+                "name": _("bot (%(level)s)") % {"level": level_names.get(bot.bot_level)},
+            },
+        )
     return rows

@@ -58,12 +58,21 @@ def player_history(request: HttpRequest, username: str) -> HttpResponse:
     seats = history.history_of(user=player, variant=variant, opponent=opponent, viewer=request.user)
     page = Paginator(seats, HISTORY_PAGE_SIZE).get_page(request.GET.get("page"))
     query = urlencode([(k, v) for k, v in (("variant", variant), ("opponent", opponent)) if v])
-    return render(request, "games/history.html", {
-        "player": player, "is_me": player.pk == request.user.pk, "page": page,
-        "rows": history.history_rows(list(page.object_list)), "filters": filters,
-        "variant": variant, "opponent": opponent, "filtered": bool(variant or opponent),
-        "query": query,
-    })
+    return render(
+        request,
+        "games/history.html",
+        {
+            "player": player,
+            "is_me": player.pk == request.user.pk,
+            "page": page,
+            "rows": history.history_rows(list(page.object_list)),
+            "filters": filters,
+            "variant": variant,
+            "opponent": opponent,
+            "filtered": bool(variant or opponent),
+            "query": query,
+        },
+    )
 
 
 @login_required
@@ -105,11 +114,22 @@ def player_stats(request: HttpRequest, username: str) -> HttpResponse:
 def leaderboard(request: HttpRequest) -> HttpResponse:
     page = Paginator(history.leaderboard(), LEADERBOARD_PAGE_SIZE).get_page(request.GET.get("page"))
     bots = list(Rating.objects.filter(user__isnull=True).order_by("-ordinal"))
-    rows = history.leaderboard_rows(list(page.object_list), offset=page.start_index() - 1 if page.object_list else 0,
-                                    bots=bots, first_page=page.number == 1, last_page=not page.has_next())
+    rows = history.leaderboard_rows(
+        list(page.object_list),
+        offset=page.start_index() - 1 if page.object_list else 0,
+        bots=bots,
+        first_page=page.number == 1,
+        last_page=not page.has_next(),
+    )
     mine = Rating.objects.filter(user=request.user).first() if request.user.is_authenticated else None
     played = mine.games if mine else 0
-    return render(request, "games/leaderboard.html", {
-        "page": page, "rows": rows, "min_games": history.LEADERBOARD_MIN_GAMES,
-        "games_to_go": max(0, history.LEADERBOARD_MIN_GAMES - played) if request.user.is_authenticated else 0,
-    })
+    return render(
+        request,
+        "games/leaderboard.html",
+        {
+            "page": page,
+            "rows": rows,
+            "min_games": history.LEADERBOARD_MIN_GAMES,
+            "games_to_go": max(0, history.LEADERBOARD_MIN_GAMES - played) if request.user.is_authenticated else 0,
+        },
+    )

@@ -81,36 +81,52 @@ class Game(models.Model):
     #: Limits of this length or more are asynchronous play: turn notices go by e-mail.
     ASYNC_MIN_SECONDS = 12 * 3600
 
-    variant = models.ForeignKey(Variant, verbose_name=_("variant"), null=True, blank=True,
-                                on_delete=models.SET_NULL, related_name="games")
+    variant = models.ForeignKey(
+        Variant, verbose_name=_("variant"), null=True, blank=True, on_delete=models.SET_NULL, related_name="games"
+    )
     variant_name = models.CharField(_("variant name"), max_length=80)
     rules = models.JSONField(_("rule options"), help_text=_("Copied from the variant at creation."))
     seed = models.BigIntegerField(_("seed"))
     seat_count = models.PositiveSmallIntegerField(_("seats"))
     status = models.CharField(_("status"), max_length=10, choices=Status.choices, default=Status.OPEN)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, verbose_name=_("created by"),
-                                   null=True, on_delete=models.SET_NULL, related_name="created_games")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("created by"),
+        null=True,
+        on_delete=models.SET_NULL,
+        related_name="created_games",
+    )
     time_limit_seconds = models.PositiveIntegerField(_("time limit per move (seconds)"), default=24 * 3600)
-    coach = models.BooleanField(_("coach"), default=False,
-                                help_text=_("Show next to each card the penalty left if it is discarded."))
+    coach = models.BooleanField(
+        _("coach"), default=False, help_text=_("Show next to each card the penalty left if it is discarded.")
+    )
     spectators_allowed = models.BooleanField(
-        _("others may watch"), default=True,
-        help_text=_("Signed-in people without a seat may follow the game live; they see only the public table."))
-    version = models.PositiveIntegerField(_("version"), default=0,
-                                          help_text=_("Goes up by one with every change of the game."))
+        _("others may watch"),
+        default=True,
+        help_text=_("Signed-in people without a seat may follow the game live; they see only the public table."),
+    )
+    version = models.PositiveIntegerField(
+        _("version"), default=0, help_text=_("Goes up by one with every change of the game.")
+    )
     state = models.JSONField(_("engine state"), null=True, blank=True)
     current_seat = models.PositiveSmallIntegerField(_("seat to play"), null=True, blank=True)
     turn_started_at = models.DateTimeField(_("turn started at"), null=True, blank=True)
     turn_number = models.PositiveIntegerField(
-        _("turn number"), default=0, help_text=_("Goes up by one each time a turn is handed to the next seat."))
+        _("turn number"), default=0, help_text=_("Goes up by one each time a turn is handed to the next seat.")
+    )
     turn_deadline = models.DateTimeField(
-        _("turn deadline"), null=True, blank=True,
-        help_text=_("When a person's turn times out and the bot plays it (empty while a bot moves)."))
+        _("turn deadline"),
+        null=True,
+        blank=True,
+        help_text=_("When a person's turn times out and the bot plays it (empty while a bot moves)."),
+    )
     is_private = models.BooleanField(
-        _("private"), default=False, help_text=_("Not listed in the lobby: people join through the invite link."))
+        _("private"), default=False, help_text=_("Not listed in the lobby: people join through the invite link.")
+    )
     invite_token = models.CharField(_("invite token"), max_length=40, blank=True)
-    rematch_of = models.OneToOneField("self", verbose_name=_("rematch of"), null=True, blank=True,
-                                      on_delete=models.SET_NULL, related_name="rematch")
+    rematch_of = models.OneToOneField(
+        "self", verbose_name=_("rematch of"), null=True, blank=True, on_delete=models.SET_NULL, related_name="rematch"
+    )
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
     started_at = models.DateTimeField(_("started at"), null=True, blank=True)
     finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
@@ -120,8 +136,7 @@ class Game(models.Model):
         ordering = ("-updated_at",)
         verbose_name = _("game")
         verbose_name_plural = _("games")
-        indexes = [models.Index(fields=["status", "-updated_at"]),
-                   models.Index(fields=["status", "turn_deadline"])]
+        indexes = [models.Index(fields=["status", "-updated_at"]), models.Index(fields=["status", "turn_deadline"])]
 
     def __str__(self) -> str:
         return f"#{self.pk} {self.variant_name}"
@@ -138,11 +153,12 @@ class Game(models.Model):
         return reverse("games:invite", args=[self.pk, self.invite_token]) if self.invite_token else ""
 
     def time_limit_label(self) -> str:
-        """"1 day", "30 seconds"...: the choice's label (the choices are grouped, live and over days)."""
+        """ "1 day", "30 seconds"...: the choice's label (the choices are grouped, live and over days)."""
         labels = dict(self.LIVE_TIME_LIMITS + self.ASYNC_TIME_LIMITS)
         seconds = self.time_limit_seconds
-        return str(labels.get(seconds) or ngettext("%(count)s second", "%(count)s seconds", seconds)
-                   % {"count": seconds})
+        return str(
+            labels.get(seconds) or ngettext("%(count)s second", "%(count)s seconds", seconds) % {"count": seconds}
+        )
 
 
 class Seat(models.Model):
@@ -155,10 +171,17 @@ class Seat(models.Model):
 
     game = models.ForeignKey(Game, verbose_name=_("game"), on_delete=models.CASCADE, related_name="seats")
     position = models.PositiveSmallIntegerField(_("position"))
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, verbose_name=_("player"), null=True, blank=True,
-                             on_delete=models.PROTECT, related_name="seats")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("player"),
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="seats",
+    )
     bot_level = models.CharField(_("bot level"), max_length=10, choices=BotLevel.choices, blank=True)
     bot_name = models.CharField(_("bot name"), max_length=40, blank=True)
+
     class Left(models.TextChoices):
         STAYED = "", _("still playing")
         TIMED_OUT = "timed_out", _("left after timeouts")
@@ -176,8 +199,7 @@ class Seat(models.Model):
         verbose_name_plural = _("seats")
         constraints = [
             models.UniqueConstraint(fields=["game", "position"], name="seat_unique_position"),
-            models.UniqueConstraint(fields=["game", "user"], condition=Q(user__isnull=False),
-                                    name="seat_unique_user"),
+            models.UniqueConstraint(fields=["game", "user"], condition=Q(user__isnull=False), name="seat_unique_user"),
         ]
 
     def __str__(self) -> str:
@@ -217,8 +239,9 @@ class Move(models.Model):
     seat = models.PositiveSmallIntegerField(_("seat"))
     action = models.JSONField(_("action"))
     by_bot = models.BooleanField(_("played by a bot"), default=False)
-    events = models.JSONField(_("public events"), default=list,
-                              help_text=_("What everyone saw happen (the engine's events)."))
+    events = models.JSONField(
+        _("public events"), default=list, help_text=_("What everyone saw happen (the engine's events).")
+    )
     round_number = models.PositiveSmallIntegerField(_("round"), default=1)
     created_at = models.DateTimeField(_("time"), auto_now_add=True)
 
@@ -243,18 +266,19 @@ class RoundResult(models.Model):
     went_out = models.BooleanField(_("went out"), default=False)
     melds = models.JSONField(_("melds"), default=list, help_text=_("Lists of card codes."))
     deadwood = models.JSONField(_("cards left over"), default=list)
-    went_out_first = models.BooleanField(_("went out first"), default=False,
-                                         help_text=_("This seat's going out ended the round."))
+    went_out_first = models.BooleanField(
+        _("went out first"), default=False, help_text=_("This seat's going out ended the round.")
+    )
     penalty = models.IntegerField(_("failed go-out penalty"), default=0)
-    laid_off = models.JSONField(_("cards laid off"), default=list,
-                                help_text=_("Redemption: cards laid on melds on the table."))
+    laid_off = models.JSONField(
+        _("cards laid off"), default=list, help_text=_("Redemption: cards laid on melds on the table.")
+    )
 
     class Meta:
         ordering = ("game", "round_number", "seat")
         verbose_name = _("round result")
         verbose_name_plural = _("round results")
-        constraints = [models.UniqueConstraint(fields=["game", "round_number", "seat"],
-                                               name="roundresult_unique_seat")]
+        constraints = [models.UniqueConstraint(fields=["game", "round_number", "seat"], name="roundresult_unique_seat")]
 
     def __str__(self) -> str:
         return f"{self.game_id} round {self.round_number} seat {self.seat}: {self.points}"
@@ -270,16 +294,16 @@ class TurnNotice(models.Model):
     game = models.ForeignKey(Game, verbose_name=_("game"), on_delete=models.CASCADE, related_name="notices")
     turn_number = models.PositiveIntegerField(_("turn number"))
     kind = models.CharField(_("kind"), max_length=10, choices=Kind.choices)
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, verbose_name=_("player"), on_delete=models.CASCADE,
-                             related_name="turn_notices")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, verbose_name=_("player"), on_delete=models.CASCADE, related_name="turn_notices"
+    )
     sent_at = models.DateTimeField(_("sent at"))
 
     class Meta:
         ordering = ("game", "turn_number", "kind")
         verbose_name = _("turn notice")
         verbose_name_plural = _("turn notices")
-        constraints = [models.UniqueConstraint(fields=["game", "turn_number", "kind"],
-                                               name="turnnotice_once_per_turn")]
+        constraints = [models.UniqueConstraint(fields=["game", "turn_number", "kind"], name="turnnotice_once_per_turn")]
 
     def __str__(self) -> str:
         return f"{self.game_id} turn {self.turn_number} {self.kind} to {self.user_id}"
@@ -300,16 +324,28 @@ class AuditRecord(models.Model):
         SEAT_VACATE = "seat_vacate", _("took a player off an open game")
         USER_DEACTIVATE = "user_deactivate", _("deactivated a user")
 
-    actor = models.ForeignKey(settings.AUTH_USER_MODEL, verbose_name=_("moderator"), null=True,
-                              on_delete=models.PROTECT, related_name="audit_actions")
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("moderator"),
+        null=True,
+        on_delete=models.PROTECT,
+        related_name="audit_actions",
+    )
     action = models.CharField(_("action"), max_length=20, choices=Action.choices)
     reason = models.TextField(_("reason"))
     created_at = models.DateTimeField(_("time"), default=timezone.now, editable=False, db_index=True)
-    game = models.ForeignKey(Game, verbose_name=_("game"), null=True, blank=True, on_delete=models.PROTECT,
-                             related_name="audit_records")
+    game = models.ForeignKey(
+        Game, verbose_name=_("game"), null=True, blank=True, on_delete=models.PROTECT, related_name="audit_records"
+    )
     seat_position = models.PositiveSmallIntegerField(_("seat"), null=True, blank=True)
-    target_user = models.ForeignKey(settings.AUTH_USER_MODEL, verbose_name=_("user concerned"), null=True,
-                                    blank=True, on_delete=models.PROTECT, related_name="audit_records")
+    target_user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("user concerned"),
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="audit_records",
+    )
     target = models.CharField(_("target"), max_length=200, help_text=_("What the action was done to, in words."))
 
     class Meta:
@@ -343,8 +379,14 @@ class Rating(models.Model):
     the leaderboard sorts in the database.
     """
 
-    user = models.OneToOneField(settings.AUTH_USER_MODEL, verbose_name=_("player"), null=True, blank=True,
-                                on_delete=models.CASCADE, related_name="rating")
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("player"),
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="rating",
+    )
     bot_level = models.CharField(_("bot level"), max_length=10, choices=BotLevel.choices, blank=True)
     mu = models.FloatField(_("mu"))
     sigma = models.FloatField(_("sigma"))
@@ -357,11 +399,11 @@ class Rating(models.Model):
         verbose_name = _("rating")
         verbose_name_plural = _("ratings")
         constraints = [
-            models.CheckConstraint(condition=(Q(user__isnull=False) & Q(bot_level=""))
-                                   | (Q(user__isnull=True) & ~Q(bot_level="")),
-                                   name="rating_user_or_bot_level"),
-            models.UniqueConstraint(fields=["bot_level"], condition=~Q(bot_level=""),
-                                    name="rating_unique_bot_level"),
+            models.CheckConstraint(
+                condition=(Q(user__isnull=False) & Q(bot_level="")) | (Q(user__isnull=True) & ~Q(bot_level="")),
+                name="rating_user_or_bot_level",
+            ),
+            models.UniqueConstraint(fields=["bot_level"], condition=~Q(bot_level=""), name="rating_unique_bot_level"),
         ]
 
     def __str__(self) -> str:
@@ -382,8 +424,14 @@ class GameResult(models.Model):
 
     game = models.ForeignKey(Game, verbose_name=_("game"), on_delete=models.CASCADE, related_name="results")
     position = models.PositiveSmallIntegerField(_("seat"))
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, verbose_name=_("player"), null=True, blank=True,
-                             on_delete=models.CASCADE, related_name="game_results")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("player"),
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="game_results",
+    )
     bot_level = models.CharField(_("bot level"), max_length=10, choices=BotLevel.choices, blank=True)
     place = models.PositiveSmallIntegerField(_("place"), help_text=_("1 is a win; equal totals share a place."))
     shared = models.BooleanField(_("place shared"), default=False)

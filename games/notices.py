@@ -34,23 +34,32 @@ REMINDER_AT = 0.8
 def send_due_notices(*, now: datetime.datetime | None = None) -> int:
     """Send every notice that is due now; the number of e-mails sent."""
     now = now or timezone.now()
-    wants_mail = Seat.objects.filter(game=OuterRef("pk"), position=OuterRef("current_seat"), bot_level="",
-                                     user__notify_by_email=True)
-    reminded = TurnNotice.objects.filter(game=OuterRef("pk"), turn_number=OuterRef("turn_number"),
-                                         kind=TurnNotice.Kind.REMINDER)
-    games = (Game.objects.filter(status=Game.Status.ACTIVE, time_limit_seconds__gte=Game.ASYNC_MIN_SECONDS,
-                                 current_seat__isnull=False, turn_started_at__isnull=False)
-             .exclude(turn_deadline__lte=now).filter(Exists(wants_mail)).exclude(Exists(reminded)))
+    wants_mail = Seat.objects.filter(
+        game=OuterRef("pk"), position=OuterRef("current_seat"), bot_level="", user__notify_by_email=True
+    )
+    reminded = TurnNotice.objects.filter(
+        game=OuterRef("pk"), turn_number=OuterRef("turn_number"), kind=TurnNotice.Kind.REMINDER
+    )
+    games = (
+        Game.objects.filter(
+            status=Game.Status.ACTIVE,
+            time_limit_seconds__gte=Game.ASYNC_MIN_SECONDS,
+            current_seat__isnull=False,
+            turn_started_at__isnull=False,
+        )
+        .exclude(turn_deadline__lte=now)
+        .filter(Exists(wants_mail))
+        .exclude(Exists(reminded))
+    )
     sent = 0
     for game in games:
-        seat = (Seat.objects.select_related("user").filter(game=game, position=game.current_seat).first())
+        seat = Seat.objects.select_related("user").filter(game=game, position=game.current_seat).first()
         if seat is None or not seat.person_plays:
             continue
         user = seat.user
         if not (user.notify_by_email and user.email and user.is_active):
             continue
-        reminder_due = now >= game.turn_started_at + datetime.timedelta(
-            seconds=game.time_limit_seconds * REMINDER_AT)
+        reminder_due = now >= game.turn_started_at + datetime.timedelta(seconds=game.time_limit_seconds * REMINDER_AT)
         kind = TurnNotice.Kind.REMINDER if reminder_due else TurnNotice.Kind.TURN
         # Past 80% only the reminder goes out (if the worker was down when the turn began,
         # one message says it all).
@@ -65,7 +74,8 @@ def _claim(game: Game, kind: str, user, now: datetime.datetime) -> bool:
     try:
         with transaction.atomic():
             _, created = TurnNotice.objects.get_or_create(
-                game=game, turn_number=game.turn_number, kind=kind, defaults={"user": user, "sent_at": now})
+                game=game, turn_number=game.turn_number, kind=kind, defaults={"user": user, "sent_at": now}
+            )
     except IntegrityError:
         return False
     return created
@@ -73,8 +83,13 @@ def _claim(game: Game, kind: str, user, now: datetime.datetime) -> bool:
 
 def _send(game: Game, user, kind: str) -> None:
     link = settings.SITE_URL.rstrip("/") + game.get_absolute_url()
-    context = {"game": game, "user": user, "link": link, "deadline": game.turn_deadline,
-               "reminder": kind == TurnNotice.Kind.REMINDER}
+    context = {
+        "game": game,
+        "user": user,
+        "link": link,
+        "deadline": game.turn_deadline,
+        "reminder": kind == TurnNotice.Kind.REMINDER,
+    }
     with translation.override(user.language or settings.LANGUAGE_CODE):
         subject = render_to_string("games/email/turn_subject.txt", context).strip()
         body = render_to_string("games/email/turn_body.txt", context)

@@ -30,8 +30,7 @@ def card_face(code: str, wild_ranks: Iterable[str] = ()) -> dict[str, Any]:
     """What a card looks like: big rank, suit symbol, colour, wild mark, accessible name."""
     code = code.upper()
     if code == "XX":
-        return {"code": code, "rank": "★", "suit": "", "color": "joker", "wild": True,
-                "name": _("joker (wild)")}
+        return {"code": code, "rank": "★", "suit": "", "color": "joker", "wild": True, "name": _("joker (wild)")}
     rank, suit = code[0], code[1]
     wild = rank in set(wild_ranks)
     name = _("%(rank)s of %(suit)s") % {"rank": rank_name(rank), "suit": suit_name(suit)}
@@ -83,8 +82,10 @@ def describe_event(event: Mapping[str, Any], names: Mapping[int, str]) -> str | 
     if kind == "went_out":
         return _("%(who)s went out, discarding %(card)s!") % {"who": who, "card": face(data["card"])}
     if kind == "go_out_failed":
-        return _("%(who)s tried to go out and failed (%(penalty)s points).") % {"who": who,
-                                                                               "penalty": data.get("penalty")}
+        return _("%(who)s tried to go out and failed (%(penalty)s points).") % {
+            "who": who,
+            "penalty": data.get("penalty"),
+        }
     if kind == "laid_down":
         return _("%(who)s laid down melds.") % {"who": who}
     if kind == "stock_rebuilt":

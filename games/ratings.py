@@ -88,12 +88,23 @@ def rate_finished_game(game: Game) -> bool:
     results = []
     for seat, key, place in zip(seats, keys, seat_places):
         before, (mu, sigma) = current[key], after[key]
-        results.append(GameResult(
-            game=game, position=seat.position, user_id=seat.user_id,
-            bot_level="" if seat.user_id else seat.bot_level, place=place,
-            shared=seat_places.count(place) > 1, total_score=seat.total_score,
-            mu_before=before.mu, sigma_before=before.sigma, mu_after=mu, sigma_after=sigma,
-            rating_after=ordinal(mu, sigma), finished_at=finished_at))
+        results.append(
+            GameResult(
+                game=game,
+                position=seat.position,
+                user_id=seat.user_id,
+                bot_level="" if seat.user_id else seat.bot_level,
+                place=place,
+                shared=seat_places.count(place) > 1,
+                total_score=seat.total_score,
+                mu_before=before.mu,
+                sigma_before=before.sigma,
+                mu_after=mu,
+                sigma_after=sigma,
+                rating_after=ordinal(mu, sigma),
+                finished_at=finished_at,
+            )
+        )
     try:
         with transaction.atomic():  # a savepoint: a racing second writer fails here, not the move
             GameResult.objects.bulk_create(results)
@@ -121,8 +132,9 @@ def _locked_ratings(keys: set[tuple[str, Any]]) -> dict[tuple[str, Any], Rating]
         Rating.objects.get_or_create(user_id=user_id, defaults=start)
     for level in levels:
         Rating.objects.get_or_create(bot_level=level, user=None, defaults=start)
-    rows = (Rating.objects.select_for_update().filter(user_id__in=user_ids)
-            | Rating.objects.select_for_update().filter(user__isnull=True, bot_level__in=levels))
+    rows = Rating.objects.select_for_update().filter(user_id__in=user_ids) | Rating.objects.select_for_update().filter(
+        user__isnull=True, bot_level__in=levels
+    )
     found = {}
     for rating in rows.order_by("pk"):
         found[("user", rating.user_id) if rating.user_id else ("bot", rating.bot_level)] = rating

@@ -23,14 +23,41 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from games import bots, live, ratings
-from games.engine import (Action, Discard, Draw, GameState, GoOut, IllegalAction, Rules, RulesError,
-                          action_from_dict, apply, new_game, view)
+from games.engine import (
+    Action,
+    Discard,
+    Draw,
+    GameState,
+    GoOut,
+    IllegalAction,
+    Rules,
+    RulesError,
+    action_from_dict,
+    apply,
+    new_game,
+    view,
+)
 
 from .models import AuditRecord, BotLevel, Game, Move, RoundResult, Seat, Variant
 
-__all__ = ["GameError", "game_create", "game_join", "game_leave", "game_start", "game_play", "game_timeout",
-           "game_resign", "game_rematch", "clock_tick", "TIMEOUTS_BEFORE_TAKEOVER",
-           "TAKEOVER_BOT_LEVEL", "game_abort", "seat_hand_to_bot", "user_deactivate", "moderation_reason"]
+__all__ = [
+    "GameError",
+    "game_create",
+    "game_join",
+    "game_leave",
+    "game_start",
+    "game_play",
+    "game_timeout",
+    "game_resign",
+    "game_rematch",
+    "clock_tick",
+    "TIMEOUTS_BEFORE_TAKEOVER",
+    "TAKEOVER_BOT_LEVEL",
+    "game_abort",
+    "seat_hand_to_bot",
+    "user_deactivate",
+    "moderation_reason",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -122,15 +149,25 @@ def game_create(
     except RulesError as error:
         raise GameError("bad_rules", str(error)) from None
     if bot_count < 0 or 1 + len(invitees) + bot_count > seat_count:
-        raise GameError("too_many_players", _("%(seats)s seats cannot hold you, %(bots)s bot(s) and "
-                                              "%(invited)s invited player(s).")
-                        % {"seats": seat_count, "bots": bot_count, "invited": len(invitees)})
+        raise GameError(
+            "too_many_players",
+            _("%(seats)s seats cannot hold you, %(bots)s bot(s) and %(invited)s invited player(s).")
+            % {"seats": seat_count, "bots": bot_count, "invited": len(invitees)},
+        )
     now = timezone.now()
     game = Game.objects.create(
-        variant=variant, variant_name=variant.name, rules=rules.to_dict(),
-        seed=seed if seed is not None else secrets.randbits(62), seat_count=seat_count,
-        created_by=creator, time_limit_seconds=time_limit_seconds, coach=coach, version=1,
-        is_private=is_private, invite_token=secrets.token_urlsafe(16), spectators_allowed=spectators_allowed,
+        variant=variant,
+        variant_name=variant.name,
+        rules=rules.to_dict(),
+        seed=seed if seed is not None else secrets.randbits(62),
+        seat_count=seat_count,
+        created_by=creator,
+        time_limit_seconds=time_limit_seconds,
+        coach=coach,
+        version=1,
+        is_private=is_private,
+        invite_token=secrets.token_urlsafe(16),
+        spectators_allowed=spectators_allowed,
     )
     people = [creator, *invitees]
     seats = []
@@ -138,9 +175,15 @@ def game_create(
         if position < len(people):
             seats.append(Seat(game=game, position=position, user=people[position], joined_at=now))
         elif position < len(people) + bot_count:
-            seats.append(Seat(game=game, position=position, bot_level=bot_level,
-                              bot_name=bots.BOT_NAMES[(position - len(people)) % len(bots.BOT_NAMES)],
-                              joined_at=now))
+            seats.append(
+                Seat(
+                    game=game,
+                    position=position,
+                    bot_level=bot_level,
+                    bot_name=bots.BOT_NAMES[(position - len(people)) % len(bots.BOT_NAMES)],
+                    joined_at=now,
+                )
+            )
         else:
             seats.append(Seat(game=game, position=position))
     Seat.objects.bulk_create(seats)
@@ -253,10 +296,14 @@ def game_play(*, game_id: int, user: Any, action: Action | Mapping[str, Any], ex
     if seat.is_bot:
         raise GameError("seat_played_by_bot", _("A bot plays your seat in this game now: you cannot move."))
     if expected_version != game.version:
-        raise GameError("stale_version", _(
-            "The table changed since your page was loaded (version %(seen)s, now %(now)s): "
-            "nothing was played. Look at the table again and choose your move.")
-            % {"seen": expected_version, "now": game.version})
+        raise GameError(
+            "stale_version",
+            _(
+                "The table changed since your page was loaded (version %(seen)s, now %(now)s): "
+                "nothing was played. Look at the table again and choose your move."
+            )
+            % {"seen": expected_version, "now": game.version},
+        )
     try:
         if not isinstance(action, (Draw, Discard, GoOut)):
             action = action_from_dict(action)
@@ -290,8 +337,12 @@ def game_timeout(*, game_id: int, turn_number: int, now: datetime.datetime | Non
         game = Game.objects.select_for_update().get(pk=game_id)
     except Game.DoesNotExist:
         raise GameError("not_found", _("There is no such game.")) from None
-    if (game.status != Game.Status.ACTIVE or game.turn_number != turn_number or game.turn_deadline is None
-            or game.turn_deadline > now):
+    if (
+        game.status != Game.Status.ACTIVE
+        or game.turn_number != turn_number
+        or game.turn_deadline is None
+        or game.turn_deadline > now
+    ):
         raise GameError("not_due", _("That turn has been played or is not out of time."))
     state = GameState.from_dict(game.state)
     position = state.current_seat
@@ -345,18 +396,34 @@ def game_rematch(*, game_id: int, user: Any) -> Game:
         return existing
     now = timezone.now()
     new = Game.objects.create(
-        variant=game.variant, variant_name=game.variant_name, rules=game.rules, seed=secrets.randbits(62),
-        seat_count=game.seat_count, created_by=user, time_limit_seconds=game.time_limit_seconds,
-        coach=game.coach, version=1, is_private=game.is_private, invite_token=secrets.token_urlsafe(16),
-        spectators_allowed=game.spectators_allowed, rematch_of=game,
+        variant=game.variant,
+        variant_name=game.variant_name,
+        rules=game.rules,
+        seed=secrets.randbits(62),
+        seat_count=game.seat_count,
+        created_by=user,
+        time_limit_seconds=game.time_limit_seconds,
+        coach=game.coach,
+        version=1,
+        is_private=game.is_private,
+        invite_token=secrets.token_urlsafe(16),
+        spectators_allowed=game.spectators_allowed,
+        rematch_of=game,
     )
     seats = []
     for old in game.seats.order_by("position"):
         if old.user_id is not None:
             seats.append(Seat(game=new, position=old.position, user_id=old.user_id, joined_at=now))
         else:
-            seats.append(Seat(game=new, position=old.position, bot_level=old.bot_level or BotLevel.MEDIUM,
-                              bot_name=old.bot_name, joined_at=now))
+            seats.append(
+                Seat(
+                    game=new,
+                    position=old.position,
+                    bot_level=old.bot_level or BotLevel.MEDIUM,
+                    bot_name=old.bot_name,
+                    joined_at=now,
+                )
+            )
     Seat.objects.bulk_create(seats)
     _deal(new)
     return new
@@ -373,8 +440,11 @@ def clock_tick(*, now: datetime.datetime | None = None) -> dict[str, int]:
 
     now = now or timezone.now()
     played = 0
-    due = list(Game.objects.filter(status=Game.Status.ACTIVE, turn_deadline__lte=now)
-               .order_by("turn_deadline").values_list("pk", "turn_number"))
+    due = list(
+        Game.objects.filter(status=Game.Status.ACTIVE, turn_deadline__lte=now)
+        .order_by("turn_deadline")
+        .values_list("pk", "turn_number")
+    )
     for game_id, turn_number in due:
         try:
             game_timeout(game_id=game_id, turn_number=turn_number, now=now)
@@ -400,14 +470,19 @@ def _describe_illegal(error: IllegalAction, action: Any) -> str:
     """The engine's refusal in the reader's language (its English text is the fallback)."""
     messages = {
         "not_your_turn": _("It is not your turn."),
-        "wrong_phase": (_("Not now: you have drawn already; now discard or go out.") if isinstance(action, Draw)
-                        else _("Not now: draw a card first, from the stock or the discard pile.")),
+        "wrong_phase": (
+            _("Not now: you have drawn already; now discard or go out.")
+            if isinstance(action, Draw)
+            else _("Not now: draw a card first, from the stock or the discard pile.")
+        ),
         "card_not_in_hand": _("That card is not in your hand."),
         "discard_just_taken": _("You just took that card from the discard pile: discard another card."),
         "cannot_go_out": _("You cannot go out with that discard: the rest of your hand does not all fit in melds."),
-        "empty_pile": (_("The stock is empty: take the top of the discard pile.")
-                       if isinstance(action, Draw) and action.source == "stock"
-                       else _("The discard pile is empty: draw from the stock.")),
+        "empty_pile": (
+            _("The stock is empty: take the top of the discard pile.")
+            if isinstance(action, Draw) and action.source == "stock"
+            else _("The discard pile is empty: draw from the stock.")
+        ),
         "game_over": _("The game is over: no more moves."),
     }
     message = messages.get(error.code)
@@ -430,8 +505,15 @@ class _Recorder:
         results_before = len(state.results)
         new_state, events = apply(state, position, action)  # raises IllegalAction, nothing stored
         self.last_events = [event.to_dict() for event in events]
-        Move.objects.create(game=self.game, seq=self.next_seq, seat=position, action=action.to_dict(),
-                            by_bot=by_bot, round_number=round_number, events=self.last_events)
+        Move.objects.create(
+            game=self.game,
+            seq=self.next_seq,
+            seat=position,
+            action=action.to_dict(),
+            by_bot=by_bot,
+            round_number=round_number,
+            events=self.last_events,
+        )
         self.next_seq += 1
         self.game.version += 1
         if not isinstance(action, Draw):  # a discard or a go-out ends the turn
@@ -444,14 +526,24 @@ class _Recorder:
 
 def _store_round_result(game: Game, result: Any) -> None:
     data = result.to_dict()
-    RoundResult.objects.bulk_create([
-        RoundResult(game=game, round_number=data["round"], seat=position, hand_size=data["hand_size"],
-                    points=seat["points"], went_out=seat["went_out"],
-                    melds=[m["cards"] for m in seat["melds"]], deadwood=seat["deadwood"],
-                    went_out_first=data["went_out"] == position, penalty=seat["penalty"],
-                    laid_off=seat["laid_off"])
-        for position, seat in enumerate(data["seats"])
-    ])
+    RoundResult.objects.bulk_create(
+        [
+            RoundResult(
+                game=game,
+                round_number=data["round"],
+                seat=position,
+                hand_size=data["hand_size"],
+                points=seat["points"],
+                went_out=seat["went_out"],
+                melds=[m["cards"] for m in seat["melds"]],
+                deadwood=seat["deadwood"],
+                went_out_first=data["went_out"] == position,
+                penalty=seat["penalty"],
+                laid_off=seat["laid_off"],
+            )
+            for position, seat in enumerate(data["seats"])
+        ]
+    )
 
 
 def _play_bots(game: Game, state: GameState, recorder: _Recorder, *, now: datetime.datetime | None = None) -> None:
@@ -473,8 +565,11 @@ def _play_bots(game: Game, state: GameState, recorder: _Recorder, *, now: dateti
 def _round_history(game: Game, state: GameState) -> list[dict[str, Any]]:
     """The public events of the round in play, from its deal on (what a bot may remember)."""
     events: list[dict[str, Any]] = []
-    for move_events in (Move.objects.filter(game=game, round_number__gte=state.round_number - 1)
-                        .order_by("seq").values_list("events", flat=True)):
+    for move_events in (
+        Move.objects.filter(game=game, round_number__gte=state.round_number - 1)
+        .order_by("seq")
+        .values_list("events", flat=True)
+    ):
         events = _extend_history(events, move_events)
     return events
 
@@ -487,8 +582,7 @@ def _extend_history(history: list[dict[str, Any]], events: Iterable[dict[str, An
     return history
 
 
-def _save_state(game: Game, state: GameState, *, turn_changed: bool,
-                now: datetime.datetime | None = None) -> None:
+def _save_state(game: Game, state: GameState, *, turn_changed: bool, now: datetime.datetime | None = None) -> None:
     now = now or timezone.now()
     new_turn = turn_changed or game.turn_started_at is None
     if new_turn:
@@ -562,8 +656,9 @@ def moderation_reason(reason: Any) -> str:
     if not text:
         raise GameError("reason_missing", _("Give a reason: it is kept in the audit log."))
     if len(text) > REASON_MAX_LENGTH:
-        raise GameError("reason_too_long", _("Keep the reason under %(count)s characters.")
-                        % {"count": REASON_MAX_LENGTH})
+        raise GameError(
+            "reason_too_long", _("Keep the reason under %(count)s characters.") % {"count": REASON_MAX_LENGTH}
+        )
     return text
 
 
@@ -591,24 +686,32 @@ def game_abort(*, game_id: int, moderator: Any, reason: str) -> Game:
     reason = moderation_reason(reason)
     game = _locked_game_for(moderator, game_id)
     if game.status not in (Game.Status.OPEN, Game.Status.ACTIVE):
-        raise GameError("game_not_abortable", _("Game #%(id)s is %(status)s: only open or active games can be "
-                                                "aborted.") % {"id": game.pk, "status": game.get_status_display()},
-                        status=409)
+        raise GameError(
+            "game_not_abortable",
+            _("Game #%(id)s is %(status)s: only open or active games can be aborted.")
+            % {"id": game.pk, "status": game.get_status_display()},
+            status=409,
+        )
     game.status = Game.Status.ABORTED
     game.finished_at = timezone.now()
     game.current_seat = None
     game.version += 1
     game.save(update_fields=["status", "finished_at", "current_seat", "version", "updated_at"])
-    AuditRecord.objects.create(actor=moderator, action=AuditRecord.Action.GAME_ABORT, reason=reason, game=game,
-                               target=str(_("game #%(id)s (%(variant)s)") % {"id": game.pk,
-                                                                          "variant": game.variant_name}))
+    AuditRecord.objects.create(
+        actor=moderator,
+        action=AuditRecord.Action.GAME_ABORT,
+        reason=reason,
+        game=game,
+        target=str(_("game #%(id)s (%(variant)s)") % {"id": game.pk, "variant": game.variant_name}),
+    )
     _announce(game, turn_moved=True)
     return game
 
 
 @transaction.atomic
-def seat_hand_to_bot(*, game_id: int, position: int, moderator: Any, reason: str,
-                     bot_level: str = BotLevel.MEDIUM) -> Game:
+def seat_hand_to_bot(
+    *, game_id: int, position: int, moderator: Any, reason: str, bot_level: str = BotLevel.MEDIUM
+) -> Game:
     """A bot plays this seat of an active game from now on (the person stays on it for history).
 
     When it is that seat's turn, the bot plays at once.
@@ -619,19 +722,32 @@ def seat_hand_to_bot(*, game_id: int, position: int, moderator: Any, reason: str
         raise GameError("bad_bot_level", _("Unknown bot level “%(level)s”.") % {"level": bot_level})
     game = _locked_game_for(moderator, game_id)
     if game.status != Game.Status.ACTIVE:
-        raise GameError("game_not_active", _("Game #%(id)s is not in play: only a seat of an active game can "
-                                             "be handed to a bot.") % {"id": game.pk}, status=409)
+        raise GameError(
+            "game_not_active",
+            _("Game #%(id)s is not in play: only a seat of an active game can be handed to a bot.") % {"id": game.pk},
+            status=409,
+        )
     seat = game.seats.select_related("user").filter(position=position).first()
     if seat is None:
-        raise GameError("not_found", _("Game #%(id)s has no seat %(position)s.") % {"id": game.pk,
-                                                                                  "position": position})
+        raise GameError(
+            "not_found", _("Game #%(id)s has no seat %(position)s.") % {"id": game.pk, "position": position}
+        )
     if seat.is_bot:
-        raise GameError("already_bot", _("A bot already plays seat %(position)s of game #%(id)s.")
-                        % {"position": position, "id": game.pk}, status=409)
+        raise GameError(
+            "already_bot",
+            _("A bot already plays seat %(position)s of game #%(id)s.") % {"position": position, "id": game.pk},
+            status=409,
+        )
     _hand_seat_to_bot(game, seat, bot_level)
-    AuditRecord.objects.create(actor=moderator, action=AuditRecord.Action.SEAT_TO_BOT, reason=reason, game=game,
-                               seat_position=seat.position, target_user=seat.user,
-                               target=_seat_label(game, seat))
+    AuditRecord.objects.create(
+        actor=moderator,
+        action=AuditRecord.Action.SEAT_TO_BOT,
+        reason=reason,
+        game=game,
+        seat_position=seat.position,
+        target_user=seat.user,
+        target=_seat_label(game, seat),
+    )
     return game
 
 
@@ -657,15 +773,21 @@ def user_deactivate(*, user_id: int, moderator: Any, reason: str) -> Any:
     if user.is_superuser and not moderator.is_superuser:
         raise GameError("not_moderator", _("Only a superuser can deactivate a superuser."), status=403)
     if not user.is_active:
-        raise GameError("already_inactive", _("%(name)s is already deactivated.") % {"name": user.username},
-                        status=409)
+        raise GameError("already_inactive", _("%(name)s is already deactivated.") % {"name": user.username}, status=409)
     user.is_active = False
     user.save(update_fields=["is_active"])
-    AuditRecord.objects.create(actor=moderator, action=AuditRecord.Action.USER_DEACTIVATE, reason=reason,
-                               target_user=user, target=str(_("user %(name)s") % {"name": user.username}))
-    game_ids = (Seat.objects.filter(user=user, bot_level="",
-                                    game__status__in=[Game.Status.OPEN, Game.Status.ACTIVE])
-                .order_by("game_id").values_list("game_id", flat=True))
+    AuditRecord.objects.create(
+        actor=moderator,
+        action=AuditRecord.Action.USER_DEACTIVATE,
+        reason=reason,
+        target_user=user,
+        target=str(_("user %(name)s") % {"name": user.username}),
+    )
+    game_ids = (
+        Seat.objects.filter(user=user, bot_level="", game__status__in=[Game.Status.OPEN, Game.Status.ACTIVE])
+        .order_by("game_id")
+        .values_list("game_id", flat=True)
+    )
     for game_id in list(game_ids):
         game = _locked_game_for(moderator, game_id)
         seat = game.seats.select_related("user").get(user=user)
@@ -679,9 +801,14 @@ def user_deactivate(*, user_id: int, moderator: Any, reason: str) -> Any:
         else:
             continue
         AuditRecord.objects.create(
-            actor=moderator, action=action, game=game, seat_position=seat.position, target_user=user,
+            actor=moderator,
+            action=action,
+            game=game,
+            seat_position=seat.position,
+            target_user=user,
             reason=_("%(name)s was deactivated: %(reason)s") % {"name": user.username, "reason": reason},
-            target=label if action == AuditRecord.Action.SEAT_VACATE else _seat_label(game, seat))
+            target=label if action == AuditRecord.Action.SEAT_VACATE else _seat_label(game, seat),
+        )
     return user
 
 
@@ -697,6 +824,7 @@ def _hand_seat_to_bot(game: Game, seat: Seat, bot_level: str) -> None:
 
 
 def _seat_label(game: Game, seat: Seat) -> str:
-    return str(_("seat %(position)s of game #%(id)s (%(name)s)")
-               % {"position": seat.position, "id": game.pk,
-                  "name": seat.user.username if seat.user_id else seat.name})
+    return str(
+        _("seat %(position)s of game #%(id)s (%(name)s)")
+        % {"position": seat.position, "id": game.pk, "name": seat.user.username if seat.user_id else seat.name}
+    )

@@ -47,10 +47,18 @@ def game_create(request: HttpRequest) -> HttpResponse:
     data = form.cleaned_data
     try:
         game = services.game_create(
-            creator=request.user, variant=data["variant"], seat_count=data["seat_count"],
-            bot_count=data["bot_count"], bot_level=data["bot_level"], invitees=data["invite"],
-            time_limit_seconds=data["time_limit_seconds"], coach=data["coach"], is_private=data["is_private"],
-            spectators_allowed=not data["players_only"], round_count=data.get("round_count"))
+            creator=request.user,
+            variant=data["variant"],
+            seat_count=data["seat_count"],
+            bot_count=data["bot_count"],
+            bot_level=data["bot_level"],
+            invitees=data["invite"],
+            time_limit_seconds=data["time_limit_seconds"],
+            coach=data["coach"],
+            is_private=data["is_private"],
+            spectators_allowed=not data["players_only"],
+            round_count=data.get("round_count"),
+        )
     except services.GameError as error:
         form.add_error(None, error.message)
         return lobby(request, form=form, status=error.status)
@@ -66,8 +74,9 @@ def _sort_choice(request: HttpRequest) -> str:
     return stored if stored in presentation.SORTS else "suit"
 
 
-def _table_response(request: HttpRequest, game: Game, *, template: str, error: services.GameError | None = None,
-                    status: int = 200) -> HttpResponse:
+def _table_response(
+    request: HttpRequest, game: Game, *, template: str, error: services.GameError | None = None, status: int = 200
+) -> HttpResponse:
     context = selectors.game_table(game=game, user=request.user, sort=_sort_choice(request))
     if error is not None:
         context["error"] = error.message
@@ -81,9 +90,12 @@ def game_to_watch(request: HttpRequest, game_id: int) -> tuple[Game, HttpRespons
     game = get_object_or_404(Game, pk=game_id)
     if selectors.may_watch(game=game, user=request.user):
         return game, None
-    return game, render(request, "games/refused.html", {
-        "error": _("Only the players of this game may look at it: its creator kept it to the table."),
-        "game": None}, status=403)
+    return game, render(
+        request,
+        "games/refused.html",
+        {"error": _("Only the players of this game may look at it: its creator kept it to the table."), "game": None},
+        status=403,
+    )
 
 
 @login_required
@@ -118,11 +130,15 @@ def play(request: HttpRequest, game_id: int) -> HttpResponse:
     form = PlayForm(request.POST)
     if not form.is_valid():
         reasons = " ".join(str(e) for errors in form.errors.values() for e in errors)
-        return _refused(request, services.GameError("bad_form", _("That move could not be read: %(reasons)s")
-                                                    % {"reasons": reasons}), game)
+        return _refused(
+            request,
+            services.GameError("bad_form", _("That move could not be read: %(reasons)s") % {"reasons": reasons}),
+            game,
+        )
     try:
-        services.game_play(game_id=game.pk, user=request.user, action=form.action(),
-                           expected_version=form.cleaned_data["version"])
+        services.game_play(
+            game_id=game.pk, user=request.user, action=form.action(), expected_version=form.cleaned_data["version"]
+        )
     except services.GameError as error:
         return _refused(request, error, game)
     return redirect(game)
@@ -157,10 +173,14 @@ def _lifecycle(request: HttpRequest, game_id: int, action: Any, done: str, to_lo
 def resign(request: HttpRequest, game_id: int) -> HttpResponse:
     game = get_object_or_404(Game, pk=game_id)
     if request.POST.get("confirm") != "yes":
-        return _refused(request, services.GameError("not_confirmed", _(
-            "Tick the box to confirm that you give up this game: nothing was changed.")), game)
-    return _lifecycle(request, game_id, services.game_resign,
-                      _("You resigned: a bot plays your seat to the end."))
+        return _refused(
+            request,
+            services.GameError(
+                "not_confirmed", _("Tick the box to confirm that you give up this game: nothing was changed.")
+            ),
+            game,
+        )
+    return _lifecycle(request, game_id, services.game_resign, _("You resigned: a bot plays your seat to the end."))
 
 
 @require_POST
@@ -186,13 +206,20 @@ def invite(request: HttpRequest, game_id: int, token: str) -> HttpResponse:
         except services.GameError as error:
             if error.code == "already_seated":
                 return redirect(game)
-            return render(request, "games/invite.html", {"game": game, "token": token, "error": error.message},
-                          status=error.status)
+            return render(
+                request,
+                "games/invite.html",
+                {"game": game, "token": token, "error": error.message},
+                status=error.status,
+            )
         messages.success(request, _("You took a seat."))
         return redirect(game)
     seated = request.user.is_authenticated and game.seats.filter(user=request.user).exists()
-    return render(request, "games/invite.html", {"game": game, "token": token, "seated": seated,
-                                                 "seats": game.seats.select_related("user")})
+    return render(
+        request,
+        "games/invite.html",
+        {"game": game, "token": token, "seated": seated, "seats": game.seats.select_related("user")},
+    )
 
 
 @login_required
@@ -225,7 +252,13 @@ def rules(request: HttpRequest, game_id: int | None = None) -> HttpResponse:
             variant_rules, variant_name = Rules.from_dict(variant.options), variant.name
         except (AttributeError, RulesError):  # no such variant, or options the engine refuses
             variant_name, variant_rules = PRESETS["classic"]
-    return render(request, "games/rules.html", {
-        "game": game, "variant_name": variant_name, "options": selectors.rules_summary(variant_rules),
-        "variants": Variant.objects.filter(is_active=True),
-    })
+    return render(
+        request,
+        "games/rules.html",
+        {
+            "game": game,
+            "variant_name": variant_name,
+            "options": selectors.rules_summary(variant_rules),
+            "variants": Variant.objects.filter(is_active=True),
+        },
+    )

@@ -27,8 +27,7 @@ def _reseed_after_flush(sender: Any, using: str = "default", **kwargs: Any) -> N
     moderators = importlib.import_module("games.migrations.0005_moderators_group")
     group, _ = Group.objects.using(using).get_or_create(name=moderators.GROUP)
     for app_label, codename in moderators.PERMISSIONS:
-        group.permissions.add(Permission.objects.using(using).get(content_type__app_label=app_label,
-                                                                 codename=codename))
+        group.permissions.add(Permission.objects.using(using).get(content_type__app_label=app_label, codename=codename))
 
 
 post_migrate.connect(_reseed_after_flush, dispatch_uid="tests-reseed-after-flush")
@@ -45,8 +44,10 @@ def _fast_passwords(settings: Any) -> None:
 @pytest.fixture
 def make_user(django_user_model: Any):
     def make(username: str, password: str = "a-long-pass-phrase-42"):
-        return django_user_model.objects.create_user(username=username, email=f"{username}@example.com",
-                                                     password=password)
+        return django_user_model.objects.create_user(
+            username=username, email=f"{username}@example.com", password=password
+        )
+
     return make
 
 

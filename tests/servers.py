@@ -38,8 +38,14 @@ def wait_until_serving(url: str, process: subprocess.Popen, log: Path, timeout: 
 
 def server_env(database_name: str, **extra: str) -> dict[str, str]:
     env = {key: value for key, value in os.environ.items() if key not in ("REDIS_URL", "DATABASE_URL")}
-    env.update({"DATABASE_URL": f"sqlite:///{database_name}", "DEBUG": "1", "PYTHONUNBUFFERED": "1",
-                "DJANGO_SETTINGS_MODULE": "threethirteen_site.settings"})
+    env.update(
+        {
+            "DATABASE_URL": f"sqlite:///{database_name}",
+            "DEBUG": "1",
+            "PYTHONUNBUFFERED": "1",
+            "DJANGO_SETTINGS_MODULE": "threethirteen_site.settings",
+        }
+    )
     env.update(extra)
     return env
 
@@ -60,8 +66,11 @@ def table_form(base_url: str, session_id: str, game_id: int) -> tuple[Any, dict[
     jar = http.cookiejar.CookieJar()
     opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
     host = urllib.parse.urlparse(base_url).hostname
-    jar.set_cookie(http.cookiejar.Cookie(0, "sessionid", session_id, None, False, host, False, False, "/", True,
-                                         False, None, False, None, None, {}))
+    jar.set_cookie(
+        http.cookiejar.Cookie(
+            0, "sessionid", session_id, None, False, host, False, False, "/", True, False, None, False, None, None, {}
+        )
+    )
     page = opener.open(f"{base_url}/games/{game_id}/", timeout=10).read().decode()
     token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1)
     version = re.search(r'name="version" value="(\d+)"', page).group(1)

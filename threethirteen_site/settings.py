@@ -118,7 +118,8 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # locks whole tables and never waits, unlike the real thing.  One file per
     # process, outside the work tree, so test runs side by side never meet.
     DATABASES["default"].setdefault("TEST", {}).setdefault(
-        "NAME", os.path.join(tempfile.gettempdir(), f"threethirteen-test-{os.getpid()}.sqlite3"))
+        "NAME", os.path.join(tempfile.gettempdir(), f"threethirteen-test-{os.getpid()}.sqlite3")
+    )
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:

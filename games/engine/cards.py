@@ -45,8 +45,10 @@ class Card:
         try:
             return _BY_CODE[code.strip().upper()]
         except (KeyError, AttributeError):
-            raise ValueError(f"bad card code {code!r}: expected a rank from {RANK_CHARS} "
-                             f"and a suit from {SUIT_CHARS}, or {JOKER_CODE} for a joker") from None
+            raise ValueError(
+                f"bad card code {code!r}: expected a rank from {RANK_CHARS} "
+                f"and a suit from {SUIT_CHARS}, or {JOKER_CODE} for a joker"
+            ) from None
 
     @property
     def code(self) -> str:

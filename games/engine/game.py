@@ -63,10 +63,27 @@ from .rules import Rules, wild_ranks
 from .melds import Arrangement, Meld, best_arrangement, can_meld_all, go_out_discards, redemption_score
 
 __all__ = [
-    "PHASE_DRAW", "PHASE_DISCARD", "PHASE_GAME_OVER", "SNAPSHOT_VERSION",
-    "IllegalAction", "Draw", "Discard", "GoOut", "Action", "action_from_dict",
-    "Event", "TableMeld", "SeatResult", "RoundResult", "GameState",
-    "new_game", "legal_actions", "apply", "view", "replay", "game_deck",
+    "PHASE_DRAW",
+    "PHASE_DISCARD",
+    "PHASE_GAME_OVER",
+    "SNAPSHOT_VERSION",
+    "IllegalAction",
+    "Draw",
+    "Discard",
+    "GoOut",
+    "Action",
+    "action_from_dict",
+    "Event",
+    "TableMeld",
+    "SeatResult",
+    "RoundResult",
+    "GameState",
+    "new_game",
+    "legal_actions",
+    "apply",
+    "view",
+    "replay",
+    "game_deck",
 ]
 
 PHASE_DRAW = "draw"
@@ -149,8 +166,9 @@ def action_from_dict(data: Any) -> Action:
     if keys != _ACTION_KEYS[kind]:
         missing = sorted(_ACTION_KEYS[kind] - keys)
         extra = sorted(map(str, keys - _ACTION_KEYS[kind]))
-        detail = "; ".join(filter(None, [missing and f"missing {', '.join(missing)}",
-                                          extra and f"unexpected {', '.join(extra)}"]))
+        detail = "; ".join(
+            filter(None, [missing and f"missing {', '.join(missing)}", extra and f"unexpected {', '.join(extra)}"])
+        )
         raise IllegalAction("bad_action", f"a {kind} action has the wrong fields ({detail})")
     if kind == "draw":
         source = data["source"]
@@ -231,12 +249,14 @@ class SeatResult:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> SeatResult:
-        return cls(points=_int(data["points"]),
-                   melds=tuple(_meld_from_dict(m) for m in data["melds"]),
-                   deadwood=_cards(data["deadwood"]),
-                   went_out=bool(data["went_out"]),
-                   penalty=_int(data["penalty"]),
-                   laid_off=_cards(data["laid_off"]))
+        return cls(
+            points=_int(data["points"]),
+            melds=tuple(_meld_from_dict(m) for m in data["melds"]),
+            deadwood=_cards(data["deadwood"]),
+            went_out=bool(data["went_out"]),
+            penalty=_int(data["penalty"]),
+            laid_off=_cards(data["laid_off"]),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,9 +287,14 @@ class RoundResult:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> RoundResult:
         went_out = data["went_out"]
-        return cls(round_index=_int(data["round"]) - 1, hand_size=_int(data["hand_size"]),
-                   dealer=_int(data["dealer"]), went_out=None if went_out is None else _int(went_out),
-                   ended=str(data["ended"]), seats=tuple(SeatResult.from_dict(s) for s in data["seats"]))
+        return cls(
+            round_index=_int(data["round"]) - 1,
+            hand_size=_int(data["hand_size"]),
+            dealer=_int(data["dealer"]),
+            went_out=None if went_out is None else _int(went_out),
+            ended=str(data["ended"]),
+            seats=tuple(SeatResult.from_dict(s) for s in data["seats"]),
+        )
 
 
 # -- the state ------------------------------------------------------------
@@ -462,8 +487,16 @@ def new_game(rules: Rules, seat_count: int, seed: int) -> GameState:
     return _deal(rules, seat_count, seed, 0, first_dealer, zeros, (), 0)
 
 
-def _deal(rules: Rules, seat_count: int, seed: int, round_index: int, dealer: int,
-          scores: tuple[int, ...], results: tuple[RoundResult, ...], move_count: int) -> GameState:
+def _deal(
+    rules: Rules,
+    seat_count: int,
+    seed: int,
+    round_index: int,
+    dealer: int,
+    scores: tuple[int, ...],
+    results: tuple[RoundResult, ...],
+    move_count: int,
+) -> GameState:
     hand_size = rules.rounds[round_index]
     stock = _shuffled(game_deck(rules, seat_count), seed, round_index, 0)
     hands: list[list[Card]] = [[] for _ in range(seat_count)]
@@ -472,10 +505,20 @@ def _deal(rules: Rules, seat_count: int, seed: int, round_index: int, dealer: in
             hands[(dealer + offset) % seat_count].append(stock.pop())
     up_card = stock.pop()
     return GameState(
-        rules=rules, seat_count=seat_count, seed=seed, round_index=round_index, dealer=dealer,
-        current_seat=(dealer + 1) % seat_count, phase=PHASE_DRAW,
-        hands=tuple(tuple(sorted(h)) for h in hands), stock=tuple(stock), discard_pile=(up_card,),
-        settled=(None,) * seat_count, penalties=(0,) * seat_count, scores=scores, results=results,
+        rules=rules,
+        seat_count=seat_count,
+        seed=seed,
+        round_index=round_index,
+        dealer=dealer,
+        current_seat=(dealer + 1) % seat_count,
+        phase=PHASE_DRAW,
+        hands=tuple(tuple(sorted(h)) for h in hands),
+        stock=tuple(stock),
+        discard_pile=(up_card,),
+        settled=(None,) * seat_count,
+        penalties=(0,) * seat_count,
+        scores=scores,
+        results=results,
         move_count=move_count,
     )
 
@@ -493,8 +536,9 @@ def replay(rules: Rules, seat_count: int, seed: int, actions: Iterable[tuple[int
 
 def _check_seat(state: GameState, seat: Any) -> None:
     if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < state.seat_count:
-        raise IllegalAction("not_a_seat", f"there is no seat {seat!r} at this table "
-                                          f"(seats 0 to {state.seat_count - 1})")
+        raise IllegalAction(
+            "not_a_seat", f"there is no seat {seat!r} at this table (seats 0 to {state.seat_count - 1})"
+        )
 
 
 def _forbidden_discard(state: GameState, hand: Sequence[Card]) -> Card | None:
@@ -556,8 +600,9 @@ def apply(state: GameState, seat: int, action: Action) -> tuple[GameState, list[
     if card not in hand:
         raise IllegalAction("card_not_in_hand", f"you hold no {card.name} ({card.code})")
     if card == _forbidden_discard(state, hand):
-        raise IllegalAction("discard_just_taken",
-                            f"you just took the {card.name} from the discard pile: discard another card")
+        raise IllegalAction(
+            "discard_just_taken", f"you just took the {card.name} from the discard pile: discard another card"
+        )
     if isinstance(action, Discard):
         return _discard(state, seat, card, [])
     rest = _remove(hand, [card])
@@ -565,8 +610,7 @@ def apply(state: GameState, seat: int, action: Action) -> tuple[GameState, list[
         return _go_out(state, seat, card, rest)
     penalty = state.rules.bad_go_out_penalty
     if penalty is None:
-        raise IllegalAction("cannot_go_out",
-                            f"without the {card.name} your hand cannot be laid down entirely in melds")
+        raise IllegalAction("cannot_go_out", f"without the {card.name} your hand cannot be laid down entirely in melds")
     penalties = _set(state.penalties, seat, state.penalties[seat] + penalty)
     events = [Event("go_out_failed", seat, {"card": card.code, "penalty": penalty})]
     return _discard(replace(state, penalties=penalties), seat, card, events)
@@ -578,22 +622,37 @@ def _draw(state: GameState, seat: int, source: str) -> tuple[GameState, list[Eve
         if not state.stock:
             raise IllegalAction("empty_pile", "the stock is empty: take the top of the discard pile")
         card = state.stock[-1]
-        new = replace(state, stock=state.stock[:-1], hands=_set(state.hands, seat, tuple(sorted(hand + (card,)))),
-                      phase=PHASE_DISCARD, taken_from_discard=None, move_count=state.move_count + 1)
+        new = replace(
+            state,
+            stock=state.stock[:-1],
+            hands=_set(state.hands, seat, tuple(sorted(hand + (card,)))),
+            phase=PHASE_DISCARD,
+            taken_from_discard=None,
+            move_count=state.move_count + 1,
+        )
         return new, [Event("drew", seat, {"source": STOCK})]
     if not state.discard_pile:
         raise IllegalAction("empty_pile", "the discard pile is empty: draw from the stock")
     card = state.discard_pile[-1]
-    new = replace(state, discard_pile=state.discard_pile[:-1],
-                  hands=_set(state.hands, seat, tuple(sorted(hand + (card,)))),
-                  phase=PHASE_DISCARD, taken_from_discard=card, move_count=state.move_count + 1)
+    new = replace(
+        state,
+        discard_pile=state.discard_pile[:-1],
+        hands=_set(state.hands, seat, tuple(sorted(hand + (card,)))),
+        phase=PHASE_DISCARD,
+        taken_from_discard=card,
+        move_count=state.move_count + 1,
+    )
     return new, [Event("drew", seat, {"source": DISCARD_PILE, "card": card.code})]
 
 
 def _discard(state: GameState, seat: int, card: Card, events: list[Event]) -> tuple[GameState, list[Event]]:
     hand = _remove(state.hands[seat], [card])
-    state = replace(state, hands=_set(state.hands, seat, hand), discard_pile=state.discard_pile + (card,),
-                    move_count=state.move_count + 1)
+    state = replace(
+        state,
+        hands=_set(state.hands, seat, hand),
+        discard_pile=state.discard_pile + (card,),
+        move_count=state.move_count + 1,
+    )
     events = [*events, Event("discarded", seat, {"card": card.code})]
     if state.final_lap and state.rules.redemption:
         state, laid = _lay_down_redemption(state, seat)
@@ -609,8 +668,9 @@ def _go_out(state: GameState, seat: int, card: Card, rest: tuple[Card, ...]) -> 
     melded = [c for m in arrangement.melds for c in m.cards]
     if arrangement.deadwood or Counter(melded) != Counter(rest):  # pragma: no cover - solver contract
         raise RuntimeError(f"the solver could not lay down {rest!r} after can_meld_all said it could")
-    result = SeatResult(points=state.penalties[seat], melds=arrangement.melds, deadwood=(), went_out=True,
-                        penalty=state.penalties[seat])
+    result = SeatResult(
+        points=state.penalties[seat], melds=arrangement.melds, deadwood=(), went_out=True, penalty=state.penalties[seat]
+    )
     first = state.went_out is None
     state = replace(
         state,
@@ -644,18 +704,29 @@ def _lay_down_redemption(state: GameState, seat: int) -> tuple[GameState, list[E
     if Counter(deadwood) != Counter(arrangement.deadwood):  # pragma: no cover - solver contract
         raise RuntimeError("redemption_score's deadwood does not match the hand")
     points = sum(state.rules.card_points(c, state.hand_size) for c in deadwood)
-    result = SeatResult(points=points * state.rules.round_multiplier(state.hand_size) + state.penalties[seat],
-                        melds=arrangement.melds, deadwood=deadwood, penalty=state.penalties[seat],
-                        laid_off=tuple(laid_off))
+    result = SeatResult(
+        points=points * state.rules.round_multiplier(state.hand_size) + state.penalties[seat],
+        melds=arrangement.melds,
+        deadwood=deadwood,
+        penalty=state.penalties[seat],
+        laid_off=tuple(laid_off),
+    )
     table += [TableMeld(seat, m) for m in arrangement.melds]
-    state = replace(state, hands=_set(state.hands, seat, deadwood), table=tuple(table),
-                    settled=_set(state.settled, seat, result))
+    state = replace(
+        state, hands=_set(state.hands, seat, deadwood), table=tuple(table), settled=_set(state.settled, seat, result)
+    )
     if not arrangement.melds and not laid_off:
         return state, []
-    return state, [Event("laid_down", seat, {
-        "melds": [_meld_to_dict(m) for m in arrangement.melds],
-        "layoffs": [{"meld": index, "cards": _codes(cards)} for index, cards in layoffs],
-    })]
+    return state, [
+        Event(
+            "laid_down",
+            seat,
+            {
+                "melds": [_meld_to_dict(m) for m in arrangement.melds],
+                "layoffs": [{"meld": index, "cards": _codes(cards)} for index, cards in layoffs],
+            },
+        )
+    ]
 
 
 def _extend_meld(meld: Meld, cards: Sequence[Card], rules: Rules, hand_size: int) -> Meld:
@@ -671,7 +742,7 @@ def _extend_meld(meld: Meld, cards: Sequence[Card], rules: Rules, hand_size: int
     naturals = [c for c in combined if not rules.is_wild(c, hand_size)]
     wilds = [c for c in combined if rules.is_wild(c, hand_size)]
     size, top = len(combined), (14 if rules.aces_high else 13)
-    for ace in ((1, 14) if rules.aces_high else (1,)):
+    for ace in (1, 14) if rules.aces_high else (1,):
         positions = {ace if c.rank == 1 else c.rank: c for c in naturals}
         if len(positions) != len(naturals) or not positions:
             continue
@@ -685,9 +756,8 @@ def _extend_meld(meld: Meld, cards: Sequence[Card], rules: Rules, hand_size: int
 
 def _run_low(cards: Sequence[Card], rules: Rules, hand_size: int) -> int | None:
     """The position of the first card of a run laid out in table order (Ace 1, or 14 when high)."""
-    for ace in ((1, 14) if rules.aces_high else (1,)):
-        starts = {(ace if c.rank == 1 else c.rank) - i
-                  for i, c in enumerate(cards) if not rules.is_wild(c, hand_size)}
+    for ace in (1, 14) if rules.aces_high else (1,):
+        starts = {(ace if c.rank == 1 else c.rank) - i for i, c in enumerate(cards) if not rules.is_wild(c, hand_size)}
         if len(starts) == 1:
             return starts.pop()
     return None
@@ -728,23 +798,45 @@ def _score_round(state: GameState, ended: str, events: list[Event]) -> tuple[Gam
             continue
         arrangement: Arrangement = best_arrangement(state.hands[seat], state.rules, hand_size)
         penalty = state.penalties[seat]
-        seats.append(SeatResult(points=arrangement.points * multiplier + penalty, melds=arrangement.melds,
-                                deadwood=tuple(arrangement.deadwood), penalty=penalty))
-    result = RoundResult(round_index=state.round_index, hand_size=hand_size, dealer=state.dealer,
-                         went_out=state.went_out, ended=ended, seats=tuple(seats))
+        seats.append(
+            SeatResult(
+                points=arrangement.points * multiplier + penalty,
+                melds=arrangement.melds,
+                deadwood=tuple(arrangement.deadwood),
+                penalty=penalty,
+            )
+        )
+    result = RoundResult(
+        round_index=state.round_index,
+        hand_size=hand_size,
+        dealer=state.dealer,
+        went_out=state.went_out,
+        ended=ended,
+        seats=tuple(seats),
+    )
     scores = tuple(total + s.points for total, s in zip(state.scores, seats))
     results = state.results + (result,)
     events = [*events, Event("round_scored", None, result.to_dict())]
     if state.round_index + 1 >= len(state.rules.rounds):
-        final = replace(state, scores=scores, results=results, phase=PHASE_GAME_OVER, current_seat=None,
-                        last_turns=())
+        final = replace(state, scores=scores, results=results, phase=PHASE_GAME_OVER, current_seat=None, last_turns=())
         events.append(Event("game_over", None, {"standings": _standings(scores), "winners": list(final.winners)}))
         return final, events
     dealer = (state.dealer + 1) % state.seat_count
-    new = _deal(state.rules, state.seat_count, state.seed, state.round_index + 1, dealer, scores, results,
-                state.move_count)
-    events.append(Event("round_dealt", None, {"round": new.round_number, "hand_size": new.hand_size,
-                                              "dealer": dealer, "up_card": new.discard_pile[-1].code}))
+    new = _deal(
+        state.rules, state.seat_count, state.seed, state.round_index + 1, dealer, scores, results, state.move_count
+    )
+    events.append(
+        Event(
+            "round_dealt",
+            None,
+            {
+                "round": new.round_number,
+                "hand_size": new.hand_size,
+                "dealer": dealer,
+                "up_card": new.discard_pile[-1].code,
+            },
+        )
+    )
     return new, events
 
 
@@ -808,7 +900,7 @@ def view(state: GameState, seat: int | None) -> dict[str, Any]:
 
 
 def _set(values: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
-    return values[:index] + (value,) + values[index + 1:]
+    return values[:index] + (value,) + values[index + 1 :]
 
 
 def _remove(hand: Sequence[Card], cards: Iterable[Card]) -> tuple[Card, ...]:

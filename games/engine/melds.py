@@ -109,8 +109,9 @@ def _context(rules: Rules, *, count_cards: bool = False, free_ranks: frozenset[i
     else:
         points = (0,) + tuple(rules.natural_points(r) for r in range(1, 14)) + (rules.natural_points(ACE),)
     if free_ranks:
-        points = tuple(0 if (p in free_ranks or (p == _HIGH_ACE and ACE in free_ranks)) else v
-                       for p, v in enumerate(points))
+        points = tuple(
+            0 if (p in free_ranks or (p == _HIGH_ACE and ACE in free_ranks)) else v for p, v in enumerate(points)
+        )
     return _Context(rules.aces_high, rules.max_wilds_per_meld, rules.all_wild_melds, points)
 
 
@@ -427,16 +428,16 @@ def _placed_wilds(ctx: _Context, wilds: int, lo: int, hi: int) -> tuple[int, int
     top = min(wilds, hi)
     if not ctx.all_wild_melds:
         return top, top
-    return max(((x, x + _all_wild_capacity(ctx, wilds - x)) for x in range(lo, top + 1)),
-               key=lambda pair: (pair[1], pair[0]))
+    return max(
+        ((x, x + _all_wild_capacity(ctx, wilds - x)) for x in range(lo, top + 1)), key=lambda pair: (pair[1], pair[0])
+    )
 
 
 # --------------------------------------------------------------------------
 # Turning a plan back into melds of physical cards.
 
 
-def _build(ctx: _Context, hand: _Hand, plan, points: int,
-           table_rooms: Sequence[tuple[int, int]] = ()) -> Arrangement:
+def _build(ctx: _Context, hand: _Hand, plan, points: int, table_rooms: Sequence[tuple[int, int]] = ()) -> Arrangement:
     """Turn a plan into melds of physical cards.
 
     ``table_rooms`` (redemption only) lists ``(table meld index, wilds it can
@@ -553,7 +554,7 @@ def meld_kind(cards: Sequence[Card], rules: Rules, hand_size: int) -> str | None
         return SET
     if len(cards) > 13 or len({c.suit for c in natural}) != 1:
         return None
-    for ace_position in ((1, _HIGH_ACE) if rules.aces_high else (1,)):
+    for ace_position in (1, _HIGH_ACE) if rules.aces_high else (1,):
         positions = [ace_position if c.rank == ACE else c.rank for c in natural]
         if len(set(positions)) != len(positions):
             return None  # a run never holds one rank twice
@@ -667,8 +668,9 @@ def _table_shape(index: int, meld: Meld, rules: Rules, hand_size: int) -> _Table
         return _TableMeld(index, SET, rank, None, 0, 0, wilds, len(meld.cards))
     suit = natural[0].suit
     for ace in (1, _HIGH_ACE):
-        starts = {(ace if c.rank == ACE else c.rank) - i
-                  for i, c in enumerate(meld.cards) if not rules.is_wild(c, hand_size)}
+        starts = {
+            (ace if c.rank == ACE else c.rank) - i for i, c in enumerate(meld.cards) if not rules.is_wild(c, hand_size)
+        }
         if len(starts) == 1:
             low = starts.pop()
             if low >= 1 and low + len(meld.cards) - 1 <= (_HIGH_ACE if rules.aces_high else 13):
@@ -736,8 +738,9 @@ def _run_extensions(rules: Rules, table: _TableMeld, naturals: Counter, wilds: i
             yield low_cards + high_cards, used, low_len + high_len
 
 
-def redemption_score(hand: Iterable[Card] | str, table_melds: Sequence[Meld], rules: Rules,
-                     hand_size: int) -> Arrangement:
+def redemption_score(
+    hand: Iterable[Card] | str, table_melds: Sequence[Meld], rules: Rules, hand_size: int
+) -> Arrangement:
     """The least penalty of ``hand`` when its holder may lay down melds and
     lay off cards onto ``table_melds`` (the redemption variant).
 
@@ -764,8 +767,12 @@ def redemption_score(hand: Iterable[Card] | str, table_melds: Sequence[Meld], ru
         if i < len(runs):
             available = naturals - used_naturals
             for ext_cards, ext_wilds, added in _run_extensions(rules, runs[i], available, len(wild) - used_wilds):
-                explore(i + 1, used_naturals + Counter(ext_cards), used_wilds + ext_wilds,
-                        extended + [(runs[i], ext_cards, ext_wilds, added)])
+                explore(
+                    i + 1,
+                    used_naturals + Counter(ext_cards),
+                    used_wilds + ext_wilds,
+                    extended + [(runs[i], ext_cards, ext_wilds, added)],
+                )
             return
         rest = list((naturals - used_naturals).elements()) + wild[used_wilds:]
         added = {t.index: (w, n) for t, _, w, n in extended}
@@ -789,8 +796,14 @@ def redemption_score(hand: Iterable[Card] | str, table_melds: Sequence[Meld], ru
         laid.setdefault(index, []).extend(given)
     deadwood = []
     for card in arrangement.deadwood:
-        target = next((t.index for t in tables if t.kind == SET and t.rank == card.rank and not card.is_joker
-                       and not rules.is_wild(card, hand_size)), None)
+        target = next(
+            (
+                t.index
+                for t in tables
+                if t.kind == SET and t.rank == card.rank and not card.is_joker and not rules.is_wild(card, hand_size)
+            ),
+            None,
+        )
         if target is None:
             deadwood.append(card)
         else:

@@ -93,8 +93,7 @@ class Rules:
             raise bad("rounds", self.rounds, "a non-empty list of hand sizes")
         for size in self.rounds:
             if not (_is_int(size) and MIN_HAND_SIZE <= size <= MAX_HAND_SIZE):
-                raise bad("rounds", list(self.rounds),
-                          f"hand sizes from {MIN_HAND_SIZE} to {MAX_HAND_SIZE}")
+                raise bad("rounds", list(self.rounds), f"hand sizes from {MIN_HAND_SIZE} to {MAX_HAND_SIZE}")
         if self.aces not in ("low", "high_or_low"):
             raise bad("aces", self.aces, '"low" or "high_or_low"')
         if not (_is_int(self.ace_points) and self.ace_points in (1, 15)):
@@ -103,14 +102,14 @@ class Rules:
             raise bad("face_points", self.face_points, '"10" or "11-12-13"')
         if not (self.wild_points == "face" or (_is_int(self.wild_points) and self.wild_points == 15)):
             raise bad("wild_points", self.wild_points, '"face" or 15')
-        if not (self.max_wilds_per_meld is None
-                or (_is_int(self.max_wilds_per_meld) and self.max_wilds_per_meld >= 1)):
+        if not (self.max_wilds_per_meld is None or (_is_int(self.max_wilds_per_meld) and self.max_wilds_per_meld >= 1)):
             raise bad("max_wilds_per_meld", self.max_wilds_per_meld, "null or a whole number of at least 1")
         for option in ("all_wild_melds", "double_royal_rounds", "redemption", "jokers_free"):
             if not isinstance(getattr(self, option), bool):
                 raise bad(option, getattr(self, option), "true or false")
-        if not (self.bad_go_out_penalty is None
-                or (_is_int(self.bad_go_out_penalty) and self.bad_go_out_penalty == 20)):
+        if not (
+            self.bad_go_out_penalty is None or (_is_int(self.bad_go_out_penalty) and self.bad_go_out_penalty == 20)
+        ):
             raise bad("bad_go_out_penalty", self.bad_go_out_penalty, "null or 20")
         if not (_is_int(self.max_stock_rebuilds) and 0 <= self.max_stock_rebuilds <= 100):
             raise bad("max_stock_rebuilds", self.max_stock_rebuilds, "a whole number from 0 to 100")
@@ -119,8 +118,11 @@ class Rules:
         # What can be impossible is dealing: a fixed deck count too small for
         # the largest round (here for two players, in check_seats for more).
         if self.decks != "auto" and self.decks * 52 < max(self.rounds) * MIN_SEATS + 2:
-            raise RulesError(f"{self.decks} deck(s) cannot deal a {max(self.rounds)}-card round "
-                             f"to {MIN_SEATS} players with an up-card and a stock", option="decks")
+            raise RulesError(
+                f"{self.decks} deck(s) cannot deal a {max(self.rounds)}-card round "
+                f"to {MIN_SEATS} players with an up-card and a stock",
+                option="decks",
+            )
 
     def check_seats(self, seat_count: int) -> None:
         """Refuse a seat count these rules cannot deal to (RULES.md, "Players, decks, seats")."""
@@ -129,8 +131,10 @@ class Rules:
         needed = max(self.rounds) * seat_count + 2  # largest deal, the up-card, one stock card
         available = self.deck_count(seat_count) * 52 + self.deck_count(seat_count) * self.jokers_per_deck
         if available < needed:
-            raise RulesError(f"{self.deck_count(seat_count)} deck(s) cannot deal {max(self.rounds)} cards "
-                             f"to {seat_count} players with an up-card and a stock")
+            raise RulesError(
+                f"{self.deck_count(seat_count)} deck(s) cannot deal {max(self.rounds)} cards "
+                f"to {seat_count} players with an up-card and a stock"
+            )
 
     # -- derived values -----------------------------------------------------
 
@@ -190,8 +194,9 @@ class Rules:
         values = dict(data)
         if "rounds" in values:
             if not isinstance(values["rounds"], (list, tuple)):
-                raise RulesError(f"option 'rounds' cannot be {values['rounds']!r}: expected a list of hand sizes",
-                                 option="rounds")
+                raise RulesError(
+                    f"option 'rounds' cannot be {values['rounds']!r}: expected a list of hand sizes", option="rounds"
+                )
             values["rounds"] = tuple(values["rounds"])
         return cls(**values)
 
@@ -211,8 +216,7 @@ UP_AND_DOWN_ROUNDS = CLASSIC_ROUNDS + tuple(reversed(CLASSIC_ROUNDS))
 #: slugs (the site seeds its Variant table from them).
 PRESETS: dict[str, tuple[str, Rules]] = {
     "classic": ("Classic", Rules()),
-    "one-wild-per-meld": ("One wild per meld, unused wilds 15",
-                          Rules(max_wilds_per_meld=1, wild_points=15)),
+    "one-wild-per-meld": ("One wild per meld, unused wilds 15", Rules(max_wilds_per_meld=1, wild_points=15)),
     "aces-high-or-low": ("Aces high or low", Rules(aces="high_or_low", ace_points=15)),
     "jokers": ("Jokers", Rules(jokers_per_deck=2)),
     "fourteens-fifteens": ("Fourteens and fifteens", Rules(rounds=tuple(range(3, 16)))),

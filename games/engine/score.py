@@ -23,8 +23,7 @@ def score_line(data: Any) -> dict:
     if not isinstance(data, dict):
         raise ValueError("a line must hold a JSON object")
     hand_size = data.get("hand_size")
-    if not isinstance(hand_size, int) or isinstance(hand_size, bool) \
-            or not MIN_HAND_SIZE <= hand_size <= MAX_HAND_SIZE:
+    if not isinstance(hand_size, int) or isinstance(hand_size, bool) or not MIN_HAND_SIZE <= hand_size <= MAX_HAND_SIZE:
         raise ValueError(f"'hand_size' must be a whole number from {MIN_HAND_SIZE} to {MAX_HAND_SIZE}")
     if not isinstance(data.get("hand"), str):
         raise ValueError("'hand' must be a string of card codes")

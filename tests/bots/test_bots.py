@@ -61,12 +61,12 @@ def test_bots_never_read_hidden_cards(seed):
     for state, history in positions(seed):
         seat = state.current_seat
         other = with_hidden_cards_swapped(state, seat, rng)
-        assert [other.hands[s] for s in range(state.seat_count) if s != seat] != \
-            [state.hands[s] for s in range(state.seat_count) if s != seat] or len(state.stock) < 2
+        assert [other.hands[s] for s in range(state.seat_count) if s != seat] != [
+            state.hands[s] for s in range(state.seat_count) if s != seat
+        ] or len(state.stock) < 2
         assert view(other, seat) == view(state, seat)
         for level in LEVELS:
-            assert choose_action(view(state, seat), level, history) == \
-                choose_action(view(other, seat), level, history)
+            assert choose_action(view(state, seat), level, history) == choose_action(view(other, seat), level, history)
         checked += 1
     assert checked > 20
 
@@ -128,10 +128,17 @@ def position(hand: str, top: str, phase: str = "draw", hand_size: int = 3, seats
     cards = list(parse_cards(hand))
     used = set(cards) | {Card.from_code(top)}
     rest = [c for c in base.card_counter().elements() if c not in used]
-    other = tuple(sorted(rest[:len(cards) if phase == "draw" else len(cards) - 1]))
-    stock = tuple(rest[len(other):len(other) + 20])
-    return replace(base, current_seat=0, dealer=seats - 1, phase=phase, hands=(tuple(sorted(cards)), other),
-                   stock=stock, discard_pile=(Card.from_code(top),))
+    other = tuple(sorted(rest[: len(cards) if phase == "draw" else len(cards) - 1]))
+    stock = tuple(rest[len(other) : len(other) + 20])
+    return replace(
+        base,
+        current_seat=0,
+        dealer=seats - 1,
+        phase=phase,
+        hands=(tuple(sorted(cards)), other),
+        stock=stock,
+        discard_pile=(Card.from_code(top),),
+    )
 
 
 @pytest.mark.parametrize("level", LEVELS)
@@ -171,12 +178,24 @@ def test_hard_keeps_a_pair_that_medium_breaks_on_a_tie():
 
 
 def test_the_tournament_script_prints_each_level_with_an_interval_and_the_summary_line():
-    out = subprocess.run([sys.executable, "bench/bots.py", "--games", "3", "--seed", "5", "--rounds", "1",
-                          "--workers", "1"], cwd=ROOT, capture_output=True, text=True, timeout=300, check=True)
+    out = subprocess.run(
+        [sys.executable, "bench/bots.py", "--games", "3", "--seed", "5", "--rounds", "1", "--workers", "1"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
     lines = out.stdout.strip().splitlines()
     for level in LEVELS:
         assert re.search(rf"^{level}\s+3\s+-?\d+\.\d\s+-?[\d.inf]+ \.\. -?[\d.inf]+$", out.stdout, re.M), out.stdout
     assert re.fullmatch(r"mean score per game: easy=\d+\.\d medium=\d+\.\d hard=\d+\.\d", lines[-1])
-    again = subprocess.run([sys.executable, "bench/bots.py", "--games", "3", "--seed", "5", "--rounds", "1",
-                            "--workers", "1"], cwd=ROOT, capture_output=True, text=True, timeout=300, check=True)
+    again = subprocess.run(
+        [sys.executable, "bench/bots.py", "--games", "3", "--seed", "5", "--rounds", "1", "--workers", "1"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
     assert again.stdout.strip().splitlines()[-1] == lines[-1]  # reproducible with the seed

@@ -21,15 +21,15 @@ def test_services_give_a_bot_only_its_seats_view_and_public_events(make_user, cl
 
     monkeypatch.setattr(bots, "choose_action", spy)
     ann = make_user("ann")
-    game = services.game_create(creator=ann, variant=classic, seat_count=3, bot_count=2, bot_level="hard",
-                                seed=11, options={"rounds": [3, 4]})
+    game = services.game_create(
+        creator=ann, variant=classic, seat_count=3, bot_count=2, bot_level="hard", seed=11, options={"rounds": [3, 4]}
+    )
     for _ in range(200):  # ann plays the medium bot's choice until the game ends
         game.refresh_from_db()
         if game.status != Game.Status.ACTIVE:
             break
         state = GameState.from_dict(game.state)
-        services.game_play(game_id=game.pk, user=ann, action=real(view(state, 0)),
-                           expected_version=game.version)
+        services.game_play(game_id=game.pk, user=ann, action=real(view(state, 0)), expected_version=game.version)
     game.refresh_from_db()
     assert game.status == Game.Status.FINISHED and calls
 
@@ -44,7 +44,8 @@ def test_services_give_a_bot_only_its_seats_view_and_public_events(make_user, cl
             assert seat_view == view(state, move.seat)
             assert "hands" not in seat_view and "stock" not in seat_view
             for event in history:  # public events only: no card drawn from the stock
-                assert not (event["kind"] == "drew" and event["data"].get("source") == "stock"
-                            and "card" in event["data"])
+                assert not (
+                    event["kind"] == "drew" and event["data"].get("source") == "stock" and "card" in event["data"]
+                )
         state, _ = apply(state, move.seat, action_from_dict(move.action))
     assert next(handed, None) is None

@@ -31,8 +31,15 @@ from django.test import Client
 from tests.servers import REPO, free_port, server_env, stop, wait_until_serving
 
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run", "--disable-dev-shm-usage"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-dev-shm-usage",
+]
 
 
 @pytest.hookimpl(trylast=True)
@@ -60,7 +67,11 @@ def live_url(django_db_setup: Any, django_db_blocker: Any, tmp_path_factory: Any
     with open(log, "wb") as out:
         process = subprocess.Popen(
             [sys.executable, "manage.py", "runserver", "--noreload", "--skip-checks", f"127.0.0.1:{port}"],
-            cwd=REPO, env=server_env(database_name), stdout=out, stderr=subprocess.STDOUT)
+            cwd=REPO,
+            env=server_env(database_name),
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
     url = f"http://127.0.0.1:{port}"
     try:
         wait_until_serving(url + "/rules/", process, log)
@@ -105,8 +116,7 @@ def signed_in(browser: Any, live_url: str):
         client = Client()
         client.force_login(user)
         context = browser.new_context(base_url=live_url, **options)
-        context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value,
-                              "url": live_url}])
+        context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_url}])
         context.set_default_timeout(15_000)
         contexts.append(context)
         return context

@@ -44,7 +44,8 @@ def current_version(game: Game) -> int:
 
 def hand_codes(page: Page) -> list[str]:
     return page.locator("#table [data-hand] .hand-slot [data-card]").evaluate_all(
-        "cards => cards.map(c => c.dataset.card)")
+        "cards => cards.map(c => c.dataset.card)"
+    )
 
 
 def expect_version(page: Page, version: int) -> None:
@@ -69,8 +70,15 @@ def discard_first_card(page: Page) -> str:
 @pytest.fixture
 def table_for_two(make_user: Any, classic: Any, signed_in: Any):
     ann, bob = make_user("ann"), make_user("bob")
-    game = off_loop(services.game_create, creator=ann, variant=classic, seat_count=2, invitees=[bob], seed=31,
-                    options={"rounds": [7, 8]})
+    game = off_loop(
+        services.game_create,
+        creator=ann,
+        variant=classic,
+        seat_count=2,
+        invitees=[bob],
+        seed=31,
+        options={"rounds": [7, 8]},
+    )
     return game, {0: signed_in(ann), 1: signed_in(bob)}
 
 

@@ -9,15 +9,31 @@ from dataclasses import replace
 
 import pytest
 
-from games.engine import (Card, Discard, Draw, GameState, GoOut, IllegalAction, Rules, RulesError,
-                          action_from_dict, apply, best_arrangement, game_deck, legal_actions, meld_kind, new_game,
-                          parse_cards, replay, view)
+from games.engine import (
+    Card,
+    Discard,
+    Draw,
+    GameState,
+    GoOut,
+    IllegalAction,
+    Rules,
+    RulesError,
+    action_from_dict,
+    apply,
+    best_arrangement,
+    game_deck,
+    legal_actions,
+    meld_kind,
+    new_game,
+    parse_cards,
+    replay,
+    view,
+)
 
 C = Card.from_code
 
 
-def rig(rules: Rules, hands: list[str], up: str, *, stock_top: str = "", dealer: int = 0,
-        seed: int = 1) -> GameState:
+def rig(rules: Rules, hands: list[str], up: str, *, stock_top: str = "", dealer: int = 0, seed: int = 1) -> GameState:
     """A fresh game whose hands, up-card and top of stock are the given cards (the rest in the stock)."""
     seats = len(hands)
     state = new_game(rules, seats, seed)
@@ -27,8 +43,14 @@ def rig(rules: Rules, hands: list[str], up: str, *, stock_top: str = "", dealer:
         assert Counter(cards) <= pool, f"not enough copies for {cards}"
         pool -= Counter(cards)
     stock = tuple(sorted(pool.elements())) + tuple(reversed(placed[-1]))
-    return replace(state, dealer=dealer, current_seat=(dealer + 1) % seats,
-                   hands=tuple(tuple(sorted(h)) for h in placed[:-2]), stock=stock, discard_pile=placed[-2])
+    return replace(
+        state,
+        dealer=dealer,
+        current_seat=(dealer + 1) % seats,
+        hands=tuple(tuple(sorted(h)) for h in placed[:-2]),
+        stock=stock,
+        discard_pile=placed[-2],
+    )
 
 
 def play(state: GameState, *moves: tuple[int, object]) -> tuple[GameState, list]:
@@ -184,10 +206,17 @@ def test_run_of_hearts_goes_out_discarding_the_king():
 def test_final_hands_are_scored_king_queen_two_is_22_and_three_wild_threes_9(all_wild_melds, expected):
     rules = Rules(rounds=(3,), all_wild_melds=all_wild_melds)
     state = rig(rules, ["KS QD 2C", "5H 6H 8D", "3H 3D 3S"], "2S", stock_top="9C 7H", dealer=2)
-    state, events = play(state, (0, Draw("stock")), (0, Discard(C("9C"))),
-                         (1, Draw("stock")), (1, GoOut(C("8D"))),
-                         (2, Draw("stock")), (2, Discard(state.stock[-3])),
-                         (0, Draw("stock")), (0, Discard(state.stock[-4])))
+    state, events = play(
+        state,
+        (0, Draw("stock")),
+        (0, Discard(C("9C"))),
+        (1, Draw("stock")),
+        (1, GoOut(C("8D"))),
+        (2, Draw("stock")),
+        (2, Discard(state.stock[-3])),
+        (0, Draw("stock")),
+        (0, Discard(state.stock[-4])),
+    )
     assert state.is_over
     result = state.results[0]
     assert result.went_out == 1 and result.ended == "went_out"
@@ -227,9 +256,15 @@ def test_after_going_out_every_other_player_gets_exactly_one_more_turn():
 
 def test_a_player_may_go_out_again_in_the_last_lap_and_scores_0():
     state = rig(Rules(rounds=(3,)), ["AS 2D 6C", "3H 4C 9D", "7S 7C KD"], "TD", stock_top="4S 7D", dealer=0)
-    state, _ = play(state, (1, Draw("stock")), (1, GoOut(C("9D"))),
-                    (2, Draw("stock")), (2, GoOut(C("KD"))),
-                    (0, Draw("stock")), (0, Discard(C("6C"))))
+    state, _ = play(
+        state,
+        (1, Draw("stock")),
+        (1, GoOut(C("9D"))),
+        (2, Draw("stock")),
+        (2, GoOut(C("KD"))),
+        (0, Draw("stock")),
+        (0, Discard(C("6C"))),
+    )
     result = state.results[0]
     assert result.went_out == 1 and result.seats[2].went_out and result.points[1:] == (0, 0)
 
@@ -249,8 +284,10 @@ def test_the_player_who_went_out_scores_0_and_the_others_their_best_arrangement(
 
 def test_double_royal_rounds_doubles_the_points_of_jack_queen_king_rounds():
     hand = "AS 2D 6C 8D TC QH 5D 4C 9S 7H JS"
-    for rules, expected in [(Rules(rounds=(11,), max_stock_rebuilds=0), 1),
-                            (Rules(rounds=(11,), max_stock_rebuilds=0, double_royal_rounds=True), 2)]:
+    for rules, expected in [
+        (Rules(rounds=(11,), max_stock_rebuilds=0), 1),
+        (Rules(rounds=(11,), max_stock_rebuilds=0, double_royal_rounds=True), 2),
+    ]:
         state = rig(rules, [hand, "3S 3C 3D 3H 5S 5C 5H 6S 6D 6H 7C"], "TH", dealer=1)
         state = replace(state, stock=state.stock[-1:], discard_pile=state.stock[:-1] + state.discard_pile)
         state, _ = play(state, (0, Draw("stock")), (0, Discard(state.stock[-1])))
@@ -398,8 +435,10 @@ def test_round_ends_at_once_when_the_stock_runs_out_after_the_last_rebuild():
     assert kinds(events) == ["drew", "discarded", "round_scored", "round_dealt"]
     result = state.results[0]
     assert result.ended == "stock_exhausted" and result.went_out is None
-    assert result.points == (best_arrangement(parse_cards("AS 2D 6C"), rules, 3).points,
-                             best_arrangement(parse_cards("5H 6H TD"), rules, 3).points)
+    assert result.points == (
+        best_arrangement(parse_cards("AS 2D 6C"), rules, 3).points,
+        best_arrangement(parse_cards("5H 6H TD"), rules, 3).points,
+    )
 
 
 def test_drawing_from_an_empty_stock_is_refused_and_the_discard_must_be_taken():
@@ -433,8 +472,10 @@ def test_redemption_last_lap_players_lay_down_and_lay_off_onto_melds_on_the_tabl
     state, events = play(state, (2, Draw("stock")), (2, Discard(C("6D"))))
     laid = [e for e in events if e.kind == "laid_down"]
     if redemption:
-        assert laid[0].seat == 2 and laid[0].data == {"melds": [{"kind": "set", "cards": ["KC", "KD", "KS"]}],
-                                                      "layoffs": []}
+        assert laid[0].seat == 2 and laid[0].data == {
+            "melds": [{"kind": "set", "cards": ["KC", "KD", "KS"]}],
+            "layoffs": [],
+        }
         assert len(state.table) == 2 and state.hands[2] == (C("5S"),)
     else:
         assert not laid and len(state.table) == 1 and len(state.hands[2]) == 4
@@ -448,8 +489,7 @@ def test_redemption_last_lap_players_lay_down_and_lay_off_onto_melds_on_the_tabl
         run = state.table[0].meld
         assert run.kind == "run" and run.cards[0] == C("8H")  # still in table order after the lay-off
         assert meld_kind(run.cards, rules, 4) == "run"
-        assert sorted(c.code for t in state.table for c in t.meld.cards) == sorted(
-            "9H TH JH QH KC KD KS 8H KH".split())
+        assert sorted(c.code for t in state.table for c in t.meld.cards) == sorted("9H TH JH QH KC KD KS 8H KH".split())
     else:
         assert result.points == (27, 0, 5)
     assert state.card_counter() == Counter(game_deck(rules, 3))
@@ -519,8 +559,9 @@ def test_a_seat_that_does_not_exist_is_refused():
         legal_actions(state, 5)
 
 
-@pytest.mark.parametrize("action", [None, "draw", {"type": "draw", "source": "stock"}, Draw("deck"),
-                                    Discard("KS"), GoOut(None)])
+@pytest.mark.parametrize(
+    "action", [None, "draw", {"type": "draw", "source": "stock"}, Draw("deck"), Discard("KS"), GoOut(None)]
+)
 def test_something_that_is_not_an_action_is_refused(action):
     state = rig(SHORT, ["AS 2D 6C", "5H 6H KS"], "9C", dealer=0)
     illegal(state, 1, action, "bad_action")
@@ -534,12 +575,15 @@ def test_illegal_action_is_a_value_error_with_a_code():
 # -- actions in JSON ------------------------------------------------------------
 
 
-@pytest.mark.parametrize("action,data", [
-    (Draw("stock"), {"type": "draw", "source": "stock"}),
-    (Draw("discard"), {"type": "draw", "source": "discard"}),
-    (Discard(C("TH")), {"type": "discard", "card": "TH"}),
-    (GoOut(C("XX")), {"type": "go_out", "card": "XX"}),
-])
+@pytest.mark.parametrize(
+    "action,data",
+    [
+        (Draw("stock"), {"type": "draw", "source": "stock"}),
+        (Draw("discard"), {"type": "draw", "source": "discard"}),
+        (Discard(C("TH")), {"type": "discard", "card": "TH"}),
+        (GoOut(C("XX")), {"type": "go_out", "card": "XX"}),
+    ],
+)
 def test_actions_round_trip_through_json(action, data):
     assert action.to_dict() == data
     assert action_from_dict(json.loads(json.dumps(data))) == action
@@ -549,13 +593,27 @@ def test_action_card_codes_are_case_insensitive():
     assert action_from_dict({"type": "discard", "card": "th"}) == Discard(C("TH"))
 
 
-@pytest.mark.parametrize("data", [
-    None, [], "draw", 3, {}, {"type": "pass"}, {"type": None}, {"type": "draw"},
-    {"type": "draw", "source": "deck"}, {"type": "draw", "source": None},
-    {"type": "discard"}, {"type": "discard", "card": "ZZ"}, {"type": "discard", "card": 10},
-    {"type": "go_out", "card": ""}, {"type": "discard", "card": "TH", "extra": 1},
-    {"type": "go_out", "discard": "TH"},
-])
+@pytest.mark.parametrize(
+    "data",
+    [
+        None,
+        [],
+        "draw",
+        3,
+        {},
+        {"type": "pass"},
+        {"type": None},
+        {"type": "draw"},
+        {"type": "draw", "source": "deck"},
+        {"type": "draw", "source": None},
+        {"type": "discard"},
+        {"type": "discard", "card": "ZZ"},
+        {"type": "discard", "card": 10},
+        {"type": "go_out", "card": ""},
+        {"type": "discard", "card": "TH", "extra": 1},
+        {"type": "go_out", "discard": "TH"},
+    ],
+)
 def test_malformed_action_data_is_a_bad_action(data):
     with pytest.raises(IllegalAction) as error:
         action_from_dict(data)
@@ -585,10 +643,17 @@ def test_snapshot_with_a_card_missing_is_refused():
         GameState.from_dict(data)
 
 
-@pytest.mark.parametrize("corrupt", [
-    lambda d: d.pop("hands"), lambda d: d.update(version=99), lambda d: d.update(phase="bidding"),
-    lambda d: d.update(seat_count="2"), lambda d: d["stock"].append("ZZ"), lambda d: d.update(rules={"x": 1}),
-])
+@pytest.mark.parametrize(
+    "corrupt",
+    [
+        lambda d: d.pop("hands"),
+        lambda d: d.update(version=99),
+        lambda d: d.update(phase="bidding"),
+        lambda d: d.update(seat_count="2"),
+        lambda d: d["stock"].append("ZZ"),
+        lambda d: d.update(rules={"x": 1}),
+    ],
+)
 def test_malformed_snapshot_is_refused(corrupt):
     data = new_game(SHORT, 2, 1).to_dict()
     corrupt(data)
@@ -619,7 +684,7 @@ def hide_and_shuffle(state: GameState, seat: int | None, rng: random.Random) -> 
     rng.shuffle(pool)
     hands = list(state.hands)
     for s in hidden:
-        hands[s], pool = tuple(sorted(pool[:len(hands[s])])), pool[len(hands[s]):]
+        hands[s], pool = tuple(sorted(pool[: len(hands[s])])), pool[len(hands[s]) :]
     return replace(state, hands=tuple(hands), stock=tuple(pool))
 
 
@@ -639,8 +704,7 @@ def test_view_never_depends_on_hidden_cards_for_any_seat_in_any_phase():
                 assert seen["hand"] == (None if seat is None else [c.code for c in state.hands[seat]])
                 other = hide_and_shuffle(state, seat, rng)
                 assert view(other, seat) == seen
-    assert {("draw", False), ("discard", False), ("draw", True), ("discard", True), ("game_over", False)} \
-        <= phases_seen
+    assert {("draw", False), ("discard", False), ("draw", True), ("discard", True), ("game_over", False)} <= phases_seen
 
 
 def test_view_shows_counts_top_discard_scores_turn_and_own_legal_actions():

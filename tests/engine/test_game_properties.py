@@ -17,8 +17,25 @@ from collections import Counter
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from games.engine import (Card, Discard, Draw, GameState, GoOut, IllegalAction, Rules, RulesError, apply,
-                          best_arrangement, discard_penalties, meld_kind, game_deck, legal_actions, new_game, replay, view)
+from games.engine import (
+    Card,
+    Discard,
+    Draw,
+    GameState,
+    GoOut,
+    IllegalAction,
+    Rules,
+    RulesError,
+    apply,
+    best_arrangement,
+    discard_penalties,
+    meld_kind,
+    game_deck,
+    legal_actions,
+    new_game,
+    replay,
+    view,
+)
 from games.engine.cards import JOKER, STANDARD_DECK
 
 MAX_STEPS = 20_000
@@ -92,8 +109,11 @@ def check_round(before: GameState, acting: int, action, result: dict, rules: Rul
         held = Counter(Card.from_code(c) for m in seat_result["melds"] for c in m["cards"])
         held += Counter(Card.from_code(c) for c in seat_result["deadwood"] + seat_result["laid_off"])
         best = best_arrangement(list(held.elements()), rules, hand_size).points * multiplier + penalty
-        if rules.redemption and before.settled[seat] is not None or (
-                rules.redemption and seat == acting and before.went_out is not None):
+        if (
+            rules.redemption
+            and before.settled[seat] is not None
+            or (rules.redemption and seat == acting and before.went_out is not None)
+        ):
             assert seat_result["points"] <= best  # redemption never costs more than keeping the hand
         else:
             assert held == final_hand(before, seat, acting, action)
@@ -178,8 +198,9 @@ def test_random_actions_are_either_legal_or_raise_and_change_nothing(game, probe
                 continue
             # Accepted: it was offered, or it is a failed go-out the penalty option allows.
             offered = legal_actions(state, seat)
-            assert action in offered or (isinstance(action, GoOut) and rules.bad_go_out_penalty
-                                         and Discard(action.discard) in offered), (action, offered)
+            assert action in offered or (
+                isinstance(action, GoOut) and rules.bad_go_out_penalty and Discard(action.discard) in offered
+            ), (action, offered)
             assert new_state.card_counter() == state.card_counter()
         for seat in [None, *range(seats)]:
             json.dumps(view(state, seat))

@@ -15,8 +15,20 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from games.engine import (JOKER, STANDARD_DECK, Meld, Rules, best_arrangement, can_meld_all, discard_penalties,
-                          go_out_discards, meld_kind, parse_cards, redemption_score, wild_ranks)
+from games.engine import (
+    JOKER,
+    STANDARD_DECK,
+    Meld,
+    Rules,
+    best_arrangement,
+    can_meld_all,
+    discard_penalties,
+    go_out_discards,
+    meld_kind,
+    parse_cards,
+    redemption_score,
+    wild_ranks,
+)
 from games.engine import melds as solver
 from games.engine.score import run as score_run
 
@@ -221,8 +233,14 @@ def test_engine_agrees_with_every_public_vector():
 
 
 def test_batch_scorer_writes_back_every_vector():
-    result = subprocess.run([sys.executable, "-m", "games.engine.score"], input=VECTORS.read_text(),
-                            capture_output=True, text=True, cwd=REPO, check=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "games.engine.score"],
+        input=VECTORS.read_text(),
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        check=True,
+    )
     out = [json.loads(line) for line in result.stdout.splitlines()]
     cases = _vectors()
     assert len(out) == len(cases)
@@ -233,9 +251,11 @@ def test_batch_scorer_writes_back_every_vector():
 
 
 def test_batch_scorer_answers_bad_lines_with_errors_and_goes_on():
-    source = io.StringIO('{"hand_size": 3, "hand": "ZZ 3H"}\nnot json\n[1]\n'
-                         '{"hand_size": 30, "hand": "3H"}\n{"hand_size": 3, "hand": "3H", "options": {"nope": 1}}\n'
-                         '{"hand_size": 3, "hand": "KS QD 2C"}\n')
+    source = io.StringIO(
+        '{"hand_size": 3, "hand": "ZZ 3H"}\nnot json\n[1]\n'
+        '{"hand_size": 30, "hand": "3H"}\n{"hand_size": 3, "hand": "3H", "options": {"nope": 1}}\n'
+        '{"hand_size": 3, "hand": "KS QD 2C"}\n'
+    )
     sink = io.StringIO()
     assert score_run(source, sink) == 5
     lines = [json.loads(line) for line in sink.getvalue().splitlines()]
@@ -247,9 +267,14 @@ def test_batch_scorer_answers_bad_lines_with_errors_and_goes_on():
 # -- property tests -------------------------------------------------------------
 
 RULE_CHOICES = [
-    Rules(), Rules(max_wilds_per_meld=1), Rules(aces="high_or_low", ace_points=15), Rules(all_wild_melds=True),
-    Rules(max_wilds_per_meld=2, all_wild_melds=True), Rules(jokers_free=True, jokers_per_deck=1),
-    Rules(wild_points=15, face_points="11-12-13"), Rules(aces="high_or_low", max_wilds_per_meld=1),
+    Rules(),
+    Rules(max_wilds_per_meld=1),
+    Rules(aces="high_or_low", ace_points=15),
+    Rules(all_wild_melds=True),
+    Rules(max_wilds_per_meld=2, all_wild_melds=True),
+    Rules(jokers_free=True, jokers_per_deck=1),
+    Rules(wild_points=15, face_points="11-12-13"),
+    Rules(aces="high_or_low", max_wilds_per_meld=1),
 ]
 ALL_CARDS = list(STANDARD_DECK) + [JOKER]
 

@@ -7,16 +7,39 @@ import pytest
 from games.engine import JOKER, PRESETS, Card, Rules, RulesError, wild_ranks
 from games.engine.rules import wild_rank_label
 
-ALL_OPTIONS = {"decks", "jokers_per_deck", "rounds", "aces", "ace_points", "face_points", "wild_points",
-               "max_wilds_per_meld", "all_wild_melds", "double_royal_rounds", "redemption", "jokers_free",
-               "bad_go_out_penalty", "max_stock_rebuilds"}
+ALL_OPTIONS = {
+    "decks",
+    "jokers_per_deck",
+    "rounds",
+    "aces",
+    "ace_points",
+    "face_points",
+    "wild_points",
+    "max_wilds_per_meld",
+    "all_wild_melds",
+    "double_royal_rounds",
+    "redemption",
+    "jokers_free",
+    "bad_go_out_penalty",
+    "max_stock_rebuilds",
+}
 
 
 def test_defaults_are_the_classic_game():
     assert Rules().to_dict() == {
-        "decks": "auto", "jokers_per_deck": 0, "rounds": list(range(3, 14)), "aces": "low", "ace_points": 1,
-        "face_points": "10", "wild_points": "face", "max_wilds_per_meld": None, "all_wild_melds": False,
-        "double_royal_rounds": False, "redemption": False, "jokers_free": False, "bad_go_out_penalty": None,
+        "decks": "auto",
+        "jokers_per_deck": 0,
+        "rounds": list(range(3, 14)),
+        "aces": "low",
+        "ace_points": 1,
+        "face_points": "10",
+        "wild_points": "face",
+        "max_wilds_per_meld": None,
+        "all_wild_melds": False,
+        "double_royal_rounds": False,
+        "redemption": False,
+        "jokers_free": False,
+        "bad_go_out_penalty": None,
         "max_stock_rebuilds": 3,
     }
 
@@ -52,15 +75,34 @@ def test_from_dict_refuses_a_non_object():
         Rules.from_dict([("decks", 1)])  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("option,value", [
-    ("decks", 0), ("decks", 5), ("decks", "two"), ("decks", True),
-    ("jokers_per_deck", 3), ("jokers_per_deck", -1),
-    ("rounds", []), ("rounds", [2]), ("rounds", [16]), ("rounds", "3-13"), ("rounds", [3.0]),
-    ("aces", "high"), ("ace_points", 11), ("face_points", 10), ("wild_points", 20),
-    ("max_wilds_per_meld", 0), ("max_wilds_per_meld", "1"),
-    ("all_wild_melds", 1), ("double_royal_rounds", "yes"), ("redemption", None),
-    ("bad_go_out_penalty", 10), ("max_stock_rebuilds", -1), ("max_stock_rebuilds", 1.5),
-])
+@pytest.mark.parametrize(
+    "option,value",
+    [
+        ("decks", 0),
+        ("decks", 5),
+        ("decks", "two"),
+        ("decks", True),
+        ("jokers_per_deck", 3),
+        ("jokers_per_deck", -1),
+        ("rounds", []),
+        ("rounds", [2]),
+        ("rounds", [16]),
+        ("rounds", "3-13"),
+        ("rounds", [3.0]),
+        ("aces", "high"),
+        ("ace_points", 11),
+        ("face_points", 10),
+        ("wild_points", 20),
+        ("max_wilds_per_meld", 0),
+        ("max_wilds_per_meld", "1"),
+        ("all_wild_melds", 1),
+        ("double_royal_rounds", "yes"),
+        ("redemption", None),
+        ("bad_go_out_penalty", 10),
+        ("max_stock_rebuilds", -1),
+        ("max_stock_rebuilds", 1.5),
+    ],
+)
 def test_bad_value_is_refused_naming_the_option(option, value):
     with pytest.raises(RulesError, match=option):
         Rules.from_dict({option: value})

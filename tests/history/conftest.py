@@ -27,9 +27,16 @@ def finish_with_bot_moves(game: Game) -> Game:
     raise AssertionError("the game did not end")
 
 
-def make_finished_game(players: Sequence[Any], totals: Sequence[int], *, number: int = 0,
-                       rounds: Sequence[tuple[int, Sequence[int], int | None]] = (),
-                       variant_name: str = "Classic", rate: bool = True, left: Sequence[int] = ()) -> Game:
+def make_finished_game(
+    players: Sequence[Any],
+    totals: Sequence[int],
+    *,
+    number: int = 0,
+    rounds: Sequence[tuple[int, Sequence[int], int | None]] = (),
+    variant_name: str = "Classic",
+    rate: bool = True,
+    left: Sequence[int] = (),
+) -> Game:
     """A finished game written straight to the tables (no moves): for lists, stats and ratings.
 
     ``players``: users, or bot level strings.  ``rounds``: (hand size,
@@ -37,18 +44,43 @@ def make_finished_game(players: Sequence[Any], totals: Sequence[int], *, number:
     separately so a fixture can state them by hand.  ``left``: seats whose person resigned.
     """
     variant = Variant.objects.filter(name=variant_name).first()
-    game = Game.objects.create(variant=variant, variant_name=variant_name, rules=Rules().to_dict(), seed=number,
-                               seat_count=len(players), status=Game.Status.FINISHED,
-                               started_at=START + timedelta(hours=number),
-                               finished_at=START + timedelta(hours=number, minutes=30))
-    Seat.objects.bulk_create([
-        Seat(game=game, position=i, total_score=total, left=Seat.Left.RESIGNED if i in left else "",
-             **({"bot_level": p, "bot_name": f"Bot{i}"} if isinstance(p, str) else {"user": p}))
-        for i, (p, total) in enumerate(zip(players, totals))])
-    RoundResult.objects.bulk_create([
-        RoundResult(game=game, round_number=r + 1, seat=i, hand_size=size, points=points[i],
-                    went_out=first == i, went_out_first=first == i)
-        for r, (size, points, first) in enumerate(rounds) for i in range(len(players))])
+    game = Game.objects.create(
+        variant=variant,
+        variant_name=variant_name,
+        rules=Rules().to_dict(),
+        seed=number,
+        seat_count=len(players),
+        status=Game.Status.FINISHED,
+        started_at=START + timedelta(hours=number),
+        finished_at=START + timedelta(hours=number, minutes=30),
+    )
+    Seat.objects.bulk_create(
+        [
+            Seat(
+                game=game,
+                position=i,
+                total_score=total,
+                left=Seat.Left.RESIGNED if i in left else "",
+                **({"bot_level": p, "bot_name": f"Bot{i}"} if isinstance(p, str) else {"user": p}),
+            )
+            for i, (p, total) in enumerate(zip(players, totals))
+        ]
+    )
+    RoundResult.objects.bulk_create(
+        [
+            RoundResult(
+                game=game,
+                round_number=r + 1,
+                seat=i,
+                hand_size=size,
+                points=points[i],
+                went_out=first == i,
+                went_out_first=first == i,
+            )
+            for r, (size, points, first) in enumerate(rounds)
+            for i in range(len(players))
+        ]
+    )
     if rate:
         ratings.game_rate(game_id=game.pk)
     return game

@@ -15,8 +15,12 @@ def test_nice_ticks_cover_the_range_in_round_steps():
 
 
 def test_a_line_chart_puts_higher_values_higher_and_keeps_every_point():
-    chart = charts.line_chart(series=[charts.Series("Ann", [0, 10, 30]), charts.Series("Bob", [5, None, 20])],
-                              x_labels=["1", "2", "3"], title="t", desc="d")
+    chart = charts.line_chart(
+        series=[charts.Series("Ann", [0, 10, 30]), charts.Series("Bob", [5, None, 20])],
+        x_labels=["1", "2", "3"],
+        title="t",
+        desc="d",
+    )
     ann, bob = chart["lines"]
     ys = [float(p.split(",")[1]) for p in ann["points"].split()]
     assert ys[0] > ys[1] > ys[2]  # SVG y grows downwards
@@ -39,8 +43,9 @@ def test_bars_are_proportional_and_fit():
 
 
 def test_the_chart_template_has_an_accessible_title_and_description():
-    chart = charts.line_chart(series=[charts.Series("<Ann>", [1, 2])], x_labels=["1", "2"], title="Totals",
-                              desc="Running totals")
+    chart = charts.line_chart(
+        series=[charts.Series("<Ann>", [1, 2])], x_labels=["1", "2"], title="Totals", desc="Running totals"
+    )
     html = render_to_string("games/_line_chart.html", {"chart": chart, "chart_id": "c"})
     assert 'role="img"' in html and 'aria-labelledby="c-title c-desc"' in html
     assert '<title id="c-title">Totals</title>' in html and '<desc id="c-desc">Running totals</desc>' in html

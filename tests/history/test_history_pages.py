@@ -30,7 +30,10 @@ def test_history_lists_finished_games_newest_first_with_place_and_total(make_use
     assert [int(i) for i in GAME_LINK.findall(html)] == [g2.pk, g1.pk]
     assert g3.pk not in [int(i) for i in GAME_LINK.findall(html)]
     rows = response.context["rows"]
-    assert [(r["place"], r["shared"], r["total"], r["seat_count"]) for r in rows] == [(2, True, 30, 3), (1, False, 10, 2)]
+    assert [(r["place"], r["shared"], r["total"], r["seat_count"]) for r in rows] == [
+        (2, True, 30, 3),
+        (1, False, 10, 2),
+    ]
     assert [p["name"] for p in rows[0]["players"]] == ["cat", "ann", "Bot2"]
     assert rows[1]["rating_change"] > 0 > rows[0]["rating_change"]
 
@@ -73,6 +76,7 @@ def test_history_is_paginated_and_keeps_the_filters(make_user):
 
 def test_history_of_unknown_player_is_404_and_needs_login(make_user):
     from django.test import Client
+
     assert logged_in(make_user("ann")).get("/players/nobody/games/").status_code == 404
     assert Client().get("/history/").status_code == 302
 
@@ -92,4 +96,5 @@ def test_leaderboard_lists_people_with_five_rated_games_and_places_the_bots(make
     assert "You join the list" not in logged_in(ann).get("/leaderboard/").content.decode()
     # anyone may look at it
     from django.test import Client
+
     assert Client().get("/leaderboard/").status_code == 200

@@ -28,7 +28,9 @@ def test_a_leader_who_resigned_ranks_last_in_record_history_stats_and_rating(mak
 
     record = history.game_record(game=game)
     assert [(row["name"], row["place"], row["winner"]) for row in record["standings"]] == [
-        ("bob", 1, True), ("ann", 2, False)]
+        ("bob", 1, True),
+        ("ann", 2, False),
+    ]
     assert history.player_stats(user=ann)["won"] == 0
     assert history.player_stats(user=bob)["won"] == 1
     rows = history.history_rows(list(history.history_of(user=ann, viewer=ann)))

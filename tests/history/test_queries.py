@@ -25,8 +25,13 @@ def played(request, make_user):
     ann, bob, cat = make_user("ann"), make_user("bob"), make_user("cat")
     rounds = [(3 + r, [r, 2 * r, 3 * r], 0) for r in range(6)]
     for i in range(request.param):
-        make_finished_game([ann, bob, cat] if i % 2 else [cat, "easy", ann], [10 + i, 20, 30], number=i,
-                           rounds=rounds, variant_name="Classic" if i % 3 else "Jokers")
+        make_finished_game(
+            [ann, bob, cat] if i % 2 else [cat, "easy", ann],
+            [10 + i, 20, 30],
+            number=i,
+            rounds=rounds,
+            variant_name="Classic" if i % 3 else "Jokers",
+        )
     for extra in range(6):  # more players on the leaderboard
         user = make_user(f"p{extra}")
         for i in range(5 if request.param > 2 else 0):
@@ -64,11 +69,15 @@ def test_leaderboard_queries_do_not_grow(played, django_assert_max_num_queries):
 
 
 @pytest.mark.parametrize("rounds,seats", [([3, 4], 2), ([3, 4, 5, 6, 7, 8], 4)], ids=["short-game", "long-game"])
-def test_record_and_replay_queries_do_not_grow_with_rounds_or_moves(make_user, classic, rounds, seats,
-                                                                    django_assert_max_num_queries):
+def test_record_and_replay_queries_do_not_grow_with_rounds_or_moves(
+    make_user, classic, rounds, seats, django_assert_max_num_queries
+):
     ann = make_user("ann")
-    game = finish_with_bot_moves(services.game_create(creator=ann, variant=classic, seat_count=seats,
-                                                      bot_count=seats - 1, options={"rounds": rounds}, seed=5))
+    game = finish_with_bot_moves(
+        services.game_create(
+            creator=ann, variant=classic, seat_count=seats, bot_count=seats - 1, options={"rounds": rounds}, seed=5
+        )
+    )
     client = logged_in(ann)
     with django_assert_max_num_queries(RECORD_QUERIES):
         assert client.get(f"/games/{game.pk}/record/").status_code == 200

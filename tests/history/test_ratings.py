@@ -22,8 +22,9 @@ def test_places_share_ties():
 @pytest.mark.django_db
 def test_a_game_is_rated_once_when_it_finishes(make_user, classic):
     ann = make_user("ann")
-    game = services.game_create(creator=ann, variant=classic, seat_count=3, bot_count=2, bot_level="hard",
-                                options={"rounds": [3, 4]}, seed=8)
+    game = services.game_create(
+        creator=ann, variant=classic, seat_count=3, bot_count=2, bot_level="hard", options={"rounds": [3, 4]}, seed=8
+    )
     finish_with_bot_moves(game)
     game.refresh_from_db()
     assert game.status == Game.Status.FINISHED
@@ -44,8 +45,9 @@ def test_a_game_is_rated_once_when_it_finishes(make_user, classic):
     assert GameResult.objects.filter(game=game).count() == 3
     # and the database itself refuses a second result for a seat
     with pytest.raises(IntegrityError), transaction.atomic():
-        GameResult.objects.create(**{k: v for k, v in GameResult.objects.filter(game=game).values()[0].items()
-                                     if k != "id"})
+        GameResult.objects.create(
+            **{k: v for k, v in GameResult.objects.filter(game=game).values()[0].items() if k != "id"}
+        )
 
 
 @pytest.mark.django_db
@@ -96,6 +98,7 @@ def test_an_unfinished_game_is_not_rated(make_user, classic):
 @pytest.mark.django_db
 def test_rate_games_command_rates_old_games_once_in_the_order_they_ended(make_user):
     from django.core.management import call_command
+
     ann, bob = make_user("ann"), make_user("bob")
     make_finished_game([ann, bob], [1, 9], number=2, rate=False)
     make_finished_game([ann, bob], [9, 1], number=1, rate=False)

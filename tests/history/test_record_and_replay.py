@@ -22,15 +22,23 @@ CARD = re.compile(r'data-card="([A2-9TJQKX][CDHSX])"')
 
 def _engine_replay(game: Game, upto: int | None = None):
     moves = list(game.moves.order_by("seq"))[:upto]
-    return replay(Rules.from_dict(game.rules), game.seat_count, game.seed,
-                  [(m.seat, action_from_dict(m.action)) for m in moves])
+    return replay(
+        Rules.from_dict(game.rules), game.seat_count, game.seed, [(m.seat, action_from_dict(m.action)) for m in moves]
+    )
 
 
 @pytest.fixture
 def finished(make_user, classic):
     ann, bob = make_user("ann"), make_user("bob")
-    game = services.game_create(creator=ann, variant=classic, seat_count=4, bot_count=2, invitees=[bob],
-                                options={"rounds": [3, 4, 5, 6]}, seed=21)
+    game = services.game_create(
+        creator=ann,
+        variant=classic,
+        seat_count=4,
+        bot_count=2,
+        invitees=[bob],
+        options={"rounds": [3, 4, 5, 6]},
+        seed=21,
+    )
     return finish_with_bot_moves(game), ann, bob
 
 
@@ -62,7 +70,7 @@ def test_finished_game_record_matches_the_engine_replay(finished):
     for seat in last.seats:  # the final arrangement of every hand is shown as cards
         for card in seat.deadwood:
             assert f'data-card="{card.code}"' in html
-    assert "<svg" in html and "<title id=\"totals-chart-title\">" in html and "<desc" in html
+    assert "<svg" in html and '<title id="totals-chart-title">' in html and "<desc" in html
 
 
 def test_every_replay_step_shows_the_engine_state_with_every_hand(finished):
@@ -120,6 +128,7 @@ def test_the_replay_and_record_of_an_unfinished_game_are_refused(make_user, clas
 def test_replay_of_unknown_game_is_404_and_needs_a_login(finished):
     game, *_ = finished
     from django.test import Client
+
     assert logged_in(finished[1]).get("/games/999999/replay/").status_code == 404
     response = Client().get(f"/games/{game.pk}/replay/")
     assert response.status_code == 302 and "/accounts/login/" in response["Location"]
@@ -138,8 +147,15 @@ def test_an_aborted_game_has_no_record_and_says_why(make_user, classic):
 
 def test_a_players_only_game_is_looked_back_on_by_its_players_only(make_user, classic):
     ann, bob, cleo = make_user("ann"), make_user("bob"), make_user("cleo")
-    game = services.game_create(creator=ann, variant=classic, seat_count=2, invitees=[bob],
-                                options={"rounds": [3]}, seed=4, spectators_allowed=False)
+    game = services.game_create(
+        creator=ann,
+        variant=classic,
+        seat_count=2,
+        invitees=[bob],
+        options={"rounds": [3]},
+        seed=4,
+        spectators_allowed=False,
+    )
     finish_with_bot_moves(game)
     for url in (f"/games/{game.pk}/record/", f"/games/{game.pk}/replay/?step=1"):
         assert logged_in(bob).get(url).status_code == 200

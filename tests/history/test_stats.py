@@ -19,8 +19,7 @@ def players(make_user):
     ann, bob, cat = make_user("ann"), make_user("bob"), make_user("cat")
     # rounds: (hand size, points per seat, seat that went out first)
     make_finished_game([ann, bob], [10, 20], number=1, rounds=[(3, [0, 12], 0), (4, [10, 8], 1)])
-    make_finished_game([ann, bob, "easy"], [15, 15, 30], number=2,
-                       rounds=[(3, [5, 0, 10], 1), (4, [10, 15, 20], None)])
+    make_finished_game([ann, bob, "easy"], [15, 15, 30], number=2, rounds=[(3, [5, 0, 10], 1), (4, [10, 15, 20], None)])
     make_finished_game([bob, cat, ann], [5, 40, 41], number=3, rounds=[(3, [0, 20, 21], 0), (5, [5, 20, 20], None)])
     make_finished_game([cat, ann], [8, 8], number=4, rounds=[(3, [0, 3], 0), (4, [8, 5], None)])
     aborted = make_finished_game([ann, cat], [0, 90], number=5, rounds=[(3, [0, 90], 0)], rate=False)

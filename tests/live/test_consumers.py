@@ -48,14 +48,22 @@ def connects(path: str, user: Any = None, origin: bytes = ORIGIN) -> tuple[bool,
         result = await comm.connect()
         await comm.disconnect()
         return result
+
     return async_to_sync(scenario)()
 
 
 @pytest.fixture
 def two_player_game(make_user, classic):
     ann, bob = make_user("ann"), make_user("bob")
-    game = services.game_create(creator=ann, variant=classic, seat_count=2, invitees=[bob], seed=21,
-                                options={"rounds": [3, 4]}, spectators_allowed=False)
+    game = services.game_create(
+        creator=ann,
+        variant=classic,
+        seat_count=2,
+        invitees=[bob],
+        seed=21,
+        options={"rounds": [3, 4]},
+        spectators_allowed=False,
+    )
     assert game.status == Game.Status.ACTIVE
     return game, ann, bob
 
@@ -74,8 +82,9 @@ def test_a_stranger_is_refused_when_only_players_may_watch(two_player_game, make
 def test_a_player_of_another_game_is_refused(two_player_game, make_user, classic):
     game, ann, _ = two_player_game
     dan = make_user("dan")
-    other = services.game_create(creator=dan, variant=classic, seat_count=2, bot_count=1, seed=3,
-                                 spectators_allowed=False)
+    other = services.game_create(
+        creator=dan, variant=classic, seat_count=2, bot_count=1, seed=3, spectators_allowed=False
+    )
     assert connects(f"/ws/games/{other.pk}/", dan)[0] is True
     assert connects(f"/ws/games/{game.pk}/", dan) == (False, consumers.CLOSE_FORBIDDEN)
     assert connects(f"/ws/games/{other.pk}/", ann) == (False, consumers.CLOSE_FORBIDDEN)

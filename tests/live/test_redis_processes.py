@@ -36,9 +36,23 @@ def redis_url(tmp_path: Any) -> Iterator[str]:
     import redis
 
     port = free_port()
-    process = subprocess.Popen([server, "--bind", "127.0.0.1", "--port", str(port), "--save", "",
-                                "--appendonly", "no", "--dir", str(tmp_path)],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [
+            server,
+            "--bind",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            str(tmp_path),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         client = redis.Redis(host="127.0.0.1", port=port)
         deadline = time.monotonic() + 20
@@ -66,9 +80,24 @@ def two_servers(redis_url: str, tmp_path: Any) -> Iterator[list[str]]:
             port = free_port()
             log = tmp_path / f"daphne-{name}.log"
             with open(log, "wb") as out:
-                processes.append(subprocess.Popen(
-                    [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
-                     "threethirteen_site.asgi:application"], cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT))
+                processes.append(
+                    subprocess.Popen(
+                        [
+                            sys.executable,
+                            "-m",
+                            "daphne",
+                            "-b",
+                            "127.0.0.1",
+                            "-p",
+                            str(port),
+                            "threethirteen_site.asgi:application",
+                        ],
+                        cwd=REPO,
+                        env=env,
+                        stdout=out,
+                        stderr=subprocess.STDOUT,
+                    )
+                )
             urls.append(f"http://127.0.0.1:{port}")
             wait_until_serving(urls[-1] + "/rules/", processes[-1], log)
         yield urls
@@ -80,16 +109,20 @@ def two_servers(redis_url: str, tmp_path: Any) -> Iterator[list[str]]:
 def test_a_move_posted_to_one_process_reaches_a_socket_on_the_other(two_servers, make_user, classic):
     server_a, server_b = two_servers
     ann, bob = make_user("ann"), make_user("bob")
-    game = services.game_create(creator=ann, variant=classic, seat_count=2, invitees=[bob], seed=8,
-                                options={"rounds": [3]})
+    game = services.game_create(
+        creator=ann, variant=classic, seat_count=2, invitees=[bob], seed=8, options={"rounds": [3]}
+    )
     game.refresh_from_db()
     mover = [ann, bob][game.current_seat]
     watcher = [ann, bob][1 - game.current_seat]
 
     port_b = urllib.parse.urlparse(server_b).port
-    with websocket_connect(f"ws://127.0.0.1:{port_b}/ws/games/{game.pk}/", origin=f"http://127.0.0.1:{port_b}",
-                           additional_headers={"Cookie": f"sessionid={session_cookie(watcher)}"},
-                           open_timeout=10) as socket:
+    with websocket_connect(
+        f"ws://127.0.0.1:{port_b}/ws/games/{game.pk}/",
+        origin=f"http://127.0.0.1:{port_b}",
+        additional_headers={"Cookie": f"sessionid={session_cookie(watcher)}"},
+        open_timeout=10,
+    ) as socket:
         assert json.loads(socket.recv(timeout=10)) == {"type": "version", "version": game.version}
         assert post_move(server_a, session_cookie(mover), game, {"type": "draw", "source": "stock"}) == 200
         message = json.loads(socket.recv(timeout=10))

@@ -15,8 +15,15 @@ pytestmark = pytest.mark.django_db
 @pytest.mark.parametrize("players_only", [True, False])
 def test_the_lobby_form_makes_a_players_only_game_or_one_others_may_watch(make_user, classic, players_only):
     ann, cid = make_user("ann"), make_user("cid")
-    data = {"variant": classic.pk, "seat_count": 2, "bot_count": 1, "bot_level": "medium", "invite": "",
-            "time_limit_seconds": 86400, "round_count": ""}
+    data = {
+        "variant": classic.pk,
+        "seat_count": 2,
+        "bot_count": 1,
+        "bot_level": "medium",
+        "invite": "",
+        "time_limit_seconds": 86400,
+        "round_count": "",
+    }
     if players_only:
         data["players_only"] = "on"
     response = logged_in(ann).post("/games/new/", data)
@@ -61,8 +68,15 @@ def test_a_watcher_is_told_they_are_watching_and_a_player_is_not(make_user, clas
 
 def test_a_players_only_games_round_summaries_are_for_its_players(make_user, classic):
     ann, bob, cid = make_user("ann"), make_user("bob"), make_user("cid")
-    game = services.game_create(creator=ann, variant=classic, seat_count=2, invitees=[bob], seed=5,
-                                options={"rounds": [3, 4]}, spectators_allowed=False)
+    game = services.game_create(
+        creator=ann,
+        variant=classic,
+        seat_count=2,
+        invitees=[bob],
+        seed=5,
+        options={"rounds": [3, 4]},
+        spectators_allowed=False,
+    )
     finish_with_bot_moves(game)
     assert logged_in(ann).get(f"/games/{game.pk}/rounds/1/").status_code == 200
     refused = logged_in(cid).get(f"/games/{game.pk}/rounds/1/")
@@ -71,8 +85,15 @@ def test_a_players_only_games_round_summaries_are_for_its_players(make_user, cla
 
 def test_a_rematch_keeps_a_players_only_table_players_only(make_user, classic):
     ann, bob = make_user("ann"), make_user("bob")
-    game = services.game_create(creator=ann, variant=classic, seat_count=2, invitees=[bob], seed=5,
-                                options={"rounds": [3]}, spectators_allowed=False)
+    game = services.game_create(
+        creator=ann,
+        variant=classic,
+        seat_count=2,
+        invitees=[bob],
+        seed=5,
+        options={"rounds": [3]},
+        spectators_allowed=False,
+    )
     finish_with_bot_moves(game)
     rematch = services.game_rematch(game_id=game.pk, user=ann)
     assert rematch.spectators_allowed is False

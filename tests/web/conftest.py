@@ -35,7 +35,6 @@ def state_fingerprint(game: Game) -> tuple:
 CARD_ATTR = re.compile(r'(?:data-card|value)="([A2-9TJQKX][CDHSX])"')
 
 
-
 # -- admin roles (issue 7) ---------------------------------------------------------
 
 ROLES = ("superuser", "moderator", "staff", "user", "anonymous")
@@ -54,13 +53,18 @@ def role_client(django_user_model: Any):
         if role == "anonymous":
             return Client(), None
         if role == "superuser":
-            user = django_user_model.objects.create_superuser(username=name, email=f"{name}@example.com",
-                                                              password="a-long-pass-phrase-42")
+            user = django_user_model.objects.create_superuser(
+                username=name, email=f"{name}@example.com", password="a-long-pass-phrase-42"
+            )
         else:
-            user = django_user_model.objects.create_user(username=name, email=f"{name}@example.com",
-                                                         password="a-long-pass-phrase-42",
-                                                         is_staff=role in ("moderator", "staff"))
+            user = django_user_model.objects.create_user(
+                username=name,
+                email=f"{name}@example.com",
+                password="a-long-pass-phrase-42",
+                is_staff=role in ("moderator", "staff"),
+            )
             if role == "moderator":
                 user.groups.add(Group.objects.get(name="Moderators"))
         return logged_in(user), user
+
     return make

@@ -19,10 +19,16 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_sign_up_logs_in_and_lands_on_a_page_with_the_name():
     client = Client()
     assert client.get("/accounts/signup/").status_code == 200
-    response = client.post("/accounts/signup/", {
-        "username": "marija", "email": "marija@example.com",
-        "password1": "kartanje-uvecer-42", "password2": "kartanje-uvecer-42",
-    }, follow=True)
+    response = client.post(
+        "/accounts/signup/",
+        {
+            "username": "marija",
+            "email": "marija@example.com",
+            "password1": "kartanje-uvecer-42",
+            "password2": "kartanje-uvecer-42",
+        },
+        follow=True,
+    )
     assert response.status_code == 200
     assert response.wsgi_request.user.is_authenticated
     assert "marija" in response.content.decode()
@@ -31,10 +37,15 @@ def test_sign_up_logs_in_and_lands_on_a_page_with_the_name():
 
 
 def test_sign_up_with_mismatched_passwords_says_so():
-    response = Client().post("/accounts/signup/", {
-        "username": "marija", "email": "marija@example.com",
-        "password1": "kartanje-uvecer-42", "password2": "something-else-42",
-    })
+    response = Client().post(
+        "/accounts/signup/",
+        {
+            "username": "marija",
+            "email": "marija@example.com",
+            "password1": "kartanje-uvecer-42",
+            "password2": "something-else-42",
+        },
+    )
     assert response.status_code == 400
     assert "didn’t match" in response.content.decode() or "didn't match" in response.content.decode()
     assert not get_user_model().objects.filter(username="marija").exists()
@@ -54,8 +65,10 @@ def test_log_in_and_log_out(make_user):
 def test_profile_saves_display_name_language_and_notices(make_user):
     user = make_user("ann")
     client = logged_in(user)
-    response = client.post("/accounts/profile/", {"display_name": "Ann the Bold", "email": "ann@example.com",
-                                                  "language": "hr", "notify_by_email": "on"})
+    response = client.post(
+        "/accounts/profile/",
+        {"display_name": "Ann the Bold", "email": "ann@example.com", "language": "hr", "notify_by_email": "on"},
+    )
     assert response.status_code == 302
     user.refresh_from_db()
     assert (user.display_name, user.language, user.notify_by_email) == ("Ann the Bold", "hr", True)
@@ -68,9 +81,14 @@ def test_password_change_and_reset_pages(make_user):
     user = make_user("ann", password="a-long-pass-phrase-42")
     client = logged_in(user)
     assert client.get("/accounts/password_change/").status_code == 200
-    response = client.post("/accounts/password_change/", {
-        "old_password": "a-long-pass-phrase-42", "new_password1": "another-pass-phrase-7",
-        "new_password2": "another-pass-phrase-7"})
+    response = client.post(
+        "/accounts/password_change/",
+        {
+            "old_password": "a-long-pass-phrase-42",
+            "new_password1": "another-pass-phrase-7",
+            "new_password2": "another-pass-phrase-7",
+        },
+    )
     assert response.status_code == 302
     anonymous = Client()
     assert anonymous.get("/accounts/password_reset/").status_code == 200
@@ -85,16 +103,28 @@ def test_pages_render_for_visitors():
 
 
 def test_production_settings_pass_check_deploy():
-    env = {**os.environ, "DEBUG": "0", "SECRET_KEY": "x" * 20 + "production-secret-key-for-the-check-0123456789",
-           "ALLOWED_HOSTS": "cards.example.com", "DJANGO_SETTINGS_MODULE": "threethirteen_site.settings"}
-    result = subprocess.run([sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
-                            cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    env = {
+        **os.environ,
+        "DEBUG": "0",
+        "SECRET_KEY": "x" * 20 + "production-secret-key-for-the-check-0123456789",
+        "ALLOWED_HOSTS": "cards.example.com",
+        "DJANGO_SETTINGS_MODULE": "threethirteen_site.settings",
+    }
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
 
 
 def test_production_settings_refuse_to_start_without_a_secret_key():
     env = {k: v for k, v in os.environ.items() if k != "SECRET_KEY"}
     env.update(DEBUG="0", DJANGO_SETTINGS_MODULE="threethirteen_site.settings")
-    result = subprocess.run([sys.executable, "manage.py", "check"], cwd=ROOT, env=env, capture_output=True,
-                            text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
     assert result.returncode != 0 and "SECRET_KEY" in result.stderr

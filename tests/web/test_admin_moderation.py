@@ -75,8 +75,9 @@ def test_games_are_listed_with_filters_and_found_by_user_name(make_user, classic
 def test_a_games_page_shows_seats_move_log_and_round_results_but_no_hidden_cards(make_user, classic, role_client):
     client, moderator = role_client("moderator")
     ann, bob = make_user("ann"), make_user("bob")
-    finished = services.game_create(creator=ann, variant=classic, seat_count=2, bot_count=1,
-                                    options={"rounds": [3, 4]}, seed=5)
+    finished = services.game_create(
+        creator=ann, variant=classic, seat_count=2, bot_count=1, options={"rounds": [3, 4]}, seed=5
+    )
     services.seat_hand_to_bot(game_id=finished.pk, position=0, moderator=moderator, reason=REASON)
     finished.refresh_from_db()
     assert finished.status == Game.Status.FINISHED and finished.round_results.count() == 4
@@ -119,14 +120,21 @@ def test_abort_from_the_game_list_asks_for_a_reason_then_stops_the_game(two_play
     assert "Reason" in response.content.decode() and 'name="confirm"' in response.content.decode()
     assert state_fingerprint(game) == before and audit_count() == 0  # only a confirmation page so far
 
-    response = client.post("/admin/games/game/", {"action": "abort_games", "_selected_action": [game.pk],
-                                                  "confirm": "yes", "reason": f"  {REASON}  "})
+    response = client.post(
+        "/admin/games/game/",
+        {"action": "abort_games", "_selected_action": [game.pk], "confirm": "yes", "reason": f"  {REASON}  "},
+    )
     assert response.status_code == 302
     game.refresh_from_db()
     assert game.status == Game.Status.ABORTED and game.finished_at is not None and game.current_seat is None
     record = AuditRecord.objects.get()
     assert (record.actor, record.action, record.reason, record.game, record.target_user) == (
-        moderator, AuditRecord.Action.GAME_ABORT, REASON, game, None)
+        moderator,
+        AuditRecord.Action.GAME_ABORT,
+        REASON,
+        game,
+        None,
+    )
     assert f"#{game.pk}" in record.target and record.created_at is not None
 
     # The players are told, on the game page, and cannot move any more.
@@ -164,10 +172,12 @@ def test_a_missing_or_bad_reason_is_refused_and_changes_nothing(two_player_game,
     client, _moderator = role_client("moderator")
     before = state_fingerprint(game)
     data = {"confirm": "yes"} if reason is None else {"confirm": "yes", "reason": reason}
-    for url, extra in ((f"/admin/games/game/{game.pk}/abort/", {}),
-                       (f"/admin/games/game/{game.pk}/seats/1/bot/", {"bot_level": "easy"}),
-                       ("/admin/games/game/", {"action": "abort_games", "_selected_action": [game.pk]}),
-                       (f"/admin/accounts/user/{bob.pk}/deactivate/", {})):
+    for url, extra in (
+        (f"/admin/games/game/{game.pk}/abort/", {}),
+        (f"/admin/games/game/{game.pk}/seats/1/bot/", {"bot_level": "easy"}),
+        ("/admin/games/game/", {"action": "abort_games", "_selected_action": [game.pk]}),
+        (f"/admin/accounts/user/{bob.pk}/deactivate/", {}),
+    ):
         response = client.post(url, {**data, **extra})
         assert response.status_code == 400, url
         assert response.context["form"].errors["reason"], url
@@ -191,8 +201,7 @@ def test_only_open_or_active_games_can_be_aborted(two_player_game, role_client, 
     game, _ann, _bob = two_player_game
     client, moderator = role_client("moderator")
     services.game_abort(game_id=game.pk, moderator=moderator, reason=REASON)
-    response = client.post(f"/admin/games/game/{game.pk}/abort/", {"confirm": "yes", "reason": REASON},
-                           follow=True)
+    response = client.post(f"/admin/games/game/{game.pk}/abort/", {"confirm": "yes", "reason": REASON}, follow=True)
     assert "only open or active games can be aborted" in response.content.decode()
     assert audit_count() == 1
     waiting = services.game_create(creator=make_user("dan"), variant=classic, seat_count=3)
@@ -213,8 +222,9 @@ def test_hand_a_seat_to_a_bot_from_the_game_page(two_player_game, role_client):
     response = client.get(f"/admin/games/game/{game.pk}/seats/{turn}/bot/")
     assert response.status_code == 200 and "Bot level" in response.content.decode()
     moves_before = game.moves.count()
-    response = client.post(f"/admin/games/game/{game.pk}/seats/{turn}/bot/",
-                           {"confirm": "yes", "reason": REASON, "bot_level": "easy"})
+    response = client.post(
+        f"/admin/games/game/{game.pk}/seats/{turn}/bot/", {"confirm": "yes", "reason": REASON, "bot_level": "easy"}
+    )
     assert response.status_code == 302
     game.refresh_from_db()
     seat = game.seats.get(position=turn)
@@ -224,7 +234,12 @@ def test_hand_a_seat_to_a_bot_from_the_game_page(two_player_game, role_client):
     assert game.current_seat == 1 - turn
     record = AuditRecord.objects.get()
     assert (record.action, record.actor, record.target_user, record.seat_position, record.game) == (
-        AuditRecord.Action.SEAT_TO_BOT, moderator, person, turn, game)
+        AuditRecord.Action.SEAT_TO_BOT,
+        moderator,
+        person,
+        turn,
+        game,
+    )
     # The person whose seat a bot plays cannot move there any more.
     frozen = state_fingerprint(game)
     response = post_action(logged_in(person), game, {"type": "draw", "source": "stock"})
@@ -232,8 +247,11 @@ def test_hand_a_seat_to_a_bot_from_the_game_page(two_player_game, role_client):
     assert state_fingerprint(game) == frozen
     assert post_action(logged_in(other), game, {"type": "draw", "source": "stock"}).status_code == 302
     # A seat a bot already plays is not handed again.
-    response = client.post(f"/admin/games/game/{game.pk}/seats/{turn}/bot/",
-                           {"confirm": "yes", "reason": REASON, "bot_level": "easy"}, follow=True)
+    response = client.post(
+        f"/admin/games/game/{game.pk}/seats/{turn}/bot/",
+        {"confirm": "yes", "reason": REASON, "bot_level": "easy"},
+        follow=True,
+    )
     assert "already plays seat" in response.content.decode() and audit_count() == 1
 
 
@@ -243,8 +261,16 @@ def test_hand_seats_to_a_bot_from_the_seat_list(two_player_game, role_client):
     seat = game.seats.get(user=bob)
     response = client.post("/admin/games/seat/", {"action": "hand_to_bot", "_selected_action": [seat.pk]})
     assert response.status_code == 200 and not Seat.objects.get(pk=seat.pk).is_bot
-    response = client.post("/admin/games/seat/", {"action": "hand_to_bot", "_selected_action": [seat.pk],
-                                                  "confirm": "yes", "reason": REASON, "bot_level": "hard"})
+    response = client.post(
+        "/admin/games/seat/",
+        {
+            "action": "hand_to_bot",
+            "_selected_action": [seat.pk],
+            "confirm": "yes",
+            "reason": REASON,
+            "bot_level": "hard",
+        },
+    )
     assert response.status_code == 302
     assert Seat.objects.get(pk=seat.pk).bot_level == "hard"
     assert AuditRecord.objects.get().target_user == bob
@@ -285,8 +311,10 @@ def test_deactivating_a_user_hands_their_active_seats_to_bots(two_player_game, r
     assert response.status_code == 200 and "Bots take their seats" in response.content.decode()
     bob.refresh_from_db()
     assert bob.is_active
-    response = client.post("/admin/accounts/user/", {"action": "deactivate_users", "_selected_action": [bob.pk],
-                                                     "confirm": "yes", "reason": REASON})
+    response = client.post(
+        "/admin/accounts/user/",
+        {"action": "deactivate_users", "_selected_action": [bob.pk], "confirm": "yes", "reason": REASON},
+    )
     assert response.status_code == 302
     bob.refresh_from_db()
     assert not bob.is_active
@@ -298,8 +326,11 @@ def test_deactivating_a_user_hands_their_active_seats_to_bots(two_player_game, r
     assert shared.created_by == cleo  # she may start it now
     records = AuditRecord.objects.order_by("pk")
     assert [(r.action, r.game_id) for r in records] == [
-        (AuditRecord.Action.USER_DEACTIVATE, None), (AuditRecord.Action.SEAT_TO_BOT, game.pk),
-        (AuditRecord.Action.SEAT_VACATE, alone.pk), (AuditRecord.Action.SEAT_VACATE, shared.pk)]
+        (AuditRecord.Action.USER_DEACTIVATE, None),
+        (AuditRecord.Action.SEAT_TO_BOT, game.pk),
+        (AuditRecord.Action.SEAT_VACATE, alone.pk),
+        (AuditRecord.Action.SEAT_VACATE, shared.pk),
+    ]
     assert all(r.actor == moderator and r.target_user == bob and REASON in r.reason for r in records)
     # Bob's session no longer logs him in.
     assert bobs_client.get("/accounts/profile/").status_code == 302
@@ -320,8 +351,9 @@ def test_a_moderator_cannot_deactivate_a_superuser_or_themselves(role_client):
     client, moderator = role_client("moderator")
     _c, boss = role_client("superuser", "boss")
     for target in (boss, moderator):
-        response = client.post(f"/admin/accounts/user/{target.pk}/deactivate/",
-                               {"confirm": "yes", "reason": REASON}, follow=True)
+        response = client.post(
+            f"/admin/accounts/user/{target.pk}/deactivate/", {"confirm": "yes", "reason": REASON}, follow=True
+        )
         assert response.status_code == 200
         target.refresh_from_db()
         assert target.is_active
@@ -366,8 +398,9 @@ def test_audit_records_cannot_be_added_changed_or_deleted_from_the_admin(two_pla
     assert client.post(f"{url}/delete/", {"post": "yes"}).status_code == 403
     assert client.get("/admin/games/auditrecord/add/").status_code == 403
     assert client.post("/admin/games/auditrecord/add/", {"reason": "forged"}).status_code == 403
-    client.post("/admin/games/auditrecord/", {"action": "delete_selected", "_selected_action": [record.pk],
-                                              "post": "yes"})
+    client.post(
+        "/admin/games/auditrecord/", {"action": "delete_selected", "_selected_action": [record.pk], "post": "yes"}
+    )
     assert list(AuditRecord.objects.values_list("pk", "reason")) == [(record.pk, REASON)]
 
 
@@ -396,10 +429,17 @@ def test_permission_boundaries(two_player_game, role_client, role):
 
     index = client.get("/admin/")
     assert index.status_code == (200 if role in ("superuser", "moderator", "staff") else 302)
-    for url in ("/admin/games/game/", f"/admin/games/game/{game.pk}/change/", "/admin/games/auditrecord/",
-                f"/admin/accounts/user/{bob.pk}/change/", "/admin/games/seat/", "/admin/games/move/",
-                f"/admin/games/game/{game.pk}/abort/", f"/admin/games/game/{game.pk}/seats/1/bot/",
-                f"/admin/accounts/user/{bob.pk}/deactivate/"):
+    for url in (
+        "/admin/games/game/",
+        f"/admin/games/game/{game.pk}/change/",
+        "/admin/games/auditrecord/",
+        f"/admin/accounts/user/{bob.pk}/change/",
+        "/admin/games/seat/",
+        "/admin/games/move/",
+        f"/admin/games/game/{game.pk}/abort/",
+        f"/admin/games/game/{game.pk}/seats/1/bot/",
+        f"/admin/accounts/user/{bob.pk}/deactivate/",
+    ):
         response = client.get(url)
         assert response.status_code == looks, url
         if looks == 302:
@@ -407,22 +447,28 @@ def test_permission_boundaries(two_player_game, role_client, role):
 
     before = state_fingerprint(game)
     expected = 302 if moderates else looks
-    assert client.post(f"/admin/games/game/{game.pk}/seats/1/bot/",
-                       {"confirm": "yes", "reason": REASON, "bot_level": "easy"}).status_code == expected
+    assert (
+        client.post(
+            f"/admin/games/game/{game.pk}/seats/1/bot/", {"confirm": "yes", "reason": REASON, "bot_level": "easy"}
+        ).status_code
+        == expected
+    )
     assert Seat.objects.get(game=game, position=1).is_bot is moderates
-    assert client.post(f"/admin/games/game/{game.pk}/abort/",
-                       {"confirm": "yes", "reason": REASON}).status_code == expected
+    assert (
+        client.post(f"/admin/games/game/{game.pk}/abort/", {"confirm": "yes", "reason": REASON}).status_code == expected
+    )
     assert (Game.objects.get(pk=game.pk).status == Game.Status.ABORTED) is moderates
-    assert client.post(f"/admin/accounts/user/{ann.pk}/deactivate/",
-                       {"confirm": "yes", "reason": REASON}).status_code == expected
+    assert (
+        client.post(f"/admin/accounts/user/{ann.pk}/deactivate/", {"confirm": "yes", "reason": REASON}).status_code
+        == expected
+    )
     ann.refresh_from_db()
     assert ann.is_active is not moderates
     assert audit_count() == (3 if moderates else 0)
     if not moderates:
         assert state_fingerprint(game) == before
     if role != "superuser":  # nobody below superuser edits a user account by hand
-        response = client.post(f"/admin/accounts/user/{bob.pk}/change/",
-                                {"username": "renamed", "is_superuser": "on"})
+        response = client.post(f"/admin/accounts/user/{bob.pk}/change/", {"username": "renamed", "is_superuser": "on"})
         bob.refresh_from_db()
         assert bob.username == "bob" and not bob.is_superuser
         assert response.status_code in (302, 403)
@@ -434,8 +480,10 @@ def test_even_a_superuser_deactivates_only_through_the_audited_action(two_player
     client, _root = role_client("superuser", "root")
     form = client.get(f"/admin/accounts/user/{ann.pk}/change/").content.decode()
     assert 'name="is_active"' not in form and 'name="is_staff"' in form
-    assert client.post(f"/admin/accounts/user/{ann.pk}/deactivate/",
-                       {"confirm": "yes", "reason": REASON}).status_code == 302
+    assert (
+        client.post(f"/admin/accounts/user/{ann.pk}/deactivate/", {"confirm": "yes", "reason": REASON}).status_code
+        == 302
+    )
     ann.refresh_from_db()
     assert not ann.is_active and AuditRecord.objects.filter(target_user=ann).exists()
 
@@ -449,18 +497,24 @@ def test_staff_who_may_look_at_games_but_not_moderate_get_no_moderation(two_play
     assert "/abort/" not in client.get(f"/admin/games/game/{game.pk}/change/").content.decode()
     assert client.get(f"/admin/games/game/{game.pk}/abort/").status_code == 403
     # A forged action post does nothing.
-    client.post("/admin/games/game/", {"action": "abort_games", "_selected_action": [game.pk], "confirm": "yes",
-                                       "reason": REASON})
+    client.post(
+        "/admin/games/game/",
+        {"action": "abort_games", "_selected_action": [game.pk], "confirm": "yes", "reason": REASON},
+    )
     assert Game.objects.get(pk=game.pk).status == Game.Status.ACTIVE and audit_count() == 0
 
 
 def test_the_moderators_group_comes_from_a_migration(db):
     from django.contrib.auth.models import Group
 
-    perms = set(Group.objects.get(name="Moderators").permissions.values_list("content_type__app_label",
-                                                                             "codename"))
-    assert {("games", "moderate_game"), ("games", "moderate_user"), ("games", "view_game"),
-            ("accounts", "view_user"), ("games", "view_auditrecord")} <= perms
+    perms = set(Group.objects.get(name="Moderators").permissions.values_list("content_type__app_label", "codename"))
+    assert {
+        ("games", "moderate_game"),
+        ("games", "moderate_user"),
+        ("games", "view_game"),
+        ("accounts", "view_user"),
+        ("games", "view_auditrecord"),
+    } <= perms
     assert not {p for p in perms if p[1].startswith(("change_", "add_", "delete_"))}
 
 

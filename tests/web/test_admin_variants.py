@@ -19,12 +19,20 @@ def form_data(variant: Variant, **changes: Any) -> dict[str, Any]:
     """What the change form posts for ``variant`` as stored, with ``changes`` typed in."""
     rules = Rules.from_dict(variant.options).to_dict()
     data = {
-        "name": variant.name, "slug": variant.slug, "description": variant.description,
-        "position": variant.position, "rounds": rounds_text(rules["rounds"]), "decks": str(rules["decks"]),
-        "jokers_per_deck": rules["jokers_per_deck"], "max_stock_rebuilds": rules["max_stock_rebuilds"],
-        "aces": rules["aces"], "max_wilds_per_meld": rules["max_wilds_per_meld"] or "",
-        "bad_go_out_penalty": rules["bad_go_out_penalty"] or "", "ace_points": rules["ace_points"],
-        "face_points": rules["face_points"], "wild_points": str(rules["wild_points"]),
+        "name": variant.name,
+        "slug": variant.slug,
+        "description": variant.description,
+        "position": variant.position,
+        "rounds": rounds_text(rules["rounds"]),
+        "decks": str(rules["decks"]),
+        "jokers_per_deck": rules["jokers_per_deck"],
+        "max_stock_rebuilds": rules["max_stock_rebuilds"],
+        "aces": rules["aces"],
+        "max_wilds_per_meld": rules["max_wilds_per_meld"] or "",
+        "bad_go_out_penalty": rules["bad_go_out_penalty"] or "",
+        "ace_points": rules["ace_points"],
+        "face_points": rules["face_points"],
+        "wild_points": str(rules["wild_points"]),
     }
     for flag in ("all_wild_melds", "redemption", "double_royal_rounds", "jokers_free"):
         if rules[flag]:
@@ -60,27 +68,60 @@ def test_every_rule_option_is_a_form_field_with_the_rules_wording(classic, super
 
 
 def test_the_form_stores_the_options_in_the_engines_json_form(classic, superuser_client):
-    response = superuser_client.post(change_url(classic), form_data(
-        classic, rounds="3-13, 13-3", decks="2", jokers_per_deck=1, aces="high_or_low", ace_points=15,
-        face_points="11-12-13", wild_points="15", max_wilds_per_meld=1, bad_go_out_penalty="20",
-        redemption="on", jokers_free="on", double_royal_rounds="on", max_stock_rebuilds=5))
+    response = superuser_client.post(
+        change_url(classic),
+        form_data(
+            classic,
+            rounds="3-13, 13-3",
+            decks="2",
+            jokers_per_deck=1,
+            aces="high_or_low",
+            ace_points=15,
+            face_points="11-12-13",
+            wild_points="15",
+            max_wilds_per_meld=1,
+            bad_go_out_penalty="20",
+            redemption="on",
+            jokers_free="on",
+            double_royal_rounds="on",
+            max_stock_rebuilds=5,
+        ),
+    )
     assert response.status_code == 302, response.context["adminform"].form.errors
     classic.refresh_from_db()
-    assert classic.options == Rules(
-        rounds=tuple(range(3, 14)) + tuple(range(13, 2, -1)), decks=2, jokers_per_deck=1, aces="high_or_low",
-        ace_points=15, face_points="11-12-13", wild_points=15, max_wilds_per_meld=1, bad_go_out_penalty=20,
-        redemption=True, jokers_free=True, double_royal_rounds=True, max_stock_rebuilds=5).to_dict()
+    assert (
+        classic.options
+        == Rules(
+            rounds=tuple(range(3, 14)) + tuple(range(13, 2, -1)),
+            decks=2,
+            jokers_per_deck=1,
+            aces="high_or_low",
+            ace_points=15,
+            face_points="11-12-13",
+            wild_points=15,
+            max_wilds_per_meld=1,
+            bad_go_out_penalty=20,
+            redemption=True,
+            jokers_free=True,
+            double_royal_rounds=True,
+            max_stock_rebuilds=5,
+        ).to_dict()
+    )
 
 
-@pytest.mark.parametrize("field, typed, option_value", [
-    ("rounds", "3-16", list(range(3, 17))),
-    ("rounds", "2, 3, 4", [2, 3, 4]),
-    ("max_stock_rebuilds", "101", 101),
-    ("max_stock_rebuilds", "-1", -1),
-    ("max_wilds_per_meld", "0", 0),
-])
-def test_values_the_engine_refuses_are_refused_with_the_engines_message(classic, superuser_client, field, typed,
-                                                                        option_value):
+@pytest.mark.parametrize(
+    "field, typed, option_value",
+    [
+        ("rounds", "3-16", list(range(3, 17))),
+        ("rounds", "2, 3, 4", [2, 3, 4]),
+        ("max_stock_rebuilds", "101", 101),
+        ("max_stock_rebuilds", "-1", -1),
+        ("max_wilds_per_meld", "0", 0),
+    ],
+)
+def test_values_the_engine_refuses_are_refused_with_the_engines_message(
+    classic, superuser_client, field, typed, option_value
+):
     before = dict(classic.options)
     with pytest.raises(RulesError) as refused:
         Rules.from_dict({**before, field: option_value})
@@ -104,8 +145,10 @@ def test_a_rounds_list_that_cannot_be_read_is_refused(classic, superuser_client,
     assert classic.options == before
 
 
-@pytest.mark.parametrize("field, forged", [("decks", "9"), ("jokers_per_deck", "3"), ("aces", "sideways"),
-                                           ("wild_points", "14"), ("ace_points", "abc")])
+@pytest.mark.parametrize(
+    "field, forged",
+    [("decks", "9"), ("jokers_per_deck", "3"), ("aces", "sideways"), ("wild_points", "14"), ("ace_points", "abc")],
+)
 def test_forged_choices_are_refused(classic, superuser_client, field, forged):
     before = dict(classic.options)
     response = superuser_client.post(change_url(classic), form_data(classic, **{field: forged}))
@@ -129,7 +172,8 @@ def test_the_change_form_shows_the_round_table_and_decks_per_player_count(superu
     rules = Rules.from_dict(variant.options)
     rows = response.context["round_rows"]
     assert [(r["round"], r["hand_size"], r["wild"]) for r in rows] == [
-        (number, size, wild_rank_label(size)) for number, size in enumerate(rules.rounds, start=1)]
+        (number, size, wild_rank_label(size)) for number, size in enumerate(rules.rounds, start=1)
+    ]
     assert len(rows) == 22
     page = response.content.decode()
     assert "22 rounds" in page and "<strong>K</strong>" in page and "<strong>J</strong>" in page
@@ -159,8 +203,7 @@ def test_a_fixed_deck_count_shows_which_player_counts_it_cannot_deal(classic, su
     assert html.escape(rows[4]["problem"]) in response.content.decode()
 
 
-def test_the_preview_follows_the_options_typed_when_the_form_is_refused_for_another_reason(classic,
-                                                                                          superuser_client):
+def test_the_preview_follows_the_options_typed_when_the_form_is_refused_for_another_reason(classic, superuser_client):
     response = superuser_client.post(change_url(classic), form_data(classic, rounds="3-5", slug="jokers"))
     assert response.status_code == 200 and "slug" in response.context["adminform"].form.errors
     assert [r["hand_size"] for r in response.context["round_rows"]] == [3, 4, 5]
@@ -170,10 +213,23 @@ def test_the_preview_follows_the_options_typed_when_the_form_is_refused_for_anot
 def test_add_a_variant(superuser_client):
     response = superuser_client.get("/admin/games/variant/add/")
     assert response.status_code == 200 and len(response.context["round_rows"]) == 11
-    response = superuser_client.post("/admin/games/variant/add/", {
-        "name": "Short", "slug": "short", "position": 20, "is_active": "on", "rounds": "3-5", "decks": "auto",
-        "jokers_per_deck": 0, "max_stock_rebuilds": 3, "aces": "low", "ace_points": 1, "face_points": "10",
-        "wild_points": "face"})
+    response = superuser_client.post(
+        "/admin/games/variant/add/",
+        {
+            "name": "Short",
+            "slug": "short",
+            "position": 20,
+            "is_active": "on",
+            "rounds": "3-5",
+            "decks": "auto",
+            "jokers_per_deck": 0,
+            "max_stock_rebuilds": 3,
+            "aces": "low",
+            "ace_points": 1,
+            "face_points": "10",
+            "wild_points": "face",
+        },
+    )
     assert response.status_code == 302
     assert Variant.objects.get(slug="short").options == Rules(rounds=(3, 4, 5)).to_dict()
 
@@ -185,8 +241,10 @@ def test_a_hidden_variant_is_not_offered_in_the_create_game_form(classic, superu
     ann = logged_in(make_user("ann"))
     offered = [choice[1] for choice in ann.get("/").context["form"].fields["variant"].choices]
     assert "Classic" not in offered and "Jokers" in offered
-    response = ann.post("/games/new/", {"variant": classic.pk, "seat_count": 2, "bot_count": 1,
-                                        "bot_level": "medium", "time_limit_seconds": 120})
+    response = ann.post(
+        "/games/new/",
+        {"variant": classic.pk, "seat_count": 2, "bot_count": 1, "bot_level": "medium", "time_limit_seconds": 120},
+    )
     assert response.status_code == 400 and not Game.objects.exists()
 
 
@@ -197,9 +255,12 @@ def test_editing_a_variant_never_changes_a_game_already_created(classic, superus
     waiting = services.game_create(creator=ann, variant=classic, seat_count=3, seed=8)  # still open
     game.refresh_from_db()
     before = (game.rules, game.state, game.version, game.variant_name)
-    response = superuser_client.post(change_url(classic), form_data(
-        classic, name="Classic, shorter", rounds="3-5", face_points="11-12-13", jokers_per_deck=2,
-        wild_points="15"))
+    response = superuser_client.post(
+        change_url(classic),
+        form_data(
+            classic, name="Classic, shorter", rounds="3-5", face_points="11-12-13", jokers_per_deck=2, wild_points="15"
+        ),
+    )
     assert response.status_code == 302
     game.refresh_from_db()
     waiting.refresh_from_db()
@@ -225,13 +286,16 @@ def test_a_variant_with_games_cannot_be_deleted_one_without_can(classic, superus
     assert not Variant.objects.filter(pk=unused.pk).exists() and Variant.objects.filter(pk=classic.pk).exists()
 
 
-@pytest.mark.parametrize("role, get_status, post_status", [
-    ("superuser", 200, 302),
-    ("moderator", 200, 403),  # may look, may not change
-    ("staff", 403, 403),
-    ("user", 302, 302),  # to the admin log-in page
-    ("anonymous", 302, 302),
-])
+@pytest.mark.parametrize(
+    "role, get_status, post_status",
+    [
+        ("superuser", 200, 302),
+        ("moderator", 200, 403),  # may look, may not change
+        ("staff", 403, 403),
+        ("user", 302, 302),  # to the admin log-in page
+        ("anonymous", 302, 302),
+    ],
+)
 def test_only_superusers_change_variants(classic, role_client, role, get_status, post_status):
     client, _user = role_client(role)
     before = dict(classic.options)
@@ -254,8 +318,9 @@ def test_staff_given_the_change_variant_permission_still_cannot_change_variants(
     from django.contrib.auth.models import Permission
 
     client, user = role_client("moderator")
-    user.user_permissions.add(Permission.objects.get(codename="change_variant"),
-                              Permission.objects.get(codename="add_variant"))
+    user.user_permissions.add(
+        Permission.objects.get(codename="change_variant"), Permission.objects.get(codename="add_variant")
+    )
     before = dict(classic.options)
     assert client.post(change_url(classic), form_data(classic, rounds="3-4")).status_code == 403
     classic.refresh_from_db()

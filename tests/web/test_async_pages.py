@@ -18,8 +18,14 @@ pytestmark = pytest.mark.django_db
 def solo_game(user, classic, **kwargs):
     """The person against bots, short; the bots have played up to the person's turn."""
     options = {"rounds": [3]}
-    return services.game_create(creator=user, variant=classic, seat_count=kwargs.pop("seats", 3),
-                                bot_count=kwargs.pop("bots", 2), options=options, **kwargs)
+    return services.game_create(
+        creator=user,
+        variant=classic,
+        seat_count=kwargs.pop("seats", 3),
+        bot_count=kwargs.pop("bots", 2),
+        options=options,
+        **kwargs,
+    )
 
 
 def test_my_games_lists_the_games_waiting_on_me_most_urgent_first(make_user, classic):
@@ -29,7 +35,7 @@ def test_my_games_lists_the_games_waiting_on_me_most_urgent_first(make_user, cla
     day = solo_game(ann, classic, time_limit_seconds=24 * 3600, seed=3)
     assert [g.pk for g in selectors.games_waiting_on(user=ann)] == [live.pk, day.pk, week.pk]
     page = logged_in(ann).get("/games/mine/").content.decode()
-    waiting = page[page.index('id="waiting"'):]
+    waiting = page[page.index('id="waiting"') :]
     order = [int(n) for n in re.findall(r'href="/games/(\d+)/"', waiting)[:3]]
     assert order == [live.pk, day.pk, week.pk]
     assert "UTC" in waiting and "left" in waiting
@@ -126,8 +132,17 @@ def test_the_invite_page_asks_a_visitor_to_log_in_first(make_user, classic):
 
 def test_rematch_creates_one_new_game_with_the_same_people_and_options(make_user, classic):
     ann, bob = make_user("ann"), make_user("bob")
-    game = services.game_create(creator=ann, variant=classic, seat_count=3, bot_count=1, invitees=[bob],
-                                time_limit_seconds=3 * 24 * 3600, coach=True, options={"rounds": [3]}, seed=9)
+    game = services.game_create(
+        creator=ann,
+        variant=classic,
+        seat_count=3,
+        bot_count=1,
+        invitees=[bob],
+        time_limit_seconds=3 * 24 * 3600,
+        coach=True,
+        options={"rounds": [3]},
+        seed=9,
+    )
     assert logged_in(ann).post(f"/games/{game.pk}/rematch/").status_code == 409  # not finished yet
     services.game_resign(game_id=game.pk, user=ann)
     game.refresh_from_db()
@@ -139,8 +154,12 @@ def test_rematch_creates_one_new_game_with_the_same_people_and_options(make_user
     assert response.status_code == 302
     new = Game.objects.get(rematch_of=game)
     assert response["Location"] == new.get_absolute_url()
-    assert (new.rules, new.seat_count, new.time_limit_seconds, new.coach) == \
-        (game.rules, game.seat_count, game.time_limit_seconds, game.coach)
+    assert (new.rules, new.seat_count, new.time_limit_seconds, new.coach) == (
+        game.rules,
+        game.seat_count,
+        game.time_limit_seconds,
+        game.coach,
+    )
     old_seats = {s.position: (s.user_id, s.bot_level if s.user_id is None else "") for s in game.seats.all()}
     assert {s.position: (s.user_id, s.bot_level) for s in new.seats.all()} == old_seats
     assert new.status == Game.Status.ACTIVE and new.seed != game.seed
@@ -157,11 +176,22 @@ def test_the_create_form_offers_live_and_asynchronous_time_limits_and_refuses_ot
     page = client.get("/").content.decode()
     for label in ("30 seconds", "2 minutes", "12 hours", "1 day", "3 days", "7 days"):
         assert label in page
-    response = client.post("/games/new/", {"variant": classic.pk, "seat_count": 2, "bot_count": 1,
-                                           "bot_level": "hard", "time_limit_seconds": 999})
+    response = client.post(
+        "/games/new/",
+        {"variant": classic.pk, "seat_count": 2, "bot_count": 1, "bot_level": "hard", "time_limit_seconds": 999},
+    )
     assert response.status_code == 400 and not Game.objects.exists()
-    response = client.post("/games/new/", {"variant": classic.pk, "seat_count": 2, "bot_count": 1,
-                                           "bot_level": "hard", "time_limit_seconds": 43200, "is_private": "on"})
+    response = client.post(
+        "/games/new/",
+        {
+            "variant": classic.pk,
+            "seat_count": 2,
+            "bot_count": 1,
+            "bot_level": "hard",
+            "time_limit_seconds": 43200,
+            "is_private": "on",
+        },
+    )
     assert response.status_code == 302
     game = Game.objects.get()
     assert game.is_private and game.time_limit_seconds == 43200 and game.is_async

@@ -112,12 +112,15 @@ def test_repeated_submission_is_refused_the_second_time(table):
     _assert_refused(response, 409, "table changed", game, before)
 
 
-@pytest.mark.parametrize("action, words", [
-    ({"type": "fly"}, "unknown action"),
-    ({"type": "draw", "source": "sky"}, "draw from"),
-    ({"type": "draw"}, "wrong fields"),
-    ({"type": "discard"}, "wrong fields"),
-])
+@pytest.mark.parametrize(
+    "action, words",
+    [
+        ({"type": "fly"}, "unknown action"),
+        ({"type": "draw", "source": "sky"}, "draw from"),
+        ({"type": "draw"}, "wrong fields"),
+        ({"type": "discard"}, "wrong fields"),
+    ],
+)
 def test_unknown_action(table, action, words):
     game, mover, _, _ = table
     before = state_fingerprint(game)
@@ -135,11 +138,14 @@ def test_malformed_card(table, card):
     assert state_fingerprint(game) == before
 
 
-@pytest.mark.parametrize("data, words", [
-    ({"type": "draw", "source": "stock"}, "missing the game version"),
-    ({"type": "draw", "source": "stock", "version": "seven"}, "whole number"),
-    ({"version": "1"}, "which action"),
-])
+@pytest.mark.parametrize(
+    "data, words",
+    [
+        ({"type": "draw", "source": "stock"}, "missing the game version"),
+        ({"type": "draw", "source": "stock", "version": "seven"}, "whole number"),
+        ({"version": "1"}, "which action"),
+    ],
+)
 def test_forged_form(table, data, words):
     game, mover, _, _ = table
     before = state_fingerprint(game)
@@ -171,10 +177,12 @@ def test_get_on_play_is_405(table):
 
 def test_moves_after_the_game_is_over_are_refused(make_user, classic):
     ann = make_user("ann")
-    game = services.game_create(creator=ann, variant=classic, seat_count=2, bot_count=1,
-                                options={"rounds": [3]}, seed=2)
+    game = services.game_create(
+        creator=ann, variant=classic, seat_count=2, bot_count=1, options={"rounds": [3]}, seed=2
+    )
     client = logged_in(ann)
     from games import bots
+
     while True:
         game.refresh_from_db()
         if game.status == Game.Status.FINISHED:
@@ -182,8 +190,7 @@ def test_moves_after_the_game_is_over_are_refused(make_user, classic):
         action = bots.choose_action(engine_view(game, 0)).to_dict()
         assert post_action(client, game, action).status_code == 302
     before = state_fingerprint(game)
-    _assert_refused(post_action(client, game, {"type": "draw", "source": "stock"}), 409, "game is over", game,
-                    before)
+    _assert_refused(post_action(client, game, {"type": "draw", "source": "stock"}), 409, "game is over", game, before)
 
 
 def test_join_twice_full_and_leave_after_start(make_user, classic):

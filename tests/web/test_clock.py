@@ -27,8 +27,14 @@ DAY = 24 * 3600
 
 def two_player_game(make_user, classic, *, limit=DAY, seed=3, rounds=(3, 4)):
     ann, bob = make_user("ann"), make_user("bob")
-    game = services.game_create(creator=ann, variant=classic, seat_count=2, time_limit_seconds=limit,
-                                seed=seed, options={"rounds": list(rounds)})
+    game = services.game_create(
+        creator=ann,
+        variant=classic,
+        seat_count=2,
+        time_limit_seconds=limit,
+        seed=seed,
+        options={"rounds": list(rounds)},
+    )
     services.game_join(game_id=game.pk, user=bob)
     game.refresh_from_db()
     return game, ann, bob
@@ -226,8 +232,9 @@ def test_no_email_without_opting_in_nor_in_a_live_game(make_user, classic):
     carl.notify_by_email = dora.notify_by_email = True
     carl.save()
     dora.save()
-    live = services.game_create(creator=carl, variant=classic, seat_count=2, time_limit_seconds=120,
-                                invitees=[dora], seed=5)
+    live = services.game_create(
+        creator=carl, variant=classic, seat_count=2, time_limit_seconds=120, invitees=[dora], seed=5
+    )
     services.clock_tick(now=live.turn_started_at + SECOND)
     services.clock_tick(now=live.turn_started_at + 100 * SECOND)
     assert mail.outbox == []
@@ -236,8 +243,9 @@ def test_no_email_without_opting_in_nor_in_a_live_game(make_user, classic):
 def test_the_profile_page_offers_the_opt_in(make_user):
     ann = make_user("ann")
     client = logged_in(ann)
-    response = client.post("/accounts/profile/", {"display_name": "", "email": "ann@example.com",
-                                                  "language": "", "notify_by_email": "on"})
+    response = client.post(
+        "/accounts/profile/", {"display_name": "", "email": "ann@example.com", "language": "", "notify_by_email": "on"}
+    )
     assert response.status_code == 302
     ann.refresh_from_db()
     assert ann.notify_by_email

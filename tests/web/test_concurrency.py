@@ -25,8 +25,9 @@ def test_racing_duplicate_submissions_play_once(make_user, classic):
     def submit() -> None:
         try:
             barrier.wait()
-            services.game_play(game_id=game.pk, user=player, action={"type": "draw", "source": "stock"},
-                               expected_version=version)
+            services.game_play(
+                game_id=game.pk, user=player, action={"type": "draw", "source": "stock"}, expected_version=version
+            )
             outcomes.append("played")
         except services.GameError as error:
             outcomes.append(error.code)

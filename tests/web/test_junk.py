@@ -36,10 +36,19 @@ def test_junk_posts_never_500(make_user, classic, data):
     services.game_join(game_id=game.pk, user=bob)
     before = state_fingerprint(game)
     for client in (logged_in(ann), logged_in(bob), logged_in(make_user("cleo")), Client()):
-        for url in (f"/games/{game.pk}/play/", f"/games/{game.pk}/join/", f"/games/{game.pk}/leave/",
-                    f"/games/{game.pk}/start/", "/games/new/", "/accounts/profile/", "/accounts/signup/",
-                    f"/games/{game.pk}/resign/", f"/games/{game.pk}/rematch/",
-                    f"/games/{game.pk}/invite/{game.invite_token}/", f"/games/{game.pk}/invite/junk/"):
+        for url in (
+            f"/games/{game.pk}/play/",
+            f"/games/{game.pk}/join/",
+            f"/games/{game.pk}/leave/",
+            f"/games/{game.pk}/start/",
+            "/games/new/",
+            "/accounts/profile/",
+            "/accounts/signup/",
+            f"/games/{game.pk}/resign/",
+            f"/games/{game.pk}/rematch/",
+            f"/games/{game.pk}/invite/{game.invite_token}/",
+            f"/games/{game.pk}/invite/junk/",
+        ):
             response = client.post(url, data)
             assert response.status_code < 500, (url, data, response.status_code)
         client.logout()
@@ -58,6 +67,8 @@ def test_a_variant_with_options_the_engine_refuses_is_not_saved_and_pages_surviv
     Variant.objects.filter(pk=classic.pk).update(options={"decks": 9})  # bypassing validation
     assert Client().get("/rules/?variant=classic").status_code == 200
     client = logged_in(make_user("ann"))
-    response = client.post("/games/new/", {"variant": classic.pk, "seat_count": 2, "bot_count": 1,
-                                           "bot_level": "medium", "time_limit_seconds": 120})
+    response = client.post(
+        "/games/new/",
+        {"variant": classic.pk, "seat_count": 2, "bot_count": 1, "bot_level": "medium", "time_limit_seconds": 120},
+    )
     assert response.status_code == 400 and "decks" in response.content.decode()

@@ -21,9 +21,19 @@ def test_every_engine_preset_is_a_variant(db):
 def test_create_a_game_with_bots_from_the_lobby_form(make_user, classic):
     ann = make_user("ann")
     client = logged_in(ann)
-    response = client.post("/games/new/", {
-        "variant": classic.pk, "seat_count": 4, "bot_count": 3, "bot_level": "medium", "invite": "",
-        "time_limit_seconds": 120, "round_count": 2, "coach": "on"})
+    response = client.post(
+        "/games/new/",
+        {
+            "variant": classic.pk,
+            "seat_count": 4,
+            "bot_count": 3,
+            "bot_level": "medium",
+            "invite": "",
+            "time_limit_seconds": 120,
+            "round_count": 2,
+            "coach": "on",
+        },
+    )
     assert response.status_code == 302
     game = Game.objects.get()
     assert game.status == Game.Status.ACTIVE and game.coach and game.time_limit_seconds == 120
@@ -44,13 +54,23 @@ def test_the_game_keeps_its_rule_options_when_the_variant_is_edited(make_user, c
 
 def test_create_form_errors_are_shown(make_user, classic):
     client = logged_in(make_user("ann"))
-    response = client.post("/games/new/", {"variant": classic.pk, "seat_count": 2, "bot_count": 3,
-                                           "bot_level": "medium", "time_limit_seconds": 120})
+    response = client.post(
+        "/games/new/",
+        {"variant": classic.pk, "seat_count": 2, "bot_count": 3, "bot_level": "medium", "time_limit_seconds": 120},
+    )
     assert response.status_code == 400
     assert "cannot hold you" in response.content.decode()
-    response = client.post("/games/new/", {"variant": classic.pk, "seat_count": 3, "bot_count": 0,
-                                           "bot_level": "medium", "invite": "nobody",
-                                           "time_limit_seconds": 120})
+    response = client.post(
+        "/games/new/",
+        {
+            "variant": classic.pk,
+            "seat_count": 3,
+            "bot_count": 0,
+            "bot_level": "medium",
+            "invite": "nobody",
+            "time_limit_seconds": 120,
+        },
+    )
     assert response.status_code == 400 and "No player is called" in response.content.decode()
     assert not Game.objects.exists()
 
@@ -59,19 +79,29 @@ def test_a_refused_new_game_says_so_at_the_top_of_the_lobby(make_user, classic):
     # On a phone the form is below the lists: the refusal must be seen without scrolling.
     client = logged_in(make_user("ann"))
     assert "The game was not created." not in client.get("/").content.decode()
-    html = client.post("/games/new/", {"variant": classic.pk, "seat_count": 2, "bot_count": 3,
-                                       "bot_level": "medium", "time_limit_seconds": 120}).content.decode()
+    html = client.post(
+        "/games/new/",
+        {"variant": classic.pk, "seat_count": 2, "bot_count": 3, "bot_level": "medium", "time_limit_seconds": 120},
+    ).content.decode()
     notice = html.index("The game was not created.")
-    assert notice < html.index('id="my-games"') and '<a href="#new-game">' in html[notice:notice + 200]
+    assert notice < html.index('id="my-games"') and '<a href="#new-game">' in html[notice : notice + 200]
     assert 'id="new-game"' in html
 
 
 def test_invited_people_are_seated_and_open_seats_are_joined(make_user, classic):
     ann, bob, cleo = make_user("ann"), make_user("bob"), make_user("cleo")
     client = logged_in(ann)
-    response = client.post("/games/new/", {"variant": classic.pk, "seat_count": 3, "bot_count": 0,
-                                           "bot_level": "medium", "invite": "bob",
-                                           "time_limit_seconds": 86400})
+    response = client.post(
+        "/games/new/",
+        {
+            "variant": classic.pk,
+            "seat_count": 3,
+            "bot_count": 0,
+            "bot_level": "medium",
+            "invite": "bob",
+            "time_limit_seconds": 86400,
+        },
+    )
     game = Game.objects.get()
     assert response.status_code == 302 and game.status == Game.Status.OPEN
     assert [s.user for s in game.seats.order_by("position")] == [ann, bob, None]
@@ -128,8 +158,7 @@ def test_table_page_shows_what_a_player_needs(make_user, classic):
     for words in ("Round 1 of 11", "Wild", "Stock", "Discard pile", "Your hand", "by rank", "Ada"):
         assert words in page
     # Draw, then the coach shows a number under every card.
-    client.post(f"/games/{game.pk}/play/", {"version": Game.objects.get().version, "type": "draw",
-                                            "source": "stock"})
+    client.post(f"/games/{game.pk}/play/", {"version": Game.objects.get().version, "type": "draw", "source": "stock"})
     response = client.get(f"/games/{game.pk}/?sort=rank")
     assert response.context["hand"] and all(f["penalty"] is not None for f in response.context["hand"])
     codes = [f["code"] for f in response.context["hand"]]
@@ -147,6 +176,7 @@ def test_round_summary_and_rules_pages(make_user, classic):
     assert client.get(f"/games/{game.pk}/rules/").status_code == 200
     from games import bots
     from .conftest import engine_view, post_action
+
     while not game.round_results.exists():
         post_action(client, game, bots.choose_action(engine_view(game, 0)).to_dict())
     page = client.get(f"/games/{game.pk}/rounds/1/")
@@ -167,10 +197,20 @@ def test_open_tables_say_how_long_a_move_may_take(make_user, classic):
     # A 30-second live table and a 7-day one are different promises: say which before joining.
     ann = make_user("ann")
     for seconds in (30, 7 * 24 * 3600):
-        logged_in(ann).post("/games/new/", {"variant": classic.pk, "seat_count": 2, "bot_count": 0,
-                                            "bot_level": "medium", "time_limit_seconds": seconds})
+        logged_in(ann).post(
+            "/games/new/",
+            {
+                "variant": classic.pk,
+                "seat_count": 2,
+                "bot_count": 0,
+                "bot_level": "medium",
+                "time_limit_seconds": seconds,
+            },
+        )
     live, slow = Game.objects.order_by("pk")
     html = logged_in(make_user("bob")).get("/").content.decode()
-    rows = {game.pk: html[html.index(f"#{game.pk}</span>"):html.index(f"/games/{game.pk}/join/")] for game in (live, slow)}
+    rows = {
+        game.pk: html[html.index(f"#{game.pk}</span>") : html.index(f"/games/{game.pk}/join/")] for game in (live, slow)
+    }
     assert "30 seconds" in rows[live.pk] and "7 days" not in rows[live.pk]
     assert "7 days" in rows[slow.pk] and "30 seconds" not in rows[slow.pk]

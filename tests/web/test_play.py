@@ -39,8 +39,9 @@ def _assert_replay_matches(game: Game) -> None:
     game.refresh_from_db()
     moves = list(game.moves.order_by("seq"))
     assert [m.seq for m in moves] == list(range(1, len(moves) + 1))
-    state = replay(Rules.from_dict(game.rules), game.seat_count, game.seed,
-                   [(m.seat, action_from_dict(m.action)) for m in moves])
+    state = replay(
+        Rules.from_dict(game.rules), game.seat_count, game.seed, [(m.seat, action_from_dict(m.action)) for m in moves]
+    )
     assert state.to_dict() == game.state
 
 
@@ -84,8 +85,9 @@ def test_two_people_play_the_full_classic_eleven_rounds(make_user, classic):
 
 def test_a_person_plays_a_full_game_against_three_bots(make_user, classic):
     ann = make_user("ann")
-    game = services.game_create(creator=ann, variant=classic, seat_count=4, bot_count=3,
-                                options={"rounds": [3, 4, 5, 6]}, seed=3, coach=True)
+    game = services.game_create(
+        creator=ann, variant=classic, seat_count=4, bot_count=3, options={"rounds": [3, 4, 5, 6]}, seed=3, coach=True
+    )
     game.refresh_from_db()
     assert game.status == Game.Status.ACTIVE
     assert [s.is_bot for s in game.seats.order_by("position")] == [False, True, True, True]

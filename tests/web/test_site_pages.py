@@ -12,7 +12,9 @@ from django.test import RequestFactory
 from django.views.defaults import server_error
 
 # blocks whose words are translated (blocktranslate), unseen (comment) or CSS class names (the admin's bodyclass)
-BLOCK_TRANSLATE = re.compile(r"\{%\s*(blocktranslate|blocktrans|comment|block bodyclass)\b.*?\{%\s*end(?:\1|block)\s*%\}", re.S)
+BLOCK_TRANSLATE = re.compile(
+    r"\{%\s*(blocktranslate|blocktrans|comment|block bodyclass)\b.*?\{%\s*end(?:\1|block)\s*%\}", re.S
+)
 ENTITY = re.compile(r"&\w+;")
 TAGS = re.compile(r"\{%.*?%\}|\{\{.*?\}\}|\{#.*?#\}", re.S)
 CODE = re.compile(r"<(script|style)\b.*?</\1>", re.S)
@@ -37,19 +39,24 @@ def untranslated(source: str) -> list[str]:
 def test_the_scan_finds_a_bare_word_and_passes_marked_ones():
     assert untranslated("<p>Hello there</p>") == ["Hello there"]
     assert untranslated('<b title="Hi">{% translate "Hi" %}</b>') == ["Hi"]
-    assert untranslated('<b>{% translate "Hi" %} {{ name }}</b><i>{% blocktranslate %}x <a>y</a>{% endblocktranslate %}</i>') == []
+    assert (
+        untranslated(
+            '<b>{% translate "Hi" %} {{ name }}</b><i>{% blocktranslate %}x <a>y</a>{% endblocktranslate %}</i>'
+        )
+        == []
+    )
 
 
 def test_every_template_marks_its_words_for_translation():
     templates = _templates()
     assert any(p.name == "500.html" for p in templates) and len(templates) > 30
-    bare = {str(p.relative_to(settings.BASE_DIR)): words for p in templates
-            if (words := untranslated(p.read_text()))}
+    bare = {str(p.relative_to(settings.BASE_DIR)): words for p in templates if (words := untranslated(p.read_text()))}
     assert bare == {}
 
 
 def test_the_server_error_page_follows_the_language():
     from django.utils import translation
+
     with translation.override("cs"):
         html = server_error(RequestFactory().get("/")).content.decode()
     assert '<html lang="cs">' in html and "Back to the lobby" in html

@@ -27,8 +27,9 @@ def _forms(html: str) -> list[dict]:
 
 def test_the_page_offers_exactly_the_legal_actions_with_the_version(make_user, classic):
     ann = make_user("ann")
-    game = services.game_create(creator=ann, variant=classic, seat_count=2, bot_count=1, seed=12,
-                                options={"rounds": [3, 4, 5, 6]})
+    game = services.game_create(
+        creator=ann, variant=classic, seat_count=2, bot_count=1, seed=12, options={"rounds": [3, 4, 5, 6]}
+    )
     client = logged_in(ann)
     saw_go_out = 0
     while True:
@@ -53,8 +54,9 @@ def test_the_page_offers_exactly_the_legal_actions_with_the_version(make_user, c
 
 def test_hand_sorts_by_suit_or_rank_and_marks_wilds(make_user, classic):
     ann = make_user("ann")
-    game = services.game_create(creator=ann, variant=classic, seat_count=2, bot_count=1, seed=7,
-                                options={"rounds": [13]})
+    game = services.game_create(
+        creator=ann, variant=classic, seat_count=2, bot_count=1, seed=7, options={"rounds": [13]}
+    )
     client = logged_in(ann)
     by_rank = client.get(f"/games/{game.pk}/?sort=rank").context["hand"]
     by_suit = client.get(f"/games/{game.pk}/?sort=suit").context["hand"]
@@ -71,15 +73,18 @@ def test_hand_sorts_by_suit_or_rank_and_marks_wilds(make_user, classic):
 
 def test_after_going_out_the_empty_hand_says_so_instead_of_offering_tools(make_user, classic):
     ann, bob = make_user("ann"), make_user("bob")
-    game = services.game_create(creator=ann, variant=classic, seat_count=2, bot_count=0, invitees=[bob], seed=5,
-                                options={"rounds": [3, 4, 5]})
+    game = services.game_create(
+        creator=ann, variant=classic, seat_count=2, bot_count=0, invitees=[bob], seed=5, options={"rounds": [3, 4, 5]}
+    )
     client_at = {seat.position: logged_in(seat.user) for seat in game.seats.all()}
     for _ in range(500):
         v = engine_view(game, 0)
         if v["went_out"] is not None:
             break
         seat = v["current_seat"]
-        assert post_action(client_at[seat], game, bots.choose_action(engine_view(game, seat)).to_dict()).status_code == 302
+        assert (
+            post_action(client_at[seat], game, bots.choose_action(engine_view(game, seat)).to_dict()).status_code == 302
+        )
     else:
         pytest.fail("nobody went out")
     game.refresh_from_db()

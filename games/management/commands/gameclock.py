@@ -28,8 +28,12 @@ class Command(BaseCommand):
     help = "Apply the move deadlines (the bot plays timed-out turns) and send the turn e-mails."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--interval", type=float, default=2.0,
-                            help="seconds to sleep between passes (default 2: live games have 30-second turns)")
+        parser.add_argument(
+            "--interval",
+            type=float,
+            default=2.0,
+            help="seconds to sleep between passes (default 2: live games have 30-second turns)",
+        )
         parser.add_argument("--once", action="store_true", help="make one pass and exit")
 
     def handle(self, *args: Any, interval: float, once: bool, **options: Any) -> None:
@@ -53,8 +57,9 @@ class Command(BaseCommand):
                 logger.exception("gameclock pass failed")
                 done = None
             if done and (done["timeouts"] or done["emails"] or once):
-                self.stdout.write(f"gameclock: {done['timeouts']} timed-out turn(s) played, "
-                                  f"{done['emails']} e-mail(s) sent")
+                self.stdout.write(
+                    f"gameclock: {done['timeouts']} timed-out turn(s) played, {done['emails']} e-mail(s) sent"
+                )
             if once or stopping:
                 return
             try:

@@ -10,5 +10,6 @@ class Command(BaseCommand):
     def handle(self, *args, **options) -> None:
         for position, (slug, (name, rules)) in enumerate(PRESETS.items()):
             _, created = Variant.objects.get_or_create(
-                slug=slug, defaults={"name": name, "options": rules.to_dict(), "position": position})
+                slug=slug, defaults={"name": name, "options": rules.to_dict(), "position": position}
+            )
             self.stdout.write(f"{'created' if created else 'kept'} {slug}")

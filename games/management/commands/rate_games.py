@@ -18,7 +18,10 @@ class Command(BaseCommand):
     help = "Rate finished games that are not rated yet (in the order they ended)."
 
     def handle(self, *args: Any, **options: Any) -> None:
-        pending = (Game.objects.filter(status=Game.Status.FINISHED, results__isnull=True)
-                   .order_by("finished_at", "pk").values_list("pk", flat=True))
+        pending = (
+            Game.objects.filter(status=Game.Status.FINISHED, results__isnull=True)
+            .order_by("finished_at", "pk")
+            .values_list("pk", flat=True)
+        )
         rated = sum(1 for game_id in list(pending) if game_rate(game_id=game_id))
         self.stdout.write(f"Rated {rated} game(s).")
