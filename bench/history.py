@@ -20,7 +20,7 @@ import statistics
 import sys
 import tempfile
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TMP = tempfile.mkdtemp(prefix="threethirteen-bench-")
@@ -49,7 +49,7 @@ def seed(games: int, rounds: int) -> tuple:
     ann, bob, cat = (
         User.objects.create_user(username=n, password="a-long-pass-phrase-42") for n in ("ann", "bob", "cat")
     )
-    start = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    start = datetime(2026, 1, 1, tzinfo=UTC)
     for i in range(games):
         game = Game.objects.create(
             variant_name="Classic",

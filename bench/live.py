@@ -162,7 +162,7 @@ def play(post_to: str, listen_on: str, moves: int) -> dict[str, list[float]]:
             json.loads(socket.recv(timeout=10))
             done: dict[str, float] = {}
 
-            def post() -> None:
+            def post(opener=opener, fields=fields, game=game, action=action, done=done) -> None:
                 post_form(post_to, opener, fields, game.pk, action)
                 done["posted"] = time.perf_counter()
 

@@ -51,8 +51,9 @@ import json
 import random
 import zlib
 from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from games.engine import (
     JOKER,

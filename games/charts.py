@@ -11,8 +11,9 @@ and dash pattern, so they read in grey too.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 __all__ = ["Series", "line_chart", "bar_chart", "nice_ticks"]
 
@@ -54,7 +55,8 @@ def marker_path(shape: str, x: float, y: float, r: float = 4.5) -> str:
     if shape == "square":
         return f"M{x - r + 1:.1f} {y - r + 1:.1f}h{2 * r - 2:.1f}v{2 * r - 2:.1f}h{-(2 * r - 2):.1f}z"
     if shape == "diamond":
-        return f"M{x:.1f} {y - r - 1:.1f}l{r + 1:.1f} {r + 1:.1f}l{-(r + 1):.1f} {r + 1:.1f}l{-(r + 1):.1f} {-(r + 1):.1f}z"
+        step = r + 1
+        return f"M{x:.1f} {y - step:.1f}l{step:.1f} {step:.1f}l{-step:.1f} {step:.1f}l{-step:.1f} {-step:.1f}z"
     if shape == "triangle":
         return f"M{x:.1f} {y - r - 1:.1f}l{r + 1:.1f} {2 * r:.1f}h{-(2 * r + 2):.1f}z"
     return f"M{x - r:.1f} {y:.1f}a{r} {r} 0 1 0 {2 * r} 0a{r} {r} 0 1 0 {-2 * r} 0"
@@ -160,7 +162,7 @@ def bar_chart(
     slot = plot_w / len(labels)
     bar_w = min(slot * 0.7, 56)
     bars = []
-    for i, (label, value) in enumerate(zip(labels, values)):
+    for i, (label, value) in enumerate(zip(labels, values, strict=True)):
         h = plot_h * value / high
         x = LEFT + slot * i + (slot - bar_w) / 2
         bars.append(

@@ -269,7 +269,11 @@ def game_record(*, game: Game) -> dict[str, Any]:
             }
         )
     seat_places = dict(
-        zip((s.position for s in seats), places([s.total_score for s in seats], [s.has_left for s in seats]))
+        zip(
+            (s.position for s in seats),
+            places([s.total_score for s in seats], [s.has_left for s in seats]),
+            strict=True,
+        )
     )
     standings = []
     for s in sorted(seats, key=lambda s: (seat_places[s.position], s.position)):

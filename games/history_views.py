@@ -18,8 +18,8 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
 from . import history
-from .views import game_to_watch
 from .models import Game, Rating
+from .views import game_to_watch
 
 HISTORY_PAGE_SIZE = 20
 LEADERBOARD_PAGE_SIZE = 50

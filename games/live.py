@@ -10,7 +10,8 @@ WebSocket message ever carries a card.
 from __future__ import annotations
 
 import logging
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer

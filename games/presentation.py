@@ -5,7 +5,8 @@ Templates only render what these return; they never decide anything.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from django.utils.translation import gettext as _
 

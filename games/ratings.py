@@ -50,7 +50,7 @@ def places(totals: list[int], left: list[bool] | None = None) -> list[int]:
     share a place, except that people who left (resigned, or timed out until the
     bot kept their seat) rank below everyone who stayed, by total among themselves.
     """
-    keys = list(zip(left or [False] * len(totals), totals))
+    keys = list(zip(left or [False] * len(totals), totals, strict=True))
     return [1 + sum(1 for other in keys if other < key) for key in keys]
 
 
@@ -80,13 +80,13 @@ def rate_finished_game(game: Game) -> bool:
     rated = MODEL.rate(teams, ranks=seat_places)
 
     new_values: dict[tuple[str, Any], list[tuple[float, float]]] = {}
-    for key, team in zip(keys, rated):
+    for key, team in zip(keys, rated, strict=True):
         new_values.setdefault(key, []).append((team[0].mu, team[0].sigma))
     after = {key: (fmean(v[0] for v in values), fmean(v[1] for v in values)) for key, values in new_values.items()}
 
     finished_at = game.finished_at or timezone.now()
     results = []
-    for seat, key, place in zip(seats, keys, seat_places):
+    for seat, key, place in zip(seats, keys, seat_places, strict=True):
         before, (mu, sigma) = current[key], after[key]
         results.append(
             GameResult(

@@ -17,8 +17,8 @@ from django.utils.translation import ngettext
 from games.engine import RANK_CHARS, GameState, Rules, discard_penalties, parse_cards, view, wild_rank_label, wild_ranks
 
 from . import presentation
-from .ratings import places
 from .models import AuditRecord, Game, Move, Seat
+from .ratings import places
 
 RECENT_MOVES = 12
 
@@ -248,7 +248,11 @@ def game_table(*, game: Game, user: Any, sort: str = "suit") -> dict[str, Any]:
 def final_standings(seats: list[Seat], scores: list[int]) -> list[dict[str, Any]]:
     """Places at the end (``ratings.places``: people who left rank below everyone who stayed)."""
     seat_places = dict(
-        zip((s.position for s in seats), places([scores[s.position] for s in seats], [s.has_left for s in seats]))
+        zip(
+            (s.position for s in seats),
+            places([scores[s.position] for s in seats], [s.has_left for s in seats]),
+            strict=True,
+        )
     )
     ordered = sorted(seats, key=lambda seat: (seat_places[seat.position], seat.position))
     return [

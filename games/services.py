@@ -15,7 +15,8 @@ from __future__ import annotations
 import datetime
 import logging
 import secrets
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from django.db import transaction
 from django.db.models import Max

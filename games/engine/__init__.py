@@ -5,17 +5,6 @@ the hand solver and the game state machine.
 """
 
 from .cards import ACE, JACK, JOKER, KING, QUEEN, RANK_CHARS, STANDARD_DECK, SUIT_CHARS, Card, format_cards, parse_cards
-from .rules import PRESETS, Rules, RulesError, wild_rank_label, wild_ranks
-from .melds import (
-    Arrangement,
-    Meld,
-    best_arrangement,
-    can_meld_all,
-    discard_penalties,
-    go_out_discards,
-    meld_kind,
-    redemption_score,
-)
 from .game import (
     PHASE_DISCARD,
     PHASE_DRAW,
@@ -38,6 +27,17 @@ from .game import (
     replay,
     view,
 )
+from .melds import (
+    Arrangement,
+    Meld,
+    best_arrangement,
+    can_meld_all,
+    discard_penalties,
+    go_out_discards,
+    meld_kind,
+    redemption_score,
+)
+from .rules import PRESETS, Rules, RulesError, wild_rank_label, wild_ranks
 
 __all__ = [
     # cards

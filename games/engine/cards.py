@@ -11,8 +11,8 @@ card in exactly one place, never by the card value itself.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 RANK_CHARS = "A23456789TJQK"
 SUIT_CHARS = "CDHS"

@@ -54,13 +54,13 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Iterable, Mapping, Sequence, Union
+from typing import Any
 
 from .cards import JOKER, RANK_CHARS, STANDARD_DECK, Card
-from .rules import Rules, wild_ranks
-
 from .melds import Arrangement, Meld, best_arrangement, can_meld_all, go_out_discards, redemption_score
+from .rules import Rules, wild_ranks
 
 __all__ = [
     "PHASE_DRAW",
@@ -147,7 +147,7 @@ class GoOut:
         return {"type": "go_out", "card": self.discard.code}
 
 
-Action = Union[Draw, Discard, GoOut]
+Action = Draw | Discard | GoOut
 
 _ACTION_KEYS = {"draw": {"type", "source"}, "discard": {"type", "card"}, "go_out": {"type", "card"}}
 
@@ -814,7 +814,7 @@ def _score_round(state: GameState, ended: str, events: list[Event]) -> tuple[Gam
         ended=ended,
         seats=tuple(seats),
     )
-    scores = tuple(total + s.points for total, s in zip(state.scores, seats))
+    scores = tuple(total + s.points for total, s in zip(state.scores, seats, strict=True))
     results = state.results + (result,)
     events = [*events, Event("round_scored", None, result.to_dict())]
     if state.round_index + 1 >= len(state.rules.rounds):

@@ -35,10 +35,10 @@ Decisions where RULES.md is silent (each has a test):
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Iterable, Sequence
 
-from .cards import ACE, Card, SUIT_CHARS
+from .cards import ACE, SUIT_CHARS, Card
 from .rules import Rules, wild_ranks
 
 SET, RUN = "set", "run"
@@ -454,7 +454,7 @@ def _build(ctx: _Context, hand: _Hand, plan, points: int, table_rooms: Sequence[
 
     # Each meld: kind, its natural cards with positions, wilds it needs, wilds it may hold.
     skeletons: list[dict] = []
-    for rank, taken, set_lo, set_hi, k in chosen:
+    for rank, taken, _set_lo, _set_hi, k in chosen:
         cards = [take(rank, SUIT_CHARS[s]) for s in range(4) for _ in range(taken[s])]
         # split m naturals into k sets as evenly as possible
         groups = [cards[i::k] for i in range(k)]
@@ -464,7 +464,7 @@ def _build(ctx: _Context, hand: _Hand, plan, points: int, table_rooms: Sequence[
             skeletons.append({"kind": SET, "naturals": group, "need": need, "room": room})
     for s, runs in enumerate(runs_by_suit):
         suit = SUIT_CHARS[s]
-        for positions, run_lo, run_hi in _runs_of(runs):
+        for positions, run_lo, _run_hi in _runs_of(runs):
             cards = [(p, take(ACE if p == _HIGH_ACE else p, suit)) for p in positions]
             room = 13 - len(positions)
             if ctx.max_wilds is not None:
@@ -489,7 +489,7 @@ def _build(ctx: _Context, hand: _Hand, plan, points: int, table_rooms: Sequence[
             layoffs.append((index, tuple(to_place.pop() for _ in range(give))))
             spare -= give
     melds: list[Meld] = []
-    for sk, n_wilds in zip(skeletons, extra):
+    for sk, n_wilds in zip(skeletons, extra, strict=True):
         wild_cards = [to_place.pop() for _ in range(n_wilds)]
         if sk["kind"] == SET:
             melds.append(Meld(SET, tuple(sk["naturals"]) + tuple(wild_cards)))

@@ -9,8 +9,9 @@ refuses unknown keys, bad values and impossible combinations with a
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
-from typing import Any, Mapping
+from typing import Any
 
 from .cards import ACE, JACK, KING, QUEEN, Card
 

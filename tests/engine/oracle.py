@@ -7,7 +7,7 @@ with the engine.  Usable up to about nine cards.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from itertools import combinations
 
 from games.engine.cards import Card
@@ -19,7 +19,7 @@ def oracle_points(hand: list[Card], rules: Rules, hand_size: int, *, count_cards
     def points(card: Card) -> int:
         return 1 if count_cards else rules.card_points(card, hand_size)
 
-    @lru_cache(maxsize=None)
+    @cache
     def best(rest: tuple[Card, ...]) -> int:
         if not rest:
             return 0

@@ -244,7 +244,7 @@ def test_batch_scorer_writes_back_every_vector():
     out = [json.loads(line) for line in result.stdout.splitlines()]
     cases = _vectors()
     assert len(out) == len(cases)
-    for mine, theirs in zip(out, cases):
+    for mine, theirs in zip(out, cases, strict=True):
         assert mine["id"] == theirs["id"]
         assert mine["deadwood"] == theirs["deadwood"]
         assert mine.get("go_out_discards") == theirs.get("go_out_discards")

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone as dt_timezone
-from typing import Any, Sequence
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 
@@ -11,8 +12,7 @@ from games import bots, ratings, services
 from games.engine import GameState, Rules, view
 from games.models import Game, RoundResult, Seat, Variant
 
-
-START = datetime(2026, 1, 1, 12, 0, tzinfo=dt_timezone.utc)
+START = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 
 
 def finish_with_bot_moves(game: Game) -> Game:
@@ -63,7 +63,7 @@ def make_finished_game(
                 left=Seat.Left.RESIGNED if i in left else "",
                 **({"bot_level": p, "bot_name": f"Bot{i}"} if isinstance(p, str) else {"user": p}),
             )
-            for i, (p, total) in enumerate(zip(players, totals))
+            for i, (p, total) in enumerate(zip(players, totals, strict=True))
         ]
     )
     RoundResult.objects.bulk_create(

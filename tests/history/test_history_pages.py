@@ -8,7 +8,6 @@ import pytest
 
 from games import services
 from games.models import Rating
-
 from tests.web.conftest import logged_in
 
 from .conftest import make_finished_game

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from games import services
-
 from tests.web.conftest import logged_in
 
 from .conftest import finish_with_bot_moves, make_finished_game

@@ -9,7 +9,6 @@ import pytest
 from games import history, services
 from games.engine import Rules, action_from_dict, replay
 from games.models import Game
-
 from tests.web.conftest import logged_in
 
 from .conftest import finish_with_bot_moves
@@ -48,12 +47,12 @@ def test_finished_game_record_matches_the_engine_replay(finished):
     assert state.is_over
     record = history.game_record(game=game)
     assert len(record["rounds"]) == len(state.results) == 4
-    for row, result in zip(record["rounds"], state.results):
+    for row, result in zip(record["rounds"], state.results, strict=True):
         assert row["hand_size"] == result.hand_size
         assert [c["points"] for c in row["cells"]] == list(result.points)
         assert [c["first"] for c in row["cells"]] == [p == result.went_out for p in range(4)]
         assert [c["went_out"] for c in row["cells"]] == [s.went_out for s in result.seats]
-        for summary, seat in zip(row["summary"]["rows"], result.seats):
+        for summary, seat in zip(row["summary"]["rows"], result.seats, strict=True):
             assert [[f["code"] for f in m["cards"]] for m in summary["melds"]] == [m.codes for m in seat.melds]
             assert [m["kind"] for m in summary["melds"]] == [m.kind for m in seat.melds]
             assert [f["code"] for f in summary["deadwood"]] == [c.code for c in seat.deadwood]

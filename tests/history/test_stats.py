@@ -6,7 +6,6 @@ import pytest
 
 from games import history
 from games.models import Game, Rating
-
 from tests.web.conftest import logged_in
 
 from .conftest import make_finished_game

@@ -184,13 +184,13 @@ def test_no_message_ever_carries_a_card_over_a_whole_game(two_player_game, make_
 
     async def scenario() -> list[str]:
         texts: list[list[str]] = [[] for _ in comms]
-        for comm, seen in zip(comms, texts):
+        for comm, seen in zip(comms, texts, strict=True):
             assert (await comm.connect())[0]
             seen.append(await comm.receive_from())  # the version at connect
         moves = 0
         while await database_sync_to_async(play_one)():
             moves += 1
-            for comm, seen in zip(comms, texts):
+            for comm, seen in zip(comms, texts, strict=True):
                 seen.append(await comm.receive_from())
         for comm in comms:
             assert await comm.receive_nothing(timeout=0.05)

@@ -14,7 +14,8 @@ import subprocess
 import sys
 import time
 import urllib.parse
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from django.db import connection

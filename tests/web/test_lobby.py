@@ -175,6 +175,7 @@ def test_round_summary_and_rules_pages(make_user, classic):
     assert client.get(f"/games/{game.pk}/rounds/1/").status_code == 404
     assert client.get(f"/games/{game.pk}/rules/").status_code == 200
     from games import bots
+
     from .conftest import engine_view, post_action
 
     while not game.round_results.exists():
