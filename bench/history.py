@@ -39,8 +39,9 @@ from django.db import connection  # noqa: E402
 from django.test import Client  # noqa: E402
 from django.test.utils import CaptureQueriesContext  # noqa: E402
 
-from games import bots, ratings, services  # noqa: E402
+from games import bots, services  # noqa: E402
 from games.engine import GameState, Rules, view  # noqa: E402
+from games.history import ratings  # noqa: E402
 from games.models import Game, RoundResult, Seat, Variant  # noqa: E402
 
 

@@ -17,8 +17,8 @@ from django.utils.translation import ngettext
 from games.engine import RANK_CHARS, GameState, Rules, discard_penalties, parse_cards, view, wild_rank_label, wild_ranks
 
 from . import presentation
+from .history.ratings import places
 from .models import AuditRecord, Game, Move, Seat
-from .ratings import places
 
 RECENT_MOVES = 12
 

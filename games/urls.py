@@ -1,6 +1,7 @@
 from django.urls import path
 
-from . import history_views, views
+from . import views
+from .history import views as history_views
 
 app_name = "games"
 

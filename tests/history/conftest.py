@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
-from games import bots, ratings, services
+from games import bots, services
 from games.engine import GameState, Rules, view
+from games.history import ratings
 from games.models import Game, RoundResult, Seat, Variant
 
 START = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)

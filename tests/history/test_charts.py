@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.template.loader import render_to_string
 
-from games import charts
+from games.history import charts
 
 
 def test_nice_ticks_cover_the_range_in_round_steps():

@@ -4,8 +4,8 @@ left (resigned or timed out) rank below everyone who stayed (issue 5)."""
 from __future__ import annotations
 
 from games import history
+from games.history.ratings import places
 from games.models import GameResult
-from games.ratings import places
 from tests.web.conftest import logged_in
 
 from .conftest import make_finished_game

@@ -7,7 +7,8 @@ import threading
 import pytest
 from django.db import IntegrityError, connection, transaction
 
-from games import ratings, services
+from games import services
+from games.history import ratings
 from games.models import Game, GameResult, Rating
 
 from .conftest import finish_with_bot_moves, make_finished_game

@@ -18,8 +18,9 @@ from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 
-from games import bots, consumers, live, services
+from games import bots, live, services
 from games.engine import GameState, view
+from games.live import consumers
 from games.models import Game
 from tests.web.conftest import logged_in, post_action
 from threethirteen_site.asgi import application

@@ -10,8 +10,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
+from games.history.ratings import game_rate
 from games.models import Game
-from games.ratings import game_rate
 
 
 class Command(BaseCommand):

@@ -24,8 +24,10 @@ from django.conf import settings
 from django.utils import translation
 from django.utils.translation import gettext as _
 
-from . import live, selectors
-from .models import Game
+from games import selectors
+from games.models import Game
+
+from . import groups
 
 #: Close codes (the 4000 range is ours): not signed in, not allowed to watch.
 CLOSE_NOT_LOGGED_IN = 4401
@@ -57,18 +59,18 @@ class GameConsumer(_ReadOnlyConsumer):
             return
         # Join the group before reading the version: a change that commits in
         # between is then heard as a message instead of being missed.
-        self.group = live.game_group(game_id)
+        self.group = groups.game_group(game_id)
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
         version = await self._version(game_id)
-        await self.send_json(live.version_message(version))
+        await self.send_json(groups.version_message(version))
 
     async def disconnect(self, code: int) -> None:
         if self.group is not None:
             await self.channel_layer.group_discard(self.group, self.channel_name)
 
     async def game_version(self, event: dict[str, Any]) -> None:
-        await self.send_json(live.version_message(event["version"]))
+        await self.send_json(groups.version_message(event["version"]))
 
     @database_sync_to_async
     def _may_watch(self, user: Any, game_id: int) -> bool:
@@ -88,7 +90,7 @@ class UserConsumer(_ReadOnlyConsumer):
         if user is None or not user.is_authenticated:
             await self.close(code=CLOSE_NOT_LOGGED_IN)
             return
-        self.group = live.user_group(user.pk)
+        self.group = groups.user_group(user.pk)
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
 

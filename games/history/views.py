@@ -17,9 +17,10 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
-from . import history
-from .models import Game, Rating
-from .views import game_to_watch
+from games.models import Game, Rating
+from games.views import game_to_watch
+
+from . import records, stats
 
 HISTORY_PAGE_SIZE = 20
 LEADERBOARD_PAGE_SIZE = 50
@@ -48,14 +49,14 @@ def my_history(request: HttpRequest) -> HttpResponse:
 @require_GET
 def player_history(request: HttpRequest, username: str) -> HttpResponse:
     player = get_object_or_404(get_user_model(), username=username)
-    filters = history.history_filters(user=player, viewer=request.user)
+    filters = records.history_filters(user=player, viewer=request.user)
     variant = request.GET.get("variant", "")
     opponent = request.GET.get("opponent", "")
     if variant not in {value for value, _label in filters["variants"]}:
         variant = ""
     if opponent not in {value for value, _label in filters["opponents"]}:
         opponent = ""
-    seats = history.history_of(user=player, variant=variant, opponent=opponent, viewer=request.user)
+    seats = records.history_of(user=player, variant=variant, opponent=opponent, viewer=request.user)
     page = Paginator(seats, HISTORY_PAGE_SIZE).get_page(request.GET.get("page"))
     query = urlencode([(k, v) for k, v in (("variant", variant), ("opponent", opponent)) if v])
     return render(
@@ -65,7 +66,7 @@ def player_history(request: HttpRequest, username: str) -> HttpResponse:
             "player": player,
             "is_me": player.pk == request.user.pk,
             "page": page,
-            "rows": history.history_rows(list(page.object_list)),
+            "rows": records.history_rows(list(page.object_list)),
             "filters": filters,
             "variant": variant,
             "opponent": opponent,
@@ -82,8 +83,8 @@ def game_record(request: HttpRequest, game_id: int) -> HttpResponse:
     if refusal:
         return refusal
     try:
-        record = history.game_record(game=game)
-    except history.ReplayRefused:
+        record = records.game_record(game=game)
+    except records.ReplayRefused:
         return _not_over(request, game, _("This game is not over yet: its record opens when the last round ends."))
     return render(request, "games/record.html", record)
 
@@ -95,8 +96,8 @@ def game_replay(request: HttpRequest, game_id: int) -> HttpResponse:
     if refusal:
         return refusal
     try:
-        context = history.game_replay(game=game, step=_int_param(request, "step"))
-    except history.ReplayRefused:
+        context = records.game_replay(game=game, step=_int_param(request, "step"))
+    except records.ReplayRefused:
         return _not_over(request, game, _("The replay shows every hand, so it opens only once the game is over."))
     return render(request, "games/replay.html", context)
 
@@ -105,16 +106,16 @@ def game_replay(request: HttpRequest, game_id: int) -> HttpResponse:
 @require_GET
 def player_stats(request: HttpRequest, username: str) -> HttpResponse:
     player = get_object_or_404(get_user_model(), username=username)
-    context = history.player_stats(user=player)
+    context = stats.player_stats(user=player)
     context["is_me"] = player.pk == request.user.pk
     return render(request, "games/stats.html", context)
 
 
 @require_GET
 def leaderboard(request: HttpRequest) -> HttpResponse:
-    page = Paginator(history.leaderboard(), LEADERBOARD_PAGE_SIZE).get_page(request.GET.get("page"))
+    page = Paginator(stats.leaderboard(), LEADERBOARD_PAGE_SIZE).get_page(request.GET.get("page"))
     bots = list(Rating.objects.filter(user__isnull=True).order_by("-ordinal"))
-    rows = history.leaderboard_rows(
+    rows = stats.leaderboard_rows(
         list(page.object_list),
         offset=page.start_index() - 1 if page.object_list else 0,
         bots=bots,
@@ -129,7 +130,7 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
         {
             "page": page,
             "rows": rows,
-            "min_games": history.LEADERBOARD_MIN_GAMES,
-            "games_to_go": max(0, history.LEADERBOARD_MIN_GAMES - played) if request.user.is_authenticated else 0,
+            "min_games": stats.LEADERBOARD_MIN_GAMES,
+            "games_to_go": max(0, stats.LEADERBOARD_MIN_GAMES - played) if request.user.is_authenticated else 0,
         },
     )

@@ -1,5 +1,5 @@
 """Reads for looking back: history lists, a finished game's record and replay,
-player stats and the leaderboard.
+(player stats and the leaderboard are in ``stats``).
 
 Every function here runs a fixed number of queries whatever the number of
 games, rounds or moves (tests count them): lists are paginated querysets
@@ -20,13 +20,10 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db.models import (
-    Avg,
     Count,
     Exists,
     F,
     IntegerField,
-    Max,
-    Min,
     OuterRef,
     Prefetch,
     Q,
@@ -36,8 +33,8 @@ from django.db.models import (
 )
 from django.db.models.functions import Coalesce
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
 
+from games import presentation
 from games.engine import (
     RANK_CHARS,
     Rules,
@@ -48,10 +45,10 @@ from games.engine import (
     wild_rank_label,
     wild_ranks,
 )
+from games.models import BotLevel, Game, GameResult, Move, RoundResult, Seat
 
-from . import charts, presentation
-from .models import BotLevel, Game, GameResult, Move, Rating, RoundResult, Seat
-from .ratings import MODEL, ordinal, places
+from . import charts
+from .ratings import ordinal, places
 
 __all__ = [
     "ReplayRefused",
@@ -59,14 +56,10 @@ __all__ = [
     "history_filters",
     "game_record",
     "game_replay",
-    "player_stats",
-    "leaderboard",
     "BOT_OPPONENT_PREFIX",
 ]
 
 BOT_OPPONENT_PREFIX = "bot:"
-#: Leaderboard entry: at least this many rated games.
-LEADERBOARD_MIN_GAMES = 5
 
 
 class ReplayRefused(Exception):
@@ -76,7 +69,7 @@ class ReplayRefused(Exception):
 # -- places -------------------------------------------------------------------
 
 
-def _count_of(queryset: QuerySet) -> Coalesce:
+def count_of(queryset: QuerySet) -> Coalesce:
     """``COUNT(*)`` of a correlated subquery, 0 when it has no rows."""
     counted = queryset.order_by().values("game").annotate(n=Count("pk")).values("n")
     return Coalesce(Subquery(counted, output_field=IntegerField()), Value(0))
@@ -94,11 +87,11 @@ def with_places(seats: QuerySet[Seat]) -> QuerySet[Seat]:
     )
 
 
-def _finished_seats(user: Any) -> QuerySet[Seat]:
+def finished_seats(user: Any) -> QuerySet[Seat]:
     return Seat.objects.filter(user=user, game__status=Game.Status.FINISHED)
 
 
-def _visible_to(viewer: Any, player: Any) -> Q:
+def visible_to(viewer: Any, player: Any) -> Q:
     """Games of ``player`` that ``viewer`` may open: all for the player, else those open to spectators
     or where the viewer had a seat too (the table's ``may_watch`` rule, for finished games)."""
     if viewer is None or getattr(viewer, "pk", None) == player.pk:
@@ -122,7 +115,7 @@ def history_of(*, user: Any, variant: str = "", opponent: str = "", viewer: Any 
         .values("change")
     )
     seats = (
-        with_places(_finished_seats(user).filter(_visible_to(viewer, user)))
+        with_places(finished_seats(user).filter(visible_to(viewer, user)))
         .annotate(rating_change=Subquery(rating[:1]))
         .select_related("game")
         .prefetch_related(Prefetch("game__seats", queryset=Seat.objects.select_related("user").order_by("position")))
@@ -142,7 +135,7 @@ def history_of(*, user: Any, variant: str = "", opponent: str = "", viewer: Any 
 
 def history_filters(*, user: Any, viewer: Any = None) -> dict[str, list[tuple[str, str]]]:
     """The choices of the history filters: variants played, people and bot levels met."""
-    games = Game.objects.filter(pk__in=_finished_seats(user).filter(_visible_to(viewer, user)).values("game"))
+    games = Game.objects.filter(pk__in=finished_seats(user).filter(visible_to(viewer, user)).values("game"))
     variants = list(games.order_by("variant_name").values_list("variant_name", flat=True).distinct())
     people = (
         get_user_model()
@@ -414,168 +407,3 @@ def game_replay(*, game: Game, step: int | None = None) -> dict[str, Any]:
         "current_name": names.get(state.current_seat) if state.current_seat is not None else None,
         "phase": state.phase,
     }
-
-
-# -- player stats -------------------------------------------------------------
-
-
-def player_stats(*, user: Any) -> dict[str, Any]:
-    """A person's numbers, all from aggregates over their finished games."""
-    seats = with_places(_finished_seats(user))
-    totals = seats.aggregate(
-        played=Count("pk"),
-        won=Count("pk", filter=Q(place=1)),
-        shared=Count("pk", filter=Q(place=1, place_shared=True)),
-        average_total=Avg("total_score"),
-        best_total=Min("total_score"),
-        worst_total=Max("total_score"),
-    )
-    played, won = totals["played"], totals["won"]
-
-    mine = Seat.objects.filter(game=OuterRef("game"), position=OuterRef("seat"), user=user)
-    rounds = RoundResult.objects.filter(game__status=Game.Status.FINISHED).filter(Exists(mine))
-    round_totals = rounds.aggregate(
-        n=Count("pk"),
-        first=Count("pk", filter=Q(went_out_first=True)),
-        out=Count("pk", filter=Q(went_out=True)),
-        average=Avg("points"),
-    )
-    by_size = list(
-        rounds.values("hand_size")
-        .annotate(average=Avg("points"), n=Count("pk"), first=Count("pk", filter=Q(went_out_first=True)))
-        .order_by("hand_size")
-    )
-
-    ranked = seats.select_related("game").annotate(seat_count=_count_of(Seat.objects.filter(game=OuterRef("game"))))
-    best = ranked.order_by("place", "total_score", "-game__finished_at").first() if played else None
-    worst = ranked.order_by("-place", "-total_score", "-game__finished_at").first() if played > 1 else None
-
-    rating = Rating.objects.filter(user=user).first()
-    bot_ratings = list(Rating.objects.filter(user__isnull=True).order_by("-ordinal"))
-    history = list(
-        GameResult.objects.filter(user=user).order_by("finished_at", "game_id").values_list("rating_after", "game_id")
-    )
-    fresh = MODEL.rating()
-    start = ordinal(fresh.mu, fresh.sigma)
-    level_names = dict(BotLevel.choices)
-    rating_series = [charts.Series(user.shown_name, [start] + [round(r, 2) for r, _ in history])]
-    for bot in bot_ratings:
-        rating_series.append(
-            charts.Series(
-                _("bot (%(level)s)") % {"level": level_names.get(bot.bot_level)},
-                [round(bot.ordinal, 2)] * (len(history) + 1),
-            )
-        )
-    rating_chart = (
-        charts.line_chart(
-            series=rating_series,
-            x_labels=[str(i) for i in range(len(history) + 1)],
-            title=_("Rating after each rated game"),
-            desc=(
-                _(
-                    "%(name)s's rating went from %(start)s to %(now)s over %(count)s rated games; "
-                    "the flat lines are the bot levels' ratings today."
-                )
-                % {
-                    "name": user.shown_name,
-                    "start": f"{start:.1f}",
-                    "now": f"{history[-1][0]:.1f}",
-                    "count": len(history),
-                }
-            )
-            if history
-            else _("No rated game yet."),
-            x_title=_("Rated games"),
-            y_title=_("Rating"),
-            zero_line=True,
-        )
-        if history
-        else charts.line_chart(
-            series=[], x_labels=[], title=_("Rating after each rated game"), desc=_("No rated game yet.")
-        )
-    )
-
-    size_chart = charts.bar_chart(
-        labels=[str(row["hand_size"]) for row in by_size],
-        values=[float(row["average"]) for row in by_size],
-        notes=[ngettext("%(n)s round", "%(n)s rounds", row["n"]) % {"n": row["n"]} for row in by_size],
-        title=_("Average points per round by hand size"),
-        desc=(
-            _("Average penalty points %(name)s scored in a round, by the number of cards dealt: %(values)s.")
-            % {
-                "name": user.shown_name,
-                "values": ", ".join(f"{row['hand_size']}: {row['average']:.1f}" for row in by_size),
-            }
-        )
-        if by_size
-        else _("No round played yet."),
-        x_title=_("Cards dealt"),
-        y_title=_("Average points"),
-    )
-    return {
-        "player": user,
-        "played": played,
-        "won": won,
-        "shared": totals["shared"],
-        "win_rate": (100 * won / played) if played else None,
-        "average_total": totals["average_total"],
-        "rounds": round_totals["n"],
-        "went_out_first": round_totals["first"],
-        "went_out_first_rate": (100 * round_totals["first"] / round_totals["n"]) if round_totals["n"] else None,
-        "average_points": round_totals["average"],
-        "by_size": [
-            {
-                "hand_size": row["hand_size"],
-                "wild_label": wild_rank_label(row["hand_size"]),
-                "average": row["average"],
-                "rounds": row["n"],
-                "first": row["first"],
-            }
-            for row in by_size
-        ],
-        "best": best,
-        "worst": worst,
-        "rating": rating,
-        "bot_ratings": [{"level": level_names.get(b.bot_level), "rating": b} for b in bot_ratings],
-        "rating_chart": rating_chart,
-        "size_chart": size_chart,
-        "rated_games": len(history),
-    }
-
-
-# -- the leaderboard ----------------------------------------------------------
-
-
-def leaderboard() -> QuerySet[Rating]:
-    """People with at least ``LEADERBOARD_MIN_GAMES`` rated games, best rating first."""
-    return (
-        Rating.objects.filter(user__isnull=False, games__gte=LEADERBOARD_MIN_GAMES)
-        .select_related("user")
-        .order_by("-ordinal", "user__username")
-    )
-
-
-def leaderboard_rows(
-    people: list[Rating], *, offset: int, bots: list[Rating], last_page: bool, first_page: bool
-) -> list[dict[str, Any]]:
-    """One page of the leaderboard with the bot levels placed where their rating falls."""
-    level_names = dict(BotLevel.choices)
-    rows = [
-        {"rank": offset + i + 1, "rating": r, "name": r.user.shown_name, "user": r.user, "bot": False}
-        for i, r in enumerate(people)
-    ]
-    for bot in bots:
-        above = [i for i, row in enumerate(rows) if row["rating"].ordinal >= bot.ordinal]
-        index = (above[-1] + 1) if above else 0
-        if (index == 0 and not first_page) or (index == len(rows) and not last_page and rows):
-            continue  # it falls on another page
-        rows.insert(
-            index,
-            {
-                "rank": None,
-                "rating": bot,
-                "bot": True,
-                "name": _("bot (%(level)s)") % {"level": level_names.get(bot.bot_level)},
-            },
-        )
-    return rows

@@ -23,7 +23,7 @@ from django.db.models import Exists, OuterRef
 from django.template.loader import render_to_string
 from django.utils import timezone, translation
 
-from .models import Game, Seat, TurnNotice
+from games.models import Game, Seat, TurnNotice
 
 logger = logging.getLogger(__name__)
 

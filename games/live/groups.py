@@ -76,7 +76,7 @@ def send_turn_counts(user_ids: list[int]) -> None:
     """
     from django.contrib.auth import get_user_model
 
-    from .selectors import turns_waiting_count
+    from games.selectors import turns_waiting_count
 
     for user in get_user_model().objects.filter(pk__in=user_ids):
         send_to_user(user.pk, {"type": "turns", "count": turns_waiting_count(user=user)})

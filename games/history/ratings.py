@@ -31,7 +31,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from openskill.models import PlackettLuce
 
-from .models import Game, GameResult, Rating, Seat
+from games.models import Game, GameResult, Rating, Seat
 
 __all__ = ["MODEL", "game_rate", "rate_finished_game", "places", "ordinal"]
 

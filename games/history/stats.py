@@ -1,0 +1,193 @@
+"""A person's numbers and the leaderboard, all from database aggregates over
+finished games (a fixed number of queries whatever the number of games)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import (
+    Avg,
+    Count,
+    Exists,
+    Max,
+    Min,
+    OuterRef,
+    Q,
+    QuerySet,
+)
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+
+from games.engine import (
+    wild_rank_label,
+)
+from games.models import BotLevel, Game, GameResult, Rating, RoundResult, Seat
+
+from . import charts
+from .ratings import MODEL, ordinal
+from .records import count_of, finished_seats, with_places
+
+#: Leaderboard entry: at least this many rated games.
+LEADERBOARD_MIN_GAMES = 5
+
+
+def player_stats(*, user: Any) -> dict[str, Any]:
+    """A person's numbers, all from aggregates over their finished games."""
+    seats = with_places(finished_seats(user))
+    totals = seats.aggregate(
+        played=Count("pk"),
+        won=Count("pk", filter=Q(place=1)),
+        shared=Count("pk", filter=Q(place=1, place_shared=True)),
+        average_total=Avg("total_score"),
+        best_total=Min("total_score"),
+        worst_total=Max("total_score"),
+    )
+    played, won = totals["played"], totals["won"]
+
+    mine = Seat.objects.filter(game=OuterRef("game"), position=OuterRef("seat"), user=user)
+    rounds = RoundResult.objects.filter(game__status=Game.Status.FINISHED).filter(Exists(mine))
+    round_totals = rounds.aggregate(
+        n=Count("pk"),
+        first=Count("pk", filter=Q(went_out_first=True)),
+        out=Count("pk", filter=Q(went_out=True)),
+        average=Avg("points"),
+    )
+    by_size = list(
+        rounds.values("hand_size")
+        .annotate(average=Avg("points"), n=Count("pk"), first=Count("pk", filter=Q(went_out_first=True)))
+        .order_by("hand_size")
+    )
+
+    ranked = seats.select_related("game").annotate(seat_count=count_of(Seat.objects.filter(game=OuterRef("game"))))
+    best = ranked.order_by("place", "total_score", "-game__finished_at").first() if played else None
+    worst = ranked.order_by("-place", "-total_score", "-game__finished_at").first() if played > 1 else None
+
+    rating = Rating.objects.filter(user=user).first()
+    bot_ratings = list(Rating.objects.filter(user__isnull=True).order_by("-ordinal"))
+    history = list(
+        GameResult.objects.filter(user=user).order_by("finished_at", "game_id").values_list("rating_after", "game_id")
+    )
+    fresh = MODEL.rating()
+    start = ordinal(fresh.mu, fresh.sigma)
+    level_names = dict(BotLevel.choices)
+    rating_series = [charts.Series(user.shown_name, [start] + [round(r, 2) for r, _ in history])]
+    for bot in bot_ratings:
+        rating_series.append(
+            charts.Series(
+                _("bot (%(level)s)") % {"level": level_names.get(bot.bot_level)},
+                [round(bot.ordinal, 2)] * (len(history) + 1),
+            )
+        )
+    rating_chart = (
+        charts.line_chart(
+            series=rating_series,
+            x_labels=[str(i) for i in range(len(history) + 1)],
+            title=_("Rating after each rated game"),
+            desc=(
+                _(
+                    "%(name)s's rating went from %(start)s to %(now)s over %(count)s rated games; "
+                    "the flat lines are the bot levels' ratings today."
+                )
+                % {
+                    "name": user.shown_name,
+                    "start": f"{start:.1f}",
+                    "now": f"{history[-1][0]:.1f}",
+                    "count": len(history),
+                }
+            )
+            if history
+            else _("No rated game yet."),
+            x_title=_("Rated games"),
+            y_title=_("Rating"),
+            zero_line=True,
+        )
+        if history
+        else charts.line_chart(
+            series=[], x_labels=[], title=_("Rating after each rated game"), desc=_("No rated game yet.")
+        )
+    )
+
+    size_chart = charts.bar_chart(
+        labels=[str(row["hand_size"]) for row in by_size],
+        values=[float(row["average"]) for row in by_size],
+        notes=[ngettext("%(n)s round", "%(n)s rounds", row["n"]) % {"n": row["n"]} for row in by_size],
+        title=_("Average points per round by hand size"),
+        desc=(
+            _("Average penalty points %(name)s scored in a round, by the number of cards dealt: %(values)s.")
+            % {
+                "name": user.shown_name,
+                "values": ", ".join(f"{row['hand_size']}: {row['average']:.1f}" for row in by_size),
+            }
+        )
+        if by_size
+        else _("No round played yet."),
+        x_title=_("Cards dealt"),
+        y_title=_("Average points"),
+    )
+    return {
+        "player": user,
+        "played": played,
+        "won": won,
+        "shared": totals["shared"],
+        "win_rate": (100 * won / played) if played else None,
+        "average_total": totals["average_total"],
+        "rounds": round_totals["n"],
+        "went_out_first": round_totals["first"],
+        "went_out_first_rate": (100 * round_totals["first"] / round_totals["n"]) if round_totals["n"] else None,
+        "average_points": round_totals["average"],
+        "by_size": [
+            {
+                "hand_size": row["hand_size"],
+                "wild_label": wild_rank_label(row["hand_size"]),
+                "average": row["average"],
+                "rounds": row["n"],
+                "first": row["first"],
+            }
+            for row in by_size
+        ],
+        "best": best,
+        "worst": worst,
+        "rating": rating,
+        "bot_ratings": [{"level": level_names.get(b.bot_level), "rating": b} for b in bot_ratings],
+        "rating_chart": rating_chart,
+        "size_chart": size_chart,
+        "rated_games": len(history),
+    }
+
+
+# -- the leaderboard ----------------------------------------------------------
+
+
+def leaderboard() -> QuerySet[Rating]:
+    """People with at least ``LEADERBOARD_MIN_GAMES`` rated games, best rating first."""
+    return (
+        Rating.objects.filter(user__isnull=False, games__gte=LEADERBOARD_MIN_GAMES)
+        .select_related("user")
+        .order_by("-ordinal", "user__username")
+    )
+
+
+def leaderboard_rows(
+    people: list[Rating], *, offset: int, bots: list[Rating], last_page: bool, first_page: bool
+) -> list[dict[str, Any]]:
+    """One page of the leaderboard with the bot levels placed where their rating falls."""
+    level_names = dict(BotLevel.choices)
+    rows = [
+        {"rank": offset + i + 1, "rating": r, "name": r.user.shown_name, "user": r.user, "bot": False}
+        for i, r in enumerate(people)
+    ]
+    for bot in bots:
+        above = [i for i, row in enumerate(rows) if row["rating"].ordinal >= bot.ordinal]
+        index = (above[-1] + 1) if above else 0
+        if (index == 0 and not first_page) or (index == len(rows) and not last_page and rows):
+            continue  # it falls on another page
+        rows.insert(
+            index,
+            {
+                "rank": None,
+                "rating": bot,
+                "bot": True,
+                "name": _("bot (%(level)s)") % {"level": level_names.get(bot.bot_level)},
+            },
+        )
+    return rows

@@ -1,0 +1,35 @@
+"""Live updates: the channel-layer groups (:mod:`.groups`), the WebSocket
+consumers (:mod:`.consumers`) and their routes (:mod:`.routing`).
+
+No message sent here ever carries a card: a game's group hears only its new
+version number, and each page fetches its own view of the table over HTTP
+(``games.selectors``, where the hidden-card rules live).
+"""
+
+from .groups import (
+    GAME_VERSION,
+    USER_MESSAGE,
+    announce_game_version_on_commit,
+    announce_turn_counts_on_commit,
+    game_group,
+    send_game_version,
+    send_to_user,
+    send_to_user_on_commit,
+    send_turn_counts,
+    user_group,
+    version_message,
+)
+
+__all__ = [
+    "GAME_VERSION",
+    "USER_MESSAGE",
+    "announce_game_version_on_commit",
+    "announce_turn_counts_on_commit",
+    "game_group",
+    "send_game_version",
+    "send_to_user",
+    "send_to_user_on_commit",
+    "send_turn_counts",
+    "user_group",
+    "version_message",
+]

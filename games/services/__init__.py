@@ -1,0 +1,36 @@
+"""Every change of a game goes through here, one module a seam.
+
+- :mod:`.playing`: create, join, leave, start, play, resign, rematch;
+- :mod:`.clock`: timed-out turns and the turn e-mails (:mod:`.notices`);
+- :mod:`.moderation`: what staff do from the admin;
+- :mod:`.turns`: what they all share (the move log, bot turns, the snapshot, the announcement).
+
+Each raises :class:`GameError` and changes nothing when it refuses.
+"""
+
+from .clock import TIMEOUTS_BEFORE_TAKEOVER, clock_tick, game_timeout
+from .errors import GameError
+from .moderation import REASON_MAX_LENGTH, game_abort, moderation_reason, seat_hand_to_bot, user_deactivate
+from .playing import TIME_LIMITS, game_create, game_join, game_leave, game_play, game_rematch, game_resign, game_start
+from .turns import TAKEOVER_BOT_LEVEL
+
+__all__ = [
+    "GameError",
+    "game_create",
+    "game_join",
+    "game_leave",
+    "game_start",
+    "game_play",
+    "game_resign",
+    "game_rematch",
+    "game_timeout",
+    "clock_tick",
+    "TIME_LIMITS",
+    "TIMEOUTS_BEFORE_TAKEOVER",
+    "TAKEOVER_BOT_LEVEL",
+    "game_abort",
+    "seat_hand_to_bot",
+    "user_deactivate",
+    "moderation_reason",
+    "REASON_MAX_LENGTH",
+]

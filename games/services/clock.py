@@ -1,0 +1,89 @@
+"""The move clock: a turn that runs out of time is played by the bot; the due
+turn e-mails go out (``manage.py gameclock`` calls :func:`clock_tick`)."""
+
+from __future__ import annotations
+
+import datetime
+import logging
+
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from games import bots
+from games.engine import GameState, view
+from games.models import Game, Seat
+
+from . import notices
+from .errors import GameError
+from .turns import TAKEOVER_BOT_LEVEL, Recorder, extend_history, hand_seat_to_bot, play_bots, round_history
+
+logger = logging.getLogger(__name__)
+
+#: Timeouts in a row after which the bot keeps the seat and the person has left.
+TIMEOUTS_BEFORE_TAKEOVER = 3
+
+
+@transaction.atomic
+def game_timeout(*, game_id: int, turn_number: int, now: datetime.datetime | None = None) -> Game:
+    """The turn ``turn_number`` of the game ran out of time: the bot plays it.
+
+    Checked under the game's row lock, like a move: refused (``not_due``,
+    nothing changed) unless the game is still at that turn and its deadline
+    has passed, so two clock workers never play one turn twice.  After
+    ``TIMEOUTS_BEFORE_TAKEOVER`` timeouts in a row the bot keeps the seat and
+    the person is marked as having left.
+    """
+    now = now or timezone.now()
+    try:
+        game = Game.objects.select_for_update().get(pk=game_id)
+    except Game.DoesNotExist:
+        raise GameError("not_found", _("There is no such game.")) from None
+    if (
+        game.status != Game.Status.ACTIVE
+        or game.turn_number != turn_number
+        or game.turn_deadline is None
+        or game.turn_deadline > now
+    ):
+        raise GameError("not_due", _("That turn has been played or is not out of time."))
+    state = GameState.from_dict(game.state)
+    position = state.current_seat
+    seat = game.seats.get(position=position)
+    recorder = Recorder(game)
+    history = round_history(game, state)
+    while not state.is_over and state.current_seat == position and game.turn_number == turn_number:
+        action = bots.choose_action(view(state, position), TAKEOVER_BOT_LEVEL, history)
+        state = recorder.play(state, position, action, by_bot=True)
+        history = extend_history(history, recorder.last_events)
+    seat.timeouts_in_row += 1
+    seat.save(update_fields=["timeouts_in_row"])
+    if seat.timeouts_in_row >= TIMEOUTS_BEFORE_TAKEOVER and not seat.bot_level:
+        hand_seat_to_bot(game, seat, TAKEOVER_BOT_LEVEL, left=Seat.Left.TIMED_OUT, now=now)
+    play_bots(game, state, recorder, now=now)
+    return game
+
+
+def clock_tick(*, now: datetime.datetime | None = None) -> dict[str, int]:
+    """One pass of the clock worker: play the timed-out turns, send the due e-mails.
+
+    Safe to run in several processes at once: each timeout goes through
+    :func:`game_timeout` (row lock and turn check) and each e-mail is
+    recorded once per game, turn and kind before it is sent.
+    """
+    now = now or timezone.now()
+    played = 0
+    due = list(
+        Game.objects.filter(status=Game.Status.ACTIVE, turn_deadline__lte=now)
+        .order_by("turn_deadline")
+        .values_list("pk", "turn_number")
+    )
+    for game_id, turn_number in due:
+        try:
+            game_timeout(game_id=game_id, turn_number=turn_number, now=now)
+            played += 1
+        except GameError:
+            pass  # another worker (or the player) got there first
+        except Exception:  # one broken game must not stop the clock of all the others
+            logger.exception("the bot could not play the timed-out turn %s of game %s", turn_number, game_id)
+    sent = notices.send_due_notices(now=now)
+    return {"timeouts": played, "emails": sent}

@@ -1,0 +1,197 @@
+"""Staff actions from the admin: abort a game, hand a seat to a bot, deactivate a user.
+
+Each checks the moderator's permission, runs in one transaction with the
+game row locked, and writes an :class:`~games.models.AuditRecord` (who,
+what, when, why, target).  A reason is required.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from games.engine import GameState
+from games.models import AuditRecord, BotLevel, Game, Seat
+
+from .errors import GameError
+from .playing import vacate_seat
+from .turns import Recorder, announce, hand_seat_to_bot, play_bots
+
+REASON_MAX_LENGTH = 500
+
+
+def moderation_reason(reason: Any) -> str:
+    text = reason.strip() if isinstance(reason, str) else ""
+    if not text:
+        raise GameError("reason_missing", _("Give a reason: it is kept in the audit log."))
+    if len(text) > REASON_MAX_LENGTH:
+        raise GameError(
+            "reason_too_long", _("Keep the reason under %(count)s characters.") % {"count": REASON_MAX_LENGTH}
+        )
+    return text
+
+
+def _check_moderator(moderator: Any, permission: str) -> None:
+    if moderator is None or not moderator.is_authenticated or not moderator.is_active:
+        raise GameError("not_logged_in", _("Log in to moderate."), status=403)
+    if not (moderator.is_staff and moderator.has_perm(permission)):
+        raise GameError("not_moderator", _("You may not do that."), status=403)
+
+
+def locked_game_for(moderator: Any, game_id: int) -> Game:
+    try:
+        return Game.objects.select_for_update().get(pk=game_id)
+    except (Game.DoesNotExist, ValueError, TypeError):
+        raise GameError("not_found", _("There is no such game.")) from None
+
+
+@transaction.atomic
+def game_abort(*, game_id: int, moderator: Any, reason: str) -> Game:
+    """Stop an open or active game for good: status ``aborted`` (nothing is rated).
+
+    The players see the reason on the game page; no more moves are taken.
+    """
+    _check_moderator(moderator, "games.moderate_game")
+    reason = moderation_reason(reason)
+    game = locked_game_for(moderator, game_id)
+    if game.status not in (Game.Status.OPEN, Game.Status.ACTIVE):
+        raise GameError(
+            "game_not_abortable",
+            _("Game #%(id)s is %(status)s: only open or active games can be aborted.")
+            % {"id": game.pk, "status": game.get_status_display()},
+            status=409,
+        )
+    game.status = Game.Status.ABORTED
+    game.finished_at = timezone.now()
+    game.current_seat = None
+    game.version += 1
+    game.save(update_fields=["status", "finished_at", "current_seat", "version", "updated_at"])
+    AuditRecord.objects.create(
+        actor=moderator,
+        action=AuditRecord.Action.GAME_ABORT,
+        reason=reason,
+        game=game,
+        target=str(_("game #%(id)s (%(variant)s)") % {"id": game.pk, "variant": game.variant_name}),
+    )
+    announce(game, turn_moved=True)
+    return game
+
+
+@transaction.atomic
+def seat_hand_to_bot(
+    *, game_id: int, position: int, moderator: Any, reason: str, bot_level: str = BotLevel.MEDIUM
+) -> Game:
+    """A bot plays this seat of an active game from now on (the person stays on it for history).
+
+    When it is that seat's turn, the bot plays at once.
+    """
+    _check_moderator(moderator, "games.moderate_game")
+    reason = moderation_reason(reason)
+    if bot_level not in BotLevel.values:
+        raise GameError("bad_bot_level", _("Unknown bot level “%(level)s”.") % {"level": bot_level})
+    game = locked_game_for(moderator, game_id)
+    if game.status != Game.Status.ACTIVE:
+        raise GameError(
+            "game_not_active",
+            _("Game #%(id)s is not in play: only a seat of an active game can be handed to a bot.") % {"id": game.pk},
+            status=409,
+        )
+    seat = game.seats.select_related("user").filter(position=position).first()
+    if seat is None:
+        raise GameError(
+            "not_found", _("Game #%(id)s has no seat %(position)s.") % {"id": game.pk, "position": position}
+        )
+    if seat.is_bot:
+        raise GameError(
+            "already_bot",
+            _("A bot already plays seat %(position)s of game #%(id)s.") % {"position": position, "id": game.pk},
+            status=409,
+        )
+    _seat_to_bot(game, seat, bot_level)
+    AuditRecord.objects.create(
+        actor=moderator,
+        action=AuditRecord.Action.SEAT_TO_BOT,
+        reason=reason,
+        game=game,
+        seat_position=seat.position,
+        target_user=seat.user,
+        target=seat_label(game, seat),
+    )
+    return game
+
+
+@transaction.atomic
+def user_deactivate(*, user_id: int, moderator: Any, reason: str) -> Any:
+    """Deactivate an account: no more log-in; bots take the seats of their active games.
+
+    In games still waiting for players the seat opens again (the game is
+    aborted when no person is left).  One audit record for the user, one
+    for each game touched.
+    """
+    _check_moderator(moderator, "games.moderate_user")
+    reason = moderation_reason(reason)
+    User = get_user_model()
+    try:
+        user = User.objects.select_for_update().get(pk=user_id)
+    except (User.DoesNotExist, ValueError, TypeError):
+        raise GameError("not_found", _("There is no such user.")) from None
+    if user.pk == moderator.pk:
+        raise GameError("self_deactivate", _("You cannot deactivate your own account."), status=409)
+    if user.is_superuser and not moderator.is_superuser:
+        raise GameError("not_moderator", _("Only a superuser can deactivate a superuser."), status=403)
+    if not user.is_active:
+        raise GameError("already_inactive", _("%(name)s is already deactivated.") % {"name": user.username}, status=409)
+    user.is_active = False
+    user.save(update_fields=["is_active"])
+    AuditRecord.objects.create(
+        actor=moderator,
+        action=AuditRecord.Action.USER_DEACTIVATE,
+        reason=reason,
+        target_user=user,
+        target=str(_("user %(name)s") % {"name": user.username}),
+    )
+    game_ids = (
+        Seat.objects.filter(user=user, bot_level="", game__status__in=[Game.Status.OPEN, Game.Status.ACTIVE])
+        .order_by("game_id")
+        .values_list("game_id", flat=True)
+    )
+    for game_id in list(game_ids):
+        game = locked_game_for(moderator, game_id)
+        seat = game.seats.select_related("user").get(user=user)
+        if game.status == Game.Status.ACTIVE:
+            _seat_to_bot(game, seat, BotLevel.MEDIUM)
+            action = AuditRecord.Action.SEAT_TO_BOT
+        elif game.status == Game.Status.OPEN:
+            action = AuditRecord.Action.SEAT_VACATE
+            label = seat_label(game, seat)
+            vacate_seat(game, seat)
+        else:
+            continue
+        AuditRecord.objects.create(
+            actor=moderator,
+            action=action,
+            game=game,
+            seat_position=seat.position,
+            target_user=user,
+            reason=_("%(name)s was deactivated: %(reason)s") % {"name": user.username, "reason": reason},
+            target=label if action == AuditRecord.Action.SEAT_VACATE else seat_label(game, seat),
+        )
+    return user
+
+
+def _seat_to_bot(game: Game, seat: Seat, bot_level: str) -> None:
+    hand_seat_to_bot(game, seat, bot_level)
+    game.version += 1
+    # The bot plays now if the turn is its own (and on until a person must move).
+    play_bots(game, GameState.from_dict(game.state), Recorder(game))
+
+
+def seat_label(game: Game, seat: Seat) -> str:
+    return str(
+        _("seat %(position)s of game #%(id)s (%(name)s)")
+        % {"position": seat.position, "id": game.pk, "name": seat.user.username if seat.user_id else seat.name}
+    )

@@ -1,0 +1,311 @@
+"""Creating, filling and playing a game: what its players do.
+
+Keyword-only, typed functions named ``game_<action>``.  Each runs in one
+transaction that locks the game row (``select_for_update``), checks what it
+must, and raises :class:`GameError` without changing anything when the
+request cannot be honoured.
+
+Every change bumps ``Game.version`` by one per stored change (each move, a
+bot's included, and each join, leave or start), so a client that posts the
+version it saw is refused when anything happened in between.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from games import bots
+from games.engine import Action, Discard, Draw, GameState, GoOut, IllegalAction, Rules, RulesError, action_from_dict
+from games.models import BotLevel, Game, Seat, Variant
+
+from .errors import GameError
+from .turns import (
+    TAKEOVER_BOT_LEVEL,
+    Recorder,
+    announce,
+    deal,
+    describe_illegal,
+    hand_seat_to_bot,
+    locked_game,
+    play_bots,
+    seat_of,
+)
+
+#: Every time limit a game may have, in seconds.
+TIME_LIMITS = tuple(seconds for seconds, _label in (*Game.LIVE_TIME_LIMITS, *Game.ASYNC_TIME_LIMITS))
+
+
+# -- creating and filling a game ----------------------------------------------
+
+
+@transaction.atomic
+def game_create(
+    *,
+    creator: Any,
+    variant: Variant,
+    seat_count: int,
+    bot_count: int = 0,
+    bot_level: str = BotLevel.MEDIUM,
+    invitees: Iterable[Any] = (),
+    time_limit_seconds: int = 24 * 3600,
+    coach: bool = False,
+    is_private: bool = False,
+    spectators_allowed: bool = True,
+    options: Mapping[str, Any] | None = None,
+    round_count: int | None = None,
+    seed: int | None = None,
+) -> Game:
+    """Create a game: the creator in seat 0, then invitees, bots, and open seats.
+
+    ``options`` override the variant's rule options (e.g. ``{"rounds": [3, 4]}``);
+    ``round_count`` plays only the first rounds of the variant.  A game whose
+    seats are all taken starts (deals) at once.
+    """
+    if creator is None or not creator.is_authenticated:
+        raise GameError("not_logged_in", _("Log in to create a game."))
+    invitees = [u for u in dict.fromkeys(invitees) if u.pk != creator.pk]
+    if bot_level not in BotLevel.values:
+        raise GameError("bad_bot_level", _("Unknown bot level “%(level)s”.") % {"level": bot_level})
+    if time_limit_seconds not in TIME_LIMITS:
+        raise GameError("bad_time_limit", _("Choose one of the offered time limits per move."))
+    try:
+        rules = Rules.from_dict({**variant.options, **(options or {})})
+        if round_count:
+            rules = Rules.from_dict({**rules.to_dict(), "rounds": list(rules.rounds)[:round_count]})
+        rules.check_seats(seat_count)
+    except RulesError as error:
+        raise GameError("bad_rules", str(error)) from None
+    if bot_count < 0 or 1 + len(invitees) + bot_count > seat_count:
+        raise GameError(
+            "too_many_players",
+            _("%(seats)s seats cannot hold you, %(bots)s bot(s) and %(invited)s invited player(s).")
+            % {"seats": seat_count, "bots": bot_count, "invited": len(invitees)},
+        )
+    now = timezone.now()
+    game = Game.objects.create(
+        variant=variant,
+        variant_name=variant.name,
+        rules=rules.to_dict(),
+        seed=seed if seed is not None else secrets.randbits(62),
+        seat_count=seat_count,
+        created_by=creator,
+        time_limit_seconds=time_limit_seconds,
+        coach=coach,
+        version=1,
+        is_private=is_private,
+        invite_token=secrets.token_urlsafe(16),
+        spectators_allowed=spectators_allowed,
+    )
+    people = [creator, *invitees]
+    seats = []
+    for position in range(seat_count):
+        if position < len(people):
+            seats.append(Seat(game=game, position=position, user=people[position], joined_at=now))
+        elif position < len(people) + bot_count:
+            seats.append(
+                Seat(
+                    game=game,
+                    position=position,
+                    bot_level=bot_level,
+                    bot_name=bots.BOT_NAMES[(position - len(people)) % len(bots.BOT_NAMES)],
+                    joined_at=now,
+                )
+            )
+        else:
+            seats.append(Seat(game=game, position=position))
+    Seat.objects.bulk_create(seats)
+    if len(people) + bot_count == seat_count:
+        deal(game)
+    return game
+
+
+@transaction.atomic
+def game_join(*, game_id: int, user: Any, invite_token: str | None = None) -> Game:
+    """Take the first open seat; the game starts when that was the last one.
+
+    A private game takes only people who bring its invite token.
+    """
+    game = locked_game(game_id, user)
+    if game.status != Game.Status.OPEN:
+        raise GameError("game_not_open", _("This game is not taking players any more."))
+    if game.is_private and not (invite_token and secrets.compare_digest(str(invite_token), game.invite_token)):
+        raise GameError("private_game", _("This game is private: join it through the invite link you were sent."))
+    if game.seats.filter(user=user).exists():
+        raise GameError("already_seated", _("You already have a seat at this table."))
+    seat = game.seats.filter(user__isnull=True, bot_level="").order_by("position").first()
+    if seat is None:
+        raise GameError("game_full", _("Every seat at this table is taken."))
+    seat.user = user
+    seat.joined_at = timezone.now()
+    seat.save(update_fields=["user", "joined_at"])
+    game.version += 1
+    if not game.seats.filter(user__isnull=True, bot_level="").exists():
+        deal(game)
+    else:
+        game.save(update_fields=["version", "updated_at"])
+        announce(game)
+    return game
+
+
+@transaction.atomic
+def game_leave(*, game_id: int, user: Any) -> Game:
+    """Leave a game before it starts; the seat opens again.
+
+    When the creator leaves, the next person at the table may start the game;
+    when the last person leaves, the game is aborted.
+    """
+    game = locked_game(game_id, user)
+    if game.status != Game.Status.OPEN:
+        raise GameError("game_not_open", _("You can only leave a game before it starts."))
+    vacate_seat(game, seat_of(game, user))
+    return game
+
+
+def vacate_seat(game: Game, seat: Seat) -> None:
+    """The person on ``seat`` leaves the open ``game`` (by leaving, or deactivated by a moderator)."""
+    user_id = seat.user_id
+    seat.user = None
+    seat.joined_at = None
+    seat.save(update_fields=["user", "joined_at"])
+    game.version += 1
+    remaining = game.seats.filter(user__isnull=False).order_by("position").first()
+    if remaining is None:
+        game.status = Game.Status.ABORTED
+        game.finished_at = timezone.now()
+    elif game.created_by_id == user_id:
+        game.created_by_id = remaining.user_id  # someone must be able to start the game
+    game.save(update_fields=["version", "status", "finished_at", "created_by", "updated_at"])
+    announce(game)
+
+
+@transaction.atomic
+def game_start(*, game_id: int, user: Any, bot_level: str = BotLevel.MEDIUM) -> Game:
+    """The creator starts at once: bots of ``bot_level`` take the open seats."""
+    game = locked_game(game_id, user)
+    if game.status != Game.Status.OPEN:
+        raise GameError("game_not_open", _("This game has already started or ended."))
+    if game.created_by_id != user.pk:
+        raise GameError("not_creator", _("Only the player who created the game can start it."))
+    if bot_level not in BotLevel.values:
+        raise GameError("bad_bot_level", _("Unknown bot level “%(level)s”.") % {"level": bot_level})
+    for seat in game.seats.filter(user__isnull=True, bot_level="").order_by("position"):
+        hand_seat_to_bot(game, seat, bot_level)
+    game.version += 1
+    deal(game)
+    return game
+
+
+# -- playing ------------------------------------------------------------------
+
+
+@transaction.atomic
+def game_play(*, game_id: int, user: Any, action: Action | Mapping[str, Any], expected_version: int) -> Game:
+    """Play ``action`` for the user's seat, then every bot turn that follows.
+
+    Refused, changing nothing, when the user has no seat, the version is not
+    the one the user saw (a stale page or a repeated submission), or the
+    engine finds the action illegal (its code and message are passed on).
+    """
+    game = locked_game(game_id, user)
+    seat = seat_of(game, user)
+    if game.status != Game.Status.ACTIVE:
+        if game.status == Game.Status.FINISHED:
+            raise GameError("game_over", _("The game is over: no more moves."))
+        if game.status == Game.Status.ABORTED:
+            raise GameError("game_aborted", _("This game was called off: no more moves."))
+        raise GameError("game_not_active", _("The game has not started yet."))
+    if seat.is_bot:
+        raise GameError("seat_played_by_bot", _("A bot plays your seat in this game now: you cannot move."))
+    if expected_version != game.version:
+        raise GameError(
+            "stale_version",
+            _(
+                "The table changed since your page was loaded (version %(seen)s, now %(now)s): "
+                "nothing was played. Look at the table again and choose your move."
+            )
+            % {"seen": expected_version, "now": game.version},
+        )
+    try:
+        if not isinstance(action, (Draw, Discard, GoOut)):
+            action = action_from_dict(action)
+        state = GameState.from_dict(game.state)
+        recorder = Recorder(game)
+        state = recorder.play(state, seat.position, action, by_bot=False)
+    except IllegalAction as error:
+        raise GameError(error.code, describe_illegal(error, action)) from None
+    if seat.timeouts_in_row:
+        seat.timeouts_in_row = 0
+        seat.save(update_fields=["timeouts_in_row"])
+    play_bots(game, state, recorder)
+    return game
+
+
+@transaction.atomic
+def game_resign(*, game_id: int, user: Any) -> Game:
+    """The person gives up: a bot plays the seat to the end, and the person ranks last."""
+    game = locked_game(game_id, user)
+    seat = seat_of(game, user)
+    if game.status != Game.Status.ACTIVE:
+        raise GameError("game_not_active", _("You can only resign from a game in play."))
+    if seat.bot_level:
+        raise GameError("seat_left", _("You have left this game already."))
+    hand_seat_to_bot(game, seat, TAKEOVER_BOT_LEVEL, left=Seat.Left.RESIGNED)
+    game.version += 1
+    state = GameState.from_dict(game.state)
+    play_bots(game, state, Recorder(game))
+    return game
+
+
+@transaction.atomic
+def game_rematch(*, game_id: int, user: Any) -> Game:
+    """A new game with the same people, bots, seats and options, once per finished game.
+
+    The first player to ask creates it; everyone else who asks is sent to it.
+    People who left the first game come back as people (they are invited again).
+    """
+    game = locked_game(game_id, user)
+    seat_of(game, user)
+    if game.status != Game.Status.FINISHED:
+        raise GameError("game_not_finished", _("A rematch can only follow a finished game."))
+    existing = Game.objects.filter(rematch_of=game).first()
+    if existing is not None:
+        return existing
+    now = timezone.now()
+    new = Game.objects.create(
+        variant=game.variant,
+        variant_name=game.variant_name,
+        rules=game.rules,
+        seed=secrets.randbits(62),
+        seat_count=game.seat_count,
+        created_by=user,
+        time_limit_seconds=game.time_limit_seconds,
+        coach=game.coach,
+        version=1,
+        is_private=game.is_private,
+        invite_token=secrets.token_urlsafe(16),
+        spectators_allowed=game.spectators_allowed,
+        rematch_of=game,
+    )
+    seats = []
+    for old in game.seats.order_by("position"):
+        if old.user_id is not None:
+            seats.append(Seat(game=new, position=old.position, user_id=old.user_id, joined_at=now))
+        else:
+            seats.append(
+                Seat(
+                    game=new,
+                    position=old.position,
+                    bot_level=old.bot_level or BotLevel.MEDIUM,
+                    bot_name=old.bot_name,
+                    joined_at=now,
+                )
+            )
+    Seat.objects.bulk_create(seats)
+    deal(new)
+    return new

@@ -1,0 +1,222 @@
+"""The machinery every change of a game shares: the locked game and seat, the
+move log, the bots' turns, the saved snapshot and the live announcement."""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Iterable
+from typing import Any
+
+from django.db.models import Max
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from games import bots, live
+from games.engine import Action, Draw, GameState, IllegalAction, Rules, apply, new_game, view
+from games.history import ratings
+from games.models import BotLevel, Game, Move, RoundResult, Seat
+
+from .errors import GameError
+
+#: The bot that plays a person's timed-out turn, and the seat of someone who left.
+TAKEOVER_BOT_LEVEL = BotLevel.HARD
+
+#: Bot turns in a row after which we stop (only a broken engine gets there).
+_MAX_BOT_MOVES = 10_000
+
+
+def locked_game(game_id: int, user: Any) -> Game:
+    if user is None or not user.is_authenticated:
+        raise GameError("not_logged_in", _("Log in to play."))
+    try:
+        return Game.objects.select_for_update().get(pk=game_id)
+    except (Game.DoesNotExist, ValueError, TypeError):
+        raise GameError("not_found", _("There is no such game.")) from None
+
+
+def seat_of(game: Game, user: Any) -> Seat:
+    seat = game.seats.filter(user=user).first()
+    if seat is None:
+        raise GameError("not_seated", _("You have no seat at this table."))
+    return seat
+
+
+def hand_seat_to_bot(
+    game: Game, seat: Seat, level: str, *, left: str = "", now: datetime.datetime | None = None
+) -> None:
+    """From now on a bot of ``level`` plays ``seat``, under the first bot name not yet at the table.
+
+    The one way a seat goes to a bot: the creator starting before every seat
+    is taken, a resignation or timeouts (``left`` says why the person left;
+    they stay on the seat for the standings), and a moderator.  Saves the
+    seat; the caller bumps the version and lets the bots play.
+    """
+    now = now or timezone.now()
+    taken = set(game.seats.exclude(pk=seat.pk).exclude(bot_name="").values_list("bot_name", flat=True))
+    seat.bot_level = level
+    seat.bot_name = next((name for name in bots.BOT_NAMES if name not in taken), bots.BOT_NAMES[0])
+    fields = ["bot_level", "bot_name"]
+    if left:
+        seat.left, seat.left_at = left, now
+        fields += ["left", "left_at"]
+    if seat.joined_at is None:
+        seat.joined_at = now
+        fields.append("joined_at")
+    seat.save(update_fields=fields)
+
+
+def describe_illegal(error: IllegalAction, action: Any) -> str:
+    """The engine's refusal in the reader's language (its English text is the fallback)."""
+    messages = {
+        "not_your_turn": _("It is not your turn."),
+        "wrong_phase": (
+            _("Not now: you have drawn already; now discard or go out.")
+            if isinstance(action, Draw)
+            else _("Not now: draw a card first, from the stock or the discard pile.")
+        ),
+        "card_not_in_hand": _("That card is not in your hand."),
+        "discard_just_taken": _("You just took that card from the discard pile: discard another card."),
+        "cannot_go_out": _("You cannot go out with that discard: the rest of your hand does not all fit in melds."),
+        "empty_pile": (
+            _("The stock is empty: take the top of the discard pile.")
+            if isinstance(action, Draw) and action.source == "stock"
+            else _("The discard pile is empty: draw from the stock.")
+        ),
+        "game_over": _("The game is over: no more moves."),
+    }
+    message = messages.get(error.code)
+    if message is None:  # the engine's own sentence names what was wrong (a field, a card code)
+        message = _("That move is not possible: %(reason)s") % {"reason": str(error)}
+    return message
+
+
+class Recorder:
+    """Applies actions to the engine state and appends them to the move log."""
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self.next_seq = (game.moves.aggregate(m=Max("seq"))["m"] or 0) + 1
+        self.turn_changed = False
+        self.last_events: list[dict[str, Any]] = []
+
+    def play(self, state: GameState, position: int, action: Action, *, by_bot: bool) -> GameState:
+        round_number = state.round_number
+        results_before = len(state.results)
+        new_state, events = apply(state, position, action)  # raises IllegalAction, nothing stored
+        self.last_events = [event.to_dict() for event in events]
+        Move.objects.create(
+            game=self.game,
+            seq=self.next_seq,
+            seat=position,
+            action=action.to_dict(),
+            by_bot=by_bot,
+            round_number=round_number,
+            events=self.last_events,
+        )
+        self.next_seq += 1
+        self.game.version += 1
+        if not isinstance(action, Draw):  # a discard or a go-out ends the turn
+            self.game.turn_number += 1
+            self.turn_changed = True
+        for result in new_state.results[results_before:]:
+            store_round_result(self.game, result)
+        return new_state
+
+
+def store_round_result(game: Game, result: Any) -> None:
+    data = result.to_dict()
+    RoundResult.objects.bulk_create(
+        [
+            RoundResult(
+                game=game,
+                round_number=data["round"],
+                seat=position,
+                hand_size=data["hand_size"],
+                points=seat["points"],
+                went_out=seat["went_out"],
+                melds=[m["cards"] for m in seat["melds"]],
+                deadwood=seat["deadwood"],
+                went_out_first=data["went_out"] == position,
+                penalty=seat["penalty"],
+                laid_off=seat["laid_off"],
+            )
+            for position, seat in enumerate(data["seats"])
+        ]
+    )
+
+
+def play_bots(game: Game, state: GameState, recorder: Recorder, *, now: datetime.datetime | None = None) -> None:
+    """Bot seats play while the turn is theirs; then the game row is saved."""
+    bot_levels = {s.position: s.bot_level for s in game.seats.all() if s.bot_level}
+    history: list[dict[str, Any]] | None = None
+    for _turn in range(_MAX_BOT_MOVES):
+        if state.is_over or state.current_seat not in bot_levels:
+            break
+        position = state.current_seat
+        if history is None:
+            history = round_history(game, state)
+        action = bots.choose_action(view(state, position), bot_levels[position], history)
+        state = recorder.play(state, position, action, by_bot=True)
+        history = extend_history(history, recorder.last_events)
+    save_state(game, state, turn_changed=recorder.turn_changed, now=now)
+
+
+def round_history(game: Game, state: GameState) -> list[dict[str, Any]]:
+    """The public events of the round in play, from its deal on (what a bot may remember)."""
+    events: list[dict[str, Any]] = []
+    for move_events in (
+        Move.objects.filter(game=game, round_number__gte=state.round_number - 1)
+        .order_by("seq")
+        .values_list("events", flat=True)
+    ):
+        events = extend_history(events, move_events)
+    return events
+
+
+def extend_history(history: list[dict[str, Any]], events: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    for event in events:
+        if event.get("kind") == "round_dealt":
+            history = []
+        history = [*history, event]
+    return history
+
+
+def save_state(game: Game, state: GameState, *, turn_changed: bool, now: datetime.datetime | None = None) -> None:
+    now = now or timezone.now()
+    new_turn = turn_changed or game.turn_started_at is None
+    if new_turn:
+        game.turn_started_at = now
+    game.state = state.to_dict()
+    game.current_seat = state.current_seat
+    scores = list(state.scores)
+    for seat in game.seats.all():
+        if seat.total_score != scores[seat.position]:
+            seat.total_score = scores[seat.position]
+            seat.save(update_fields=["total_score"])
+    if state.is_over:
+        game.status = Game.Status.FINISHED
+        game.finished_at = now
+        game.current_seat = None
+        game.turn_deadline = None
+    else:
+        game.turn_deadline = game.turn_started_at + datetime.timedelta(seconds=game.time_limit_seconds)
+    game.save()
+    if state.is_over:
+        ratings.rate_finished_game(game)  # once: same transaction, game row locked
+    announce(game, turn_moved=new_turn or state.is_over)
+
+
+def announce(game: Game, *, turn_moved: bool = False) -> None:
+    """Once the transaction commits, the game's live group hears the new version (and nothing else);
+    when the turn moved on (or the game ended), every person at the table hears their "games waiting" count."""
+    live.announce_game_version_on_commit(game.pk, game.version)
+    if turn_moved:
+        live.announce_turn_counts_on_commit([s.user_id for s in game.seats.all() if s.user_id])
+
+
+def deal(game: Game) -> None:
+    rules = Rules.from_dict(game.rules)
+    state = new_game(rules, game.seat_count, game.seed)
+    game.status = Game.Status.ACTIVE
+    game.started_at = timezone.now()
+    play_bots(game, state, Recorder(game))
