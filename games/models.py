@@ -145,6 +145,24 @@ class Game(models.Model):
         return reverse("games:table", args=[self.pk])
 
     @property
+    def is_open(self) -> bool:
+        """Waiting for players: seats may be taken, nothing is dealt yet."""
+        return self.status == self.Status.OPEN
+
+    @property
+    def in_play(self) -> bool:
+        return self.status == self.Status.ACTIVE
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status == self.Status.FINISHED
+
+    @property
+    def is_aborted(self) -> bool:
+        """Called off by a moderator, or by the last person leaving before the start."""
+        return self.status == self.Status.ABORTED
+
+    @property
     def is_async(self) -> bool:
         """Played over days (turn notices by e-mail), as opposed to a live time limit."""
         return self.time_limit_seconds >= self.ASYNC_MIN_SECONDS
