@@ -1,4 +1,9 @@
-"""ASGI entry point: HTTP now, WebSocket routes join in ``games.routing``."""
+"""ASGI entry point: HTTP goes to Django, WebSockets to Channels.
+
+The WebSocket routes are ``games.live.routing``'s, behind the session
+authentication of ``AuthMiddlewareStack`` and an origin check against
+``ALLOWED_HOSTS``.
+"""
 
 import os
 

@@ -8,8 +8,10 @@ Who is rated for a seat:
   not users, and one rating per level (easy, medium, hard) lets people see
   where they stand against each.
 
-Places come from the final totals: the lowest total is first and equal
-totals share a place (openskill's ``ranks`` take ties).  Several bots of one
+Places come from :func:`places`, the one rule every page uses: the lowest
+total is first, equal totals share a place (openskill's ``ranks`` take
+ties), and people who left rank below everyone who stayed; each seat's place
+is stored in its ``GameResult``.  Several bots of one
 level at the same table are one rated entity seen several times: each seat
 is rated as its own team from the level's rating, and the level then takes
 the mean of those seats' new ``mu`` and ``sigma`` (so bots of a level beating

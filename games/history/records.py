@@ -1,5 +1,5 @@
-"""Reads for looking back: history lists, a finished game's record and replay,
-(player stats and the leaderboard are in ``stats``).
+"""Reads for looking back: history lists, a finished game's record and its replay
+(a person's numbers and the leaderboard are in :mod:`.stats`).
 
 Every function here runs a fixed number of queries whatever the number of
 games, rounds or moves (tests count them): lists are paginated querysets
@@ -7,10 +7,14 @@ with their related rows fetched in one go, and the numbers come from
 database aggregates (``aggregate``/``annotate`` and correlated subqueries),
 not Python loops over a person's games.
 
-A seat's place in a finished game is ``1 +`` the number of seats of that
-game with a lower total (equal totals share a place), computed in the
-database from ``Seat.total_score`` so that every finished game has one,
-rated or not.
+Places follow one rule, :func:`.ratings.places`: the lower total ranks
+first, equal totals share a place, and people who left (resigned, or timed
+out until a bot kept their seat) rank below everyone who stayed.  The rule
+runs once, when a game finishes, and its answer is stored in each seat's
+``GameResult`` (``place``, ``shared``); the lists and the stats read it from
+there (:func:`with_places`), so a game finished before ratings existed shows
+no place until ``manage.py rate_games`` has rated it.  A game's record
+applies ``places`` to its seats' totals itself.
 """
 
 from __future__ import annotations

@@ -2,8 +2,9 @@
 consumers (:mod:`.consumers`) and their routes (:mod:`.routing`).
 
 No message sent here ever carries a card: a game's group hears only its new
-version number, and each page fetches its own view of the table over HTTP
-(``games.selectors``, where the hidden-card rules live).
+version number, and each page fetches its own view of the table over HTTP,
+built by ``games.selectors`` from the engine's ``view(state, seat)``, the one
+rule about hidden cards.
 """
 
 from .groups import (

@@ -10,8 +10,11 @@ Both only ever send small JSON objects and never a card:
 - ``UserConsumer`` (``/ws/user/``): one person's group, for signals shown on
   every page (the "your turn" count in the header).
 
-Who may watch is decided by ``selectors.may_watch``, the same rule the table
-view applies.  Nothing a client sends changes anything: it gets an error.
+Which cards a page shows is not decided here: the page's HTTP fetch goes
+through ``games.selectors``, which builds the table from the engine's
+``view(state, seat)`` (the one rule about hidden cards).  Who may watch is
+decided by ``selectors.may_watch``, the same rule the table view applies.
+Nothing a client sends changes anything: it gets an error.
 """
 
 from __future__ import annotations

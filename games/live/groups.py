@@ -1,10 +1,12 @@
 """Live updates: the channel-layer groups and what is sent to them.
 
 One group per game (``game-<id>``) and one per person (``user-<id>``).  After
-a change of a game commits, its group hears only the new version number: each
-browser then fetches its own view of the table from the table view, so the
-rules about hidden cards live in one place (``games.selectors``) and no
-WebSocket message ever carries a card.
+a change of a game commits, its group hears only the new version number, and
+a person's group small signals (how many games wait on them): no WebSocket
+message ever carries a card.  Each browser then fetches its own view of the
+table over HTTP, so which cards a person may see is decided in one place,
+the engine's ``view(state, seat)``, from which ``games.selectors`` builds
+every table.
 """
 
 from __future__ import annotations
