@@ -103,7 +103,3 @@ class PlayForm(forms.Form):
         if self.cleaned_data.get("card"):
             data["card"] = self.cleaned_data["card"].strip()
         return data
-
-
-class VersionForm(forms.Form):
-    version = forms.IntegerField(min_value=0, required=False)
