@@ -21,7 +21,7 @@ urlpatterns = [
     path("games/<int:game_id>/invite/<str:token>/", views.invite, name="invite"),
     path("games/<int:game_id>/rounds/<int:round_number>/", views.round_summary, name="round"),
     path("games/<int:game_id>/rules/", views.rules, name="game_rules"),
-    # looking back (issue 6)
+    # looking back: history, records, replays, stats
     path("games/<int:game_id>/record/", history_views.game_record, name="record"),
     path("games/<int:game_id>/replay/", history_views.game_replay, name="replay"),
     path("history/", history_views.my_history, name="my_history"),

@@ -1,5 +1,5 @@
 """One rule for places everywhere: lowest total wins, ties share, and people who
-left (resigned or timed out) rank below everyone who stayed (issue 5)."""
+left (resigned or timed out) rank below everyone who stayed."""
 
 from __future__ import annotations
 

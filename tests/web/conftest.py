@@ -35,7 +35,7 @@ def state_fingerprint(game: Game) -> tuple:
 CARD_ATTR = re.compile(r'(?:data-card|value)="([A2-9TJQKX][CDHSX])"')
 
 
-# -- admin roles (issue 7) ---------------------------------------------------------
+# -- admin roles -----------------------------------------------------------------
 
 ROLES = ("superuser", "moderator", "staff", "user", "anonymous")
 
