@@ -11,7 +11,6 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from games.engine import GameState
@@ -65,11 +64,9 @@ def game_abort(*, game_id: int, moderator: Any, reason: str) -> Game:
             % {"id": game.pk, "status": game.get_status_display()},
             status=409,
         )
-    game.status = Game.Status.ABORTED
-    game.finished_at = timezone.now()
-    game.current_seat = None
+    changed = game.set_status(Game.Status.ABORTED)
     game.version += 1
-    game.save(update_fields=["status", "finished_at", "current_seat", "version", "updated_at"])
+    game.save(update_fields=[*changed, "version", "updated_at"])
     AuditRecord.objects.create(
         actor=moderator,
         action=AuditRecord.Action.GAME_ABORT,

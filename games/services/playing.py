@@ -174,13 +174,13 @@ def vacate_seat(game: Game, seat: Seat) -> None:
     seat.joined_at = None
     seat.save(update_fields=["user", "joined_at"])
     game.version += 1
+    fields = ["version", "created_by", "updated_at"]
     remaining = game.seats.filter(user__isnull=False).order_by("position").first()
     if remaining is None:
-        game.status = Game.Status.ABORTED
-        game.finished_at = timezone.now()
+        fields += game.set_status(Game.Status.ABORTED)
     elif game.created_by_id == user_id:
         game.created_by_id = remaining.user_id  # someone must be able to start the game
-    game.save(update_fields=["version", "status", "finished_at", "created_by", "updated_at"])
+    game.save(update_fields=fields)
     announce(game)
 
 

@@ -194,10 +194,7 @@ def save_state(game: Game, state: GameState, *, turn_changed: bool, now: datetim
             seat.total_score = scores[seat.position]
             seat.save(update_fields=["total_score"])
     if state.is_over:
-        game.status = Game.Status.FINISHED
-        game.finished_at = now
-        game.current_seat = None
-        game.turn_deadline = None
+        game.set_status(Game.Status.FINISHED, now=now)
     else:
         game.turn_deadline = game.turn_started_at + datetime.timedelta(seconds=game.time_limit_seconds)
     game.save()
@@ -217,6 +214,5 @@ def announce(game: Game, *, turn_moved: bool = False) -> None:
 def deal(game: Game) -> None:
     rules = Rules.from_dict(game.rules)
     state = new_game(rules, game.seat_count, game.seed)
-    game.status = Game.Status.ACTIVE
-    game.started_at = timezone.now()
+    game.set_status(Game.Status.ACTIVE)
     play_bots(game, state, Recorder(game))
