@@ -36,9 +36,9 @@ def moderation_reason(reason: Any) -> str:
 
 def _check_moderator(moderator: Any, permission: str) -> None:
     if moderator is None or not moderator.is_authenticated or not moderator.is_active:
-        raise GameError("not_logged_in", _("Log in to moderate."), status=403)
+        raise GameError("not_logged_in", _("Log in to moderate."))
     if not (moderator.is_staff and moderator.has_perm(permission)):
-        raise GameError("not_moderator", _("You may not do that."), status=403)
+        raise GameError("not_moderator", _("You may not do that."))
 
 
 def locked_game_for(moderator: Any, game_id: int) -> Game:
@@ -62,7 +62,6 @@ def game_abort(*, game_id: int, moderator: Any, reason: str) -> Game:
             "game_not_abortable",
             _("Game #%(id)s is %(status)s: only open or active games can be aborted.")
             % {"id": game.pk, "status": game.get_status_display()},
-            status=409,
         )
     changed = game.set_status(Game.Status.ABORTED)
     game.version += 1
@@ -95,7 +94,6 @@ def seat_hand_to_bot(
         raise GameError(
             "game_not_active",
             _("Game #%(id)s is not in play: only a seat of an active game can be handed to a bot.") % {"id": game.pk},
-            status=409,
         )
     seat = game.seats.select_related("user").filter(position=position).first()
     if seat is None:
@@ -106,7 +104,6 @@ def seat_hand_to_bot(
         raise GameError(
             "already_bot",
             _("A bot already plays seat %(position)s of game #%(id)s.") % {"position": position, "id": game.pk},
-            status=409,
         )
     _seat_to_bot(game, seat, bot_level)
     AuditRecord.objects.create(
@@ -137,11 +134,11 @@ def user_deactivate(*, user_id: int, moderator: Any, reason: str) -> Any:
     except (User.DoesNotExist, ValueError, TypeError):
         raise GameError("not_found", _("There is no such user.")) from None
     if user.pk == moderator.pk:
-        raise GameError("self_deactivate", _("You cannot deactivate your own account."), status=409)
+        raise GameError("self_deactivate", _("You cannot deactivate your own account."))
     if user.is_superuser and not moderator.is_superuser:
-        raise GameError("not_moderator", _("Only a superuser can deactivate a superuser."), status=403)
+        raise GameError("not_moderator", _("Only a superuser can deactivate a superuser."))
     if not user.is_active:
-        raise GameError("already_inactive", _("%(name)s is already deactivated.") % {"name": user.username}, status=409)
+        raise GameError("already_inactive", _("%(name)s is already deactivated.") % {"name": user.username})
     user.is_active = False
     user.save(update_fields=["is_active"])
     AuditRecord.objects.create(
