@@ -4,9 +4,9 @@ from django import forms
 from django.contrib.auth import get_user_model
 from django.utils.translation import gettext_lazy as _
 
-from .models import BotLevel, Game, Variant
+from games.engine.rules import MAX_SEATS, MIN_SEATS
 
-MIN_SEATS, MAX_SEATS = 2, 8
+from .models import BotLevel, Game, Variant
 
 
 class GameCreateForm(forms.Form):

@@ -19,7 +19,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from games.engine import Rules, RulesError, wild_rank_label
-from games.forms import MAX_SEATS, MIN_SEATS
+from games.engine.rules import MAX_SEATS, MIN_SEATS
 from games.models import Variant
 
 #: The rule options, grouped as on the change form (the names of Rules.to_dict()).

@@ -9,15 +9,12 @@ WebSocket message ever carries a card.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping
 from typing import Any
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
-
-logger = logging.getLogger(__name__)
 
 #: Consumer handler names (``type`` of group messages).
 GAME_VERSION = "game.version"

@@ -57,8 +57,17 @@ def game_timeout(*, game_id: int, turn_number: int, now: datetime.datetime | Non
         history = extend_history(history, recorder.last_events)
     seat.timeouts_in_row += 1
     seat.save(update_fields=["timeouts_in_row"])
+    logger.info(
+        "game %s: turn %s of seat %s (user %s) timed out (%s in a row); the bot played it",
+        game.pk,
+        turn_number,
+        position,
+        seat.user_id,
+        seat.timeouts_in_row,
+    )
     if seat.timeouts_in_row >= TIMEOUTS_BEFORE_TAKEOVER and not seat.bot_level:
         hand_seat_to_bot(game, seat, TAKEOVER_BOT_LEVEL, left=Seat.Left.TIMED_OUT, now=now)
+        logger.info("game %s: a bot keeps seat %s; user %s has left after timeouts", game.pk, position, seat.user_id)
     play_bots(game, state, recorder, now=now)
     return game
 

@@ -7,6 +7,7 @@ what, when, why, target).  A reason is required.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -19,6 +20,8 @@ from games.models import AuditRecord, BotLevel, Game, Seat
 from .errors import GameError
 from .playing import vacate_seat
 from .turns import Recorder, announce, hand_seat_to_bot, play_bots
+
+logger = logging.getLogger(__name__)
 
 REASON_MAX_LENGTH = 500
 
@@ -73,6 +76,7 @@ def game_abort(*, game_id: int, moderator: Any, reason: str) -> Game:
         game=game,
         target=str(_("game #%(id)s (%(variant)s)") % {"id": game.pk, "variant": game.variant_name}),
     )
+    logger.info("moderator %s aborted game %s", moderator.pk, game.pk)
     announce(game, turn_moved=True)
     return game
 
@@ -115,6 +119,14 @@ def seat_hand_to_bot(
         target_user=seat.user,
         target=seat_label(game, seat),
     )
+    logger.info(
+        "moderator %s handed seat %s of game %s (user %s) to a %s bot",
+        moderator.pk,
+        seat.position,
+        game.pk,
+        seat.user_id,
+        bot_level,
+    )
     return game
 
 
@@ -148,6 +160,7 @@ def user_deactivate(*, user_id: int, moderator: Any, reason: str) -> Any:
         target_user=user,
         target=str(_("user %(name)s") % {"name": user.username}),
     )
+    logger.info("moderator %s deactivated user %s", moderator.pk, user.pk)
     game_ids = (
         Seat.objects.filter(user=user, bot_level="", game__status__in=[Game.Status.OPEN, Game.Status.ACTIVE])
         .order_by("game_id")
@@ -174,6 +187,7 @@ def user_deactivate(*, user_id: int, moderator: Any, reason: str) -> Any:
             reason=_("%(name)s was deactivated: %(reason)s") % {"name": user.username, "reason": reason},
             target=label if action == AuditRecord.Action.SEAT_VACATE else seat_label(game, seat),
         )
+        logger.info("moderator %s: %s in game %s for deactivated user %s", moderator.pk, action, game.pk, user.pk)
     return user
 
 

@@ -4,6 +4,7 @@ move log, the bots' turns, the saved snapshot and the live announcement."""
 from __future__ import annotations
 
 import datetime
+import logging
 from collections.abc import Iterable
 from typing import Any
 
@@ -17,6 +18,8 @@ from games.history import ratings
 from games.models import BotLevel, Game, Move, RoundResult, Seat
 
 from .errors import GameError
+
+logger = logging.getLogger(__name__)
 
 #: The bot that plays a person's timed-out turn, and the seat of someone who left.
 TAKEOVER_BOT_LEVEL = BotLevel.HARD
@@ -200,6 +203,7 @@ def save_state(game: Game, state: GameState, *, turn_changed: bool, now: datetim
     game.save()
     if state.is_over:
         ratings.rate_finished_game(game)  # once: same transaction, game row locked
+        logger.info("game %s finished: total scores by seat %s", game.pk, scores)
     announce(game, turn_moved=new_turn or state.is_over)
 
 
