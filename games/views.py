@@ -6,6 +6,7 @@ with the message and a 4xx status; nothing is changed.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from django.contrib import messages
@@ -280,10 +281,10 @@ def rules(request: HttpRequest, game_id: int | None = None) -> HttpResponse:
         variant_rules, variant_name = Rules.from_dict(game.rules), game.variant_name
     else:
         variant = Variant.objects.filter(slug=variant_slug).first() if variant_slug else None
-        try:
-            variant_rules, variant_name = Rules.from_dict(variant.options), variant.name
-        except (AttributeError, RulesError):  # no such variant, or options the engine refuses
-            variant_name, variant_rules = PRESETS["classic"]
+        variant_name, variant_rules = PRESETS["classic"]  # no such variant, or options the engine refuses
+        if variant is not None:
+            with contextlib.suppress(AttributeError, RulesError):
+                variant_rules, variant_name = Rules.from_dict(variant.options), variant.name
     return render(
         request,
         "games/rules.html",

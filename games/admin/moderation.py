@@ -9,7 +9,7 @@ read-only for everyone, no add, change or delete.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from django import forms
@@ -20,7 +20,7 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import Q, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
-from django.urls import path, reverse
+from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
@@ -134,10 +134,10 @@ class PlayerFilter(admin.SimpleListFilter):
     parameter_name = "player"
     template = "admin/games/input_filter.html"
 
-    def lookups(self, request: HttpRequest, model_admin: Any):
+    def lookups(self, request: HttpRequest, model_admin: Any) -> tuple[tuple[str, str], ...]:
         return (("", ""),)  # the filter is only shown when it has lookups
 
-    def choices(self, changelist: Any):
+    def choices(self, changelist: Any) -> Iterator[Any]:  # its dicts carry query_parts as well
         query_parts = [
             (key, value)
             for key, values in changelist.params.items()
@@ -353,7 +353,7 @@ class GameAdmin(GameModerationAdmin):
         parts += [f"{key}={value}" for key, value in changed.items()]
         return "; ".join(parts) or _("classic (no option changed)")
 
-    def get_urls(self):
+    def get_urls(self) -> list[URLPattern]:
         wrap = self.admin_site.admin_view
         return [
             path("<path:object_id>/abort/", wrap(self.abort_view), name="games_game_abort"),
@@ -444,16 +444,17 @@ class GameAdmin(GameModerationAdmin):
     def abort_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
         game = self._moderated_game(request, object_id)
         back = reverse("admin:games_game_change", args=[game.pk])
-        return self._abort(request, [game], action_name=None, back_url=back)
+        # Without an action name the step always answers (the page, or a redirect once done).
+        return self._abort(request, [game], action_name=None, back_url=back) or HttpResponseRedirect(back)
 
     def seat_to_bot_view(self, request: HttpRequest, object_id: str, position: int) -> HttpResponse:
         game = self._moderated_game(request, object_id)
         seat = game.seats.select_related("user").filter(position=position).first()
         if seat is None:
             raise Http404(_("There is no such seat."))
-        return hand_seats_to_bot_step(
-            self, request, [seat], action_name=None, back_url=reverse("admin:games_game_change", args=[game.pk])
-        )
+        back = reverse("admin:games_game_change", args=[game.pk])
+        response = hand_seats_to_bot_step(self, request, [seat], action_name=None, back_url=back)
+        return response or HttpResponseRedirect(back)
 
 
 @admin.register(Seat)

@@ -70,7 +70,8 @@ def parse_rounds(text: str) -> list[int]:
 
 
 class RoundsField(forms.CharField):
-    def to_python(self, value: Any) -> list[int]:
+    # Typed in text, cleaned to the list of hand sizes (CharField's to_python returns text).
+    def to_python(self, value: Any) -> list[int]:  # type: ignore[override]
         text = super().to_python(value)
         return parse_rounds(text) if text else []
 
@@ -236,7 +237,7 @@ class VariantForm(forms.ModelForm):
         return value
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        data = super().clean() or {}
         if any(option in self.errors for option in RULE_OPTIONS):
             return data
         options = {option: self._as_option(option, data.get(option)) for option in RULE_OPTIONS}
@@ -308,13 +309,13 @@ class VariantAdmin(admin.ModelAdmin):
             return False  # hide it instead: games keep a link to the variant they were made from
         return request.user.is_active and request.user.is_superuser
 
-    def get_fieldsets(self, request: HttpRequest, obj: Any = None):
+    def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> Any:
         if self.has_change_permission(request, obj):
             return self.fieldsets
         # View-only: the option fields are form fields, so show the stored options in words instead.
         return ((None, {"fields": ("name", "slug", "description", "is_active", "position", "rules_in_words")}),)
 
-    def get_readonly_fields(self, request: HttpRequest, obj: Any = None):
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
         return ("rules_in_words",) if not self.has_change_permission(request, obj) else ()
 
     @admin.display(description=gettext_lazy("rule options"))

@@ -282,7 +282,7 @@ class Seat(models.Model):
 
     @property
     def name(self) -> str:
-        if self.user_id is not None:
+        if self.user is not None:
             return self.user.shown_name
         if self.bot_level:
             return self.bot_name or str(_("Bot"))

@@ -14,12 +14,11 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils.translation import gettext as _
 
-from games.engine import GameState
 from games.models import AuditRecord, BotLevel, Game, Seat
 
 from .errors import GameError
 from .playing import vacate_seat
-from .turns import Recorder, announce, hand_seat_to_bot, play_bots
+from .turns import Recorder, announce, engine_state, hand_seat_to_bot, play_bots
 
 logger = logging.getLogger(__name__)
 
@@ -195,11 +194,11 @@ def _seat_to_bot(game: Game, seat: Seat, bot_level: str) -> None:
     hand_seat_to_bot(game, seat, bot_level)
     game.version += 1
     # The bot plays now if the turn is its own (and on until a person must move).
-    play_bots(game, GameState.from_dict(game.state), Recorder(game))
+    play_bots(game, engine_state(game), Recorder(game))
 
 
 def seat_label(game: Game, seat: Seat) -> str:
     return str(
         _("seat %(position)s of game #%(id)s (%(name)s)")
-        % {"position": seat.position, "id": game.pk, "name": seat.user.username if seat.user_id else seat.name}
+        % {"position": seat.position, "id": game.pk, "name": seat.user.username if seat.user is not None else seat.name}
     )

@@ -68,6 +68,17 @@ def hand_seat_to_bot(
     seat.save(update_fields=fields)
 
 
+def engine_state(game: Game) -> GameState:
+    """The engine state of a dealt game (``Game.state`` is empty until the deal).
+
+    Refused as ``game_not_active`` for a game never dealt, instead of the
+    engine failing on ``None``.
+    """
+    if game.state is None:
+        raise GameError("game_not_active", _("The game has not started yet."))
+    return GameState.from_dict(game.state)
+
+
 def describe_illegal(error: IllegalAction, action: Any) -> str:
     """The engine's refusal in the reader's language (its English text is the fallback)."""
     messages = {
@@ -187,7 +198,7 @@ def extend_history(history: list[dict[str, Any]], events: Iterable[dict[str, Any
 def save_state(game: Game, state: GameState, *, turn_changed: bool, now: datetime.datetime | None = None) -> None:
     now = now or timezone.now()
     new_turn = turn_changed or game.turn_started_at is None
-    if new_turn:
+    if new_turn or game.turn_started_at is None:
         game.turn_started_at = now
     game.state = state.to_dict()
     game.current_seat = state.current_seat
