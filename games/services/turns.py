@@ -198,7 +198,7 @@ def extend_history(history: list[dict[str, Any]], events: Iterable[dict[str, Any
 def save_state(game: Game, state: GameState, *, turn_changed: bool, now: datetime.datetime | None = None) -> None:
     now = now or timezone.now()
     new_turn = turn_changed or game.turn_started_at is None
-    if new_turn or game.turn_started_at is None:
+    if new_turn or game.turn_started_at is None:  # (the same test: spelled out for mypy's narrowing)
         game.turn_started_at = now
     game.state = state.to_dict()
     game.current_seat = state.current_seat
