@@ -9,8 +9,8 @@ from django.contrib.admin.utils import unquote
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
-from django.http import Http404, HttpRequest, HttpResponse
-from django.urls import path, reverse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.urls import URLPattern, path, reverse
 from django.utils import timezone
 from django.utils.formats import localize
 from django.utils.translation import gettext as _
@@ -73,7 +73,8 @@ class AuditByUserInline(ReadOnlyInline):
 
 @admin.register(User)
 class UserAdmin(BaseUserAdmin):
-    fieldsets = BaseUserAdmin.fieldsets + (
+    fieldsets = (
+        *(BaseUserAdmin.fieldsets or ()),
         (gettext_lazy("Preferences"), {"fields": ("display_name", "language", "notify_by_email")}),
     )
     list_display = ("username", "display_name", "email", "is_active", "is_staff", "date_joined")
@@ -93,13 +94,13 @@ class UserAdmin(BaseUserAdmin):
             if not isinstance(inline, AuditByUserInline) or obj.audit_actions.exists()
         ]
 
-    def get_readonly_fields(self, request: HttpRequest, obj: Any = None):
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
         # Deactivating goes through the "Deactivate" action (services.user_deactivate: bots take the
         # seats, an audit record is written), never through a bare checkbox.
         readonly = tuple(super().get_readonly_fields(request, obj))
         return readonly + ("is_active",) if obj is not None else readonly
 
-    def get_fieldsets(self, request: HttpRequest, obj: Any = None):
+    def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> Any:
         fieldsets = super().get_fieldsets(request, obj)
         if obj is not None and not self.has_change_permission(request, obj):
             # View-only (moderators): no "reset password" button that would only lead to a 403.
@@ -109,7 +110,7 @@ class UserAdmin(BaseUserAdmin):
             ]
         return fieldsets
 
-    def get_urls(self):
+    def get_urls(self) -> list[URLPattern]:
         return [
             path(
                 "<path:object_id>/deactivate/",
@@ -174,6 +175,6 @@ class UserAdmin(BaseUserAdmin):
         user = self.get_object(request, unquote(object_id))
         if user is None:
             raise Http404(_("There is no such user."))
-        return self._deactivate(
-            request, [user], action_name=None, back_url=reverse("admin:accounts_user_change", args=[user.pk])
-        )
+        back = reverse("admin:accounts_user_change", args=[user.pk])
+        # Without an action name the step always answers (the page, or a redirect once done).
+        return self._deactivate(request, [user], action_name=None, back_url=back) or HttpResponseRedirect(back)

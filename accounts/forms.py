@@ -1,3 +1,5 @@
+from typing import Any
+
 from django import forms
 from django.conf import settings
 from django.contrib.auth.forms import UserCreationForm
@@ -11,7 +13,7 @@ class SignUpForm(UserCreationForm):
         label=_("E-mail"), help_text=_("Used only to reset your password and, if you ask, for turn notices.")
     )
 
-    class Meta(UserCreationForm.Meta):
+    class Meta(UserCreationForm.Meta):  # type: ignore[name-defined]  # django-stubs does not declare this Meta
         model = User
         fields = ("username", "email")
 
@@ -21,6 +23,8 @@ class ProfileForm(forms.ModelForm):
         model = User
         fields = ("display_name", "email", "language", "notify_by_email")
 
-    def __init__(self, *args, **kwargs) -> None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["language"].choices = [("", _("Same as my browser")), *settings.LANGUAGES]
+        language = self.fields["language"]
+        assert isinstance(language, forms.ChoiceField)  # the model field has choices
+        language.choices = [("", _("Same as my browser")), *settings.LANGUAGES]

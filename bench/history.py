@@ -21,6 +21,7 @@ import sys
 import tempfile
 import time
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TMP = tempfile.mkdtemp(prefix="threethirteen-bench-")
@@ -51,6 +52,12 @@ def seed(games: int, rounds: int) -> tuple:
         User.objects.create_user(username=n, password="a-long-pass-phrase-42") for n in ("ann", "bob", "cat")
     )
     start = datetime(2026, 1, 1, tzinfo=UTC)
+    who_sits: list[dict[str, Any]] = [
+        {"user": ann},
+        {"user": bob},
+        {"user": cat},
+        {"bot_level": "hard", "bot_name": "Ada"},
+    ]
     for i in range(games):
         game = Game.objects.create(
             variant_name="Classic",
@@ -66,9 +73,7 @@ def seed(games: int, rounds: int) -> tuple:
         Seat.objects.bulk_create(
             [
                 Seat(game=game, position=s, total_score=sum(p[s] for p in points), **who)
-                for s, who in enumerate(
-                    [{"user": ann}, {"user": bob}, {"user": cat}, {"bot_level": "hard", "bot_name": "Ada"}]
-                )
+                for s, who in enumerate(who_sits)
             ]
         )
         RoundResult.objects.bulk_create(
@@ -91,6 +96,7 @@ def seed(games: int, rounds: int) -> tuple:
     game = services.game_create(creator=ann, variant=classic, seat_count=4, bot_count=3, seed=7)
     while True:
         game.refresh_from_db()
+        assert game.state is not None  # dealt at creation: every seat is taken
         if game.status != Game.Status.ACTIVE:
             break
         action = bots.choose_action(view(GameState.from_dict(game.state), 0))

@@ -123,6 +123,7 @@ def play(post_to: str, listen_on: str, moves: int) -> dict[str, list[float]]:
     from django.core.management import call_command
     from django.test import Client
     from websockets.sync.client import connect
+    from websockets.typing import Origin
 
     from games import bots, services
     from games.engine import GameState, view
@@ -151,12 +152,13 @@ def play(post_to: str, listen_on: str, moves: int) -> dict[str, list[float]]:
             )
         game.refresh_from_db()
         mover = game.current_seat
+        assert mover is not None and game.state is not None  # an active game: dealt, a seat to play
         watcher = 1 - mover
         action = bots.choose_action(view(GameState.from_dict(game.state), mover)).to_dict()
         opener, fields = table_form(post_to, sessions[mover], game.pk)
         with connect(
             f"ws://{host.netloc}/ws/games/{game.pk}/",
-            origin=listen_on,
+            origin=Origin(listen_on),
             additional_headers={"Cookie": f"sessionid={sessions[watcher]}"},
         ) as socket:
             json.loads(socket.recv(timeout=10))

@@ -1,12 +1,14 @@
 from __future__ import annotations
 
+from typing import Any
+
 from django import forms
 from django.contrib.auth import get_user_model
 from django.utils.translation import gettext_lazy as _
 
-from .models import BotLevel, Game, Variant
+from games.engine.rules import MAX_SEATS, MIN_SEATS
 
-MIN_SEATS, MAX_SEATS = 2, 8
+from .models import BotLevel, Game, Variant
 
 
 class GameCreateForm(forms.Form):
@@ -70,8 +72,8 @@ class GameCreateForm(forms.Form):
                 raise forms.ValidationError(_("No player is called “%(name)s”.") % {"name": name}) from None
         return users
 
-    def clean(self) -> dict:
-        data = super().clean()
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
         seats, bots, invited = data.get("seat_count"), data.get("bot_count"), data.get("invite")
         if seats is not None and bots is not None and invited is not None:
             if 1 + bots + len(invited) > seats:

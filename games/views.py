@@ -6,6 +6,7 @@ with the message and a 4xx status; nothing is changed.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from django.contrib import messages
@@ -23,6 +24,39 @@ from .forms import GameCreateForm, PlayForm
 from .models import Game, Variant
 
 SORT_SESSION_KEY = "hand_sort"
+
+#: The HTTP status of each refusal code of the services (anything else: 400).
+HTTP_STATUS = {
+    "not_logged_in": 403,
+    "not_seated": 403,
+    "not_creator": 403,
+    "private_game": 403,
+    "not_moderator": 403,
+    "not_found": 404,
+    "stale_version": 409,
+    "game_not_open": 409,
+    "game_not_active": 409,
+    "game_full": 409,
+    "already_seated": 409,
+    "not_your_turn": 409,
+    "wrong_phase": 409,
+    "game_over": 409,
+    "seats_open": 409,
+    "not_due": 409,
+    "seat_left": 409,
+    "game_not_finished": 409,
+    "game_aborted": 409,
+    "seat_played_by_bot": 409,
+    "game_not_abortable": 409,
+    "already_bot": 409,
+    "self_deactivate": 409,
+    "already_inactive": 409,
+}
+
+
+def http_status(error: services.GameError) -> int:
+    """The status a page answers with when a service refuses (the refusal's code decides)."""
+    return HTTP_STATUS.get(error.code, 400)
 
 
 def lobby(request: HttpRequest, form: GameCreateForm | None = None, status: int = 200) -> HttpResponse:
@@ -61,7 +95,7 @@ def game_create(request: HttpRequest) -> HttpResponse:
         )
     except services.GameError as error:
         form.add_error(None, error.message)
-        return lobby(request, form=form, status=error.status)
+        return lobby(request, form=form, status=http_status(error))
     return redirect(game)
 
 
@@ -80,7 +114,7 @@ def _table_response(
     context = selectors.game_table(game=game, user=request.user, sort=_sort_choice(request))
     if error is not None:
         context["error"] = error.message
-        status = error.status
+        status = http_status(error)
     return render(request, template, context, status=status)
 
 
@@ -116,10 +150,9 @@ def table_partial(request: HttpRequest, game_id: int) -> HttpResponse:
 def _refused(request: HttpRequest, error: services.GameError, game: Game | None = None) -> HttpResponse:
     if game is not None and request.user.is_authenticated:
         game.refresh_from_db()
-        if not selectors.may_watch(game=game, user=request.user):
-            return render(request, "games/refused.html", {"error": error.message, "game": game}, status=error.status)
-        return _table_response(request, game, template="games/table.html", error=error)
-    return render(request, "games/refused.html", {"error": error.message, "game": game}, status=error.status)
+        if selectors.may_watch(game=game, user=request.user):
+            return _table_response(request, game, template="games/table.html", error=error)
+    return render(request, "games/refused.html", {"error": error.message, "game": game}, status=http_status(error))
 
 
 @require_POST
@@ -210,7 +243,7 @@ def invite(request: HttpRequest, game_id: int, token: str) -> HttpResponse:
                 request,
                 "games/invite.html",
                 {"game": game, "token": token, "error": error.message},
-                status=error.status,
+                status=http_status(error),
             )
         messages.success(request, _("You took a seat."))
         return redirect(game)
@@ -248,10 +281,10 @@ def rules(request: HttpRequest, game_id: int | None = None) -> HttpResponse:
         variant_rules, variant_name = Rules.from_dict(game.rules), game.variant_name
     else:
         variant = Variant.objects.filter(slug=variant_slug).first() if variant_slug else None
-        try:
-            variant_rules, variant_name = Rules.from_dict(variant.options), variant.name
-        except (AttributeError, RulesError):  # no such variant, or options the engine refuses
-            variant_name, variant_rules = PRESETS["classic"]
+        variant_name, variant_rules = PRESETS["classic"]  # no such variant, or options the engine refuses
+        if variant is not None:
+            with contextlib.suppress(AttributeError, RulesError):
+                variant_rules, variant_name = Rules.from_dict(variant.options), variant.name
     return render(
         request,
         "games/rules.html",

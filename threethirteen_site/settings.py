@@ -184,9 +184,18 @@ if not DEBUG:
     SECURE_CONTENT_TYPE_NOSNIFF = True
     X_FRAME_OPTIONS = "DENY"
 
+# Warnings and errors of everything go to the console; the apps' own loggers (``games.*``,
+# ``accounts.*``: game finishes, timeouts, moderation) also at INFO.  Their records reach the
+# console through the root handler, so each line is written once.
+APP_LOG_LEVEL = os.environ.get("APP_LOG_LEVEL", "INFO")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "formatters": {"plain": {"format": "{asctime} {levelname} {name}: {message}", "style": "{"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
+    "loggers": {
+        "games": {"level": APP_LOG_LEVEL},
+        "accounts": {"level": APP_LOG_LEVEL},
+    },
 }

@@ -136,7 +136,7 @@ def line_chart(
         "zero_y": y_at(0) if zero_line and low < 0 < high else None,
         "lines": lines,
         "rows": [
-            {"label": label, "values": [_label(s.values[i]) if s.values[i] is not None else "" for s in series]}
+            {"label": label, "values": [_label(v) if (v := s.values[i]) is not None else "" for s in series]}
             for i, label in enumerate(x_labels)
         ],
         "names": [s.name for s in series],

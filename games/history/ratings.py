@@ -79,7 +79,8 @@ def rate_finished_game(game: Game) -> bool:
     totals = [seat.total_score for seat in seats]
     seat_places = places(totals, [seat.has_left for seat in seats])
     teams = [[MODEL.rating(mu=current[key].mu, sigma=current[key].sigma)] for key in keys]
-    rated = MODEL.rate(teams, ranks=seat_places)
+    ranks: list[float] = list(seat_places)  # openskill's type; the places stay whole numbers
+    rated = MODEL.rate(teams, ranks=ranks)
 
     new_values: dict[tuple[str, Any], list[tuple[float, float]]] = {}
     for key, team in zip(keys, rated, strict=True):

@@ -11,12 +11,20 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from games import bots
-from games.engine import GameState, view
+from games.engine import view
 from games.models import Game, Seat
 
 from . import notices
 from .errors import GameError
-from .turns import TAKEOVER_BOT_LEVEL, Recorder, extend_history, hand_seat_to_bot, play_bots, round_history
+from .turns import (
+    TAKEOVER_BOT_LEVEL,
+    Recorder,
+    engine_state,
+    extend_history,
+    hand_seat_to_bot,
+    play_bots,
+    round_history,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -46,8 +54,10 @@ def game_timeout(*, game_id: int, turn_number: int, now: datetime.datetime | Non
         or game.turn_deadline > now
     ):
         raise GameError("not_due", _("That turn has been played or is not out of time."))
-    state = GameState.from_dict(game.state)
+    state = engine_state(game)
     position = state.current_seat
+    if position is None:  # a round or game over: no turn to play
+        raise GameError("not_due", _("That turn has been played or is not out of time."))
     seat = game.seats.get(position=position)
     recorder = Recorder(game)
     history = round_history(game, state)
@@ -57,8 +67,17 @@ def game_timeout(*, game_id: int, turn_number: int, now: datetime.datetime | Non
         history = extend_history(history, recorder.last_events)
     seat.timeouts_in_row += 1
     seat.save(update_fields=["timeouts_in_row"])
+    logger.info(
+        "game %s: turn %s of seat %s (user %s) timed out (%s in a row); the bot played it",
+        game.pk,
+        turn_number,
+        position,
+        seat.user_id,
+        seat.timeouts_in_row,
+    )
     if seat.timeouts_in_row >= TIMEOUTS_BEFORE_TAKEOVER and not seat.bot_level:
         hand_seat_to_bot(game, seat, TAKEOVER_BOT_LEVEL, left=Seat.Left.TIMED_OUT, now=now)
+        logger.info("game %s: a bot keeps seat %s; user %s has left after timeouts", game.pk, position, seat.user_id)
     play_bots(game, state, recorder, now=now)
     return game
 

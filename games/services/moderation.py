@@ -7,19 +7,20 @@ what, when, why, target).  A reason is required.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from games.engine import GameState
 from games.models import AuditRecord, BotLevel, Game, Seat
 
 from .errors import GameError
 from .playing import vacate_seat
-from .turns import Recorder, announce, hand_seat_to_bot, play_bots
+from .turns import Recorder, announce, engine_state, hand_seat_to_bot, play_bots
+
+logger = logging.getLogger(__name__)
 
 REASON_MAX_LENGTH = 500
 
@@ -37,9 +38,9 @@ def moderation_reason(reason: Any) -> str:
 
 def _check_moderator(moderator: Any, permission: str) -> None:
     if moderator is None or not moderator.is_authenticated or not moderator.is_active:
-        raise GameError("not_logged_in", _("Log in to moderate."), status=403)
+        raise GameError("not_logged_in", _("Log in to moderate."))
     if not (moderator.is_staff and moderator.has_perm(permission)):
-        raise GameError("not_moderator", _("You may not do that."), status=403)
+        raise GameError("not_moderator", _("You may not do that."))
 
 
 def locked_game_for(moderator: Any, game_id: int) -> Game:
@@ -63,13 +64,10 @@ def game_abort(*, game_id: int, moderator: Any, reason: str) -> Game:
             "game_not_abortable",
             _("Game #%(id)s is %(status)s: only open or active games can be aborted.")
             % {"id": game.pk, "status": game.get_status_display()},
-            status=409,
         )
-    game.status = Game.Status.ABORTED
-    game.finished_at = timezone.now()
-    game.current_seat = None
+    changed = game.set_status(Game.Status.ABORTED)
     game.version += 1
-    game.save(update_fields=["status", "finished_at", "current_seat", "version", "updated_at"])
+    game.save(update_fields=[*changed, "version", "updated_at"])
     AuditRecord.objects.create(
         actor=moderator,
         action=AuditRecord.Action.GAME_ABORT,
@@ -77,6 +75,7 @@ def game_abort(*, game_id: int, moderator: Any, reason: str) -> Game:
         game=game,
         target=str(_("game #%(id)s (%(variant)s)") % {"id": game.pk, "variant": game.variant_name}),
     )
+    logger.info("moderator %s aborted game %s", moderator.pk, game.pk)
     announce(game, turn_moved=True)
     return game
 
@@ -98,7 +97,6 @@ def seat_hand_to_bot(
         raise GameError(
             "game_not_active",
             _("Game #%(id)s is not in play: only a seat of an active game can be handed to a bot.") % {"id": game.pk},
-            status=409,
         )
     seat = game.seats.select_related("user").filter(position=position).first()
     if seat is None:
@@ -109,7 +107,6 @@ def seat_hand_to_bot(
         raise GameError(
             "already_bot",
             _("A bot already plays seat %(position)s of game #%(id)s.") % {"position": position, "id": game.pk},
-            status=409,
         )
     _seat_to_bot(game, seat, bot_level)
     AuditRecord.objects.create(
@@ -120,6 +117,14 @@ def seat_hand_to_bot(
         seat_position=seat.position,
         target_user=seat.user,
         target=seat_label(game, seat),
+    )
+    logger.info(
+        "moderator %s handed seat %s of game %s (user %s) to a %s bot",
+        moderator.pk,
+        seat.position,
+        game.pk,
+        seat.user_id,
+        bot_level,
     )
     return game
 
@@ -140,11 +145,11 @@ def user_deactivate(*, user_id: int, moderator: Any, reason: str) -> Any:
     except (User.DoesNotExist, ValueError, TypeError):
         raise GameError("not_found", _("There is no such user.")) from None
     if user.pk == moderator.pk:
-        raise GameError("self_deactivate", _("You cannot deactivate your own account."), status=409)
+        raise GameError("self_deactivate", _("You cannot deactivate your own account."))
     if user.is_superuser and not moderator.is_superuser:
-        raise GameError("not_moderator", _("Only a superuser can deactivate a superuser."), status=403)
+        raise GameError("not_moderator", _("Only a superuser can deactivate a superuser."))
     if not user.is_active:
-        raise GameError("already_inactive", _("%(name)s is already deactivated.") % {"name": user.username}, status=409)
+        raise GameError("already_inactive", _("%(name)s is already deactivated.") % {"name": user.username})
     user.is_active = False
     user.save(update_fields=["is_active"])
     AuditRecord.objects.create(
@@ -154,6 +159,7 @@ def user_deactivate(*, user_id: int, moderator: Any, reason: str) -> Any:
         target_user=user,
         target=str(_("user %(name)s") % {"name": user.username}),
     )
+    logger.info("moderator %s deactivated user %s", moderator.pk, user.pk)
     game_ids = (
         Seat.objects.filter(user=user, bot_level="", game__status__in=[Game.Status.OPEN, Game.Status.ACTIVE])
         .order_by("game_id")
@@ -180,6 +186,7 @@ def user_deactivate(*, user_id: int, moderator: Any, reason: str) -> Any:
             reason=_("%(name)s was deactivated: %(reason)s") % {"name": user.username, "reason": reason},
             target=label if action == AuditRecord.Action.SEAT_VACATE else seat_label(game, seat),
         )
+        logger.info("moderator %s: %s in game %s for deactivated user %s", moderator.pk, action, game.pk, user.pk)
     return user
 
 
@@ -187,11 +194,11 @@ def _seat_to_bot(game: Game, seat: Seat, bot_level: str) -> None:
     hand_seat_to_bot(game, seat, bot_level)
     game.version += 1
     # The bot plays now if the turn is its own (and on until a person must move).
-    play_bots(game, GameState.from_dict(game.state), Recorder(game))
+    play_bots(game, engine_state(game), Recorder(game))
 
 
 def seat_label(game: Game, seat: Seat) -> str:
     return str(
         _("seat %(position)s of game #%(id)s (%(name)s)")
-        % {"position": seat.position, "id": game.pk, "name": seat.user.username if seat.user_id else seat.name}
+        % {"position": seat.position, "id": game.pk, "name": seat.user.username if seat.user is not None else seat.name}
     )

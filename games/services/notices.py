@@ -23,6 +23,7 @@ from django.db.models import Exists, OuterRef
 from django.template.loader import render_to_string
 from django.utils import timezone, translation
 
+from accounts.models import User
 from games.models import Game, Seat, TurnNotice
 
 logger = logging.getLogger(__name__)
@@ -53,11 +54,13 @@ def send_due_notices(*, now: datetime.datetime | None = None) -> int:
     )
     sent = 0
     for game in games:
+        if game.current_seat is None or game.turn_started_at is None:
+            continue  # excluded by the query already
         seat = Seat.objects.select_related("user").filter(game=game, position=game.current_seat).first()
         if seat is None or not seat.person_plays:
             continue
         user = seat.user
-        if not (user.notify_by_email and user.email and user.is_active):
+        if user is None or not (user.notify_by_email and user.email and user.is_active):
             continue
         reminder_due = now >= game.turn_started_at + datetime.timedelta(seconds=game.time_limit_seconds * REMINDER_AT)
         kind = TurnNotice.Kind.REMINDER if reminder_due else TurnNotice.Kind.TURN
@@ -69,7 +72,7 @@ def send_due_notices(*, now: datetime.datetime | None = None) -> int:
     return sent
 
 
-def _claim(game: Game, kind: str, user, now: datetime.datetime) -> bool:
+def _claim(game: Game, kind: str, user: User, now: datetime.datetime) -> bool:
     """Record the notice; False when it was recorded already (sent before, or by another worker)."""
     try:
         with transaction.atomic():
@@ -81,7 +84,7 @@ def _claim(game: Game, kind: str, user, now: datetime.datetime) -> bool:
     return created
 
 
-def _send(game: Game, user, kind: str) -> None:
+def _send(game: Game, user: User, kind: str) -> None:
     link = settings.SITE_URL.rstrip("/") + game.get_absolute_url()
     context = {
         "game": game,

@@ -21,7 +21,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from games import bots
-from games.engine import Action, Discard, Draw, GameState, GoOut, IllegalAction, Rules, RulesError, action_from_dict
+from games.engine import Action, Discard, Draw, GoOut, IllegalAction, Rules, RulesError, action_from_dict
 from games.models import BotLevel, Game, Seat, Variant
 
 from .errors import GameError
@@ -31,6 +31,7 @@ from .turns import (
     announce,
     deal,
     describe_illegal,
+    engine_state,
     hand_seat_to_bot,
     locked_game,
     play_bots,
@@ -174,13 +175,13 @@ def vacate_seat(game: Game, seat: Seat) -> None:
     seat.joined_at = None
     seat.save(update_fields=["user", "joined_at"])
     game.version += 1
+    fields = ["version", "created_by", "updated_at"]
     remaining = game.seats.filter(user__isnull=False).order_by("position").first()
     if remaining is None:
-        game.status = Game.Status.ABORTED
-        game.finished_at = timezone.now()
+        fields += game.set_status(Game.Status.ABORTED)
     elif game.created_by_id == user_id:
         game.created_by_id = remaining.user_id  # someone must be able to start the game
-    game.save(update_fields=["version", "status", "finished_at", "created_by", "updated_at"])
+    game.save(update_fields=fields)
     announce(game)
 
 
@@ -234,7 +235,7 @@ def game_play(*, game_id: int, user: Any, action: Action | Mapping[str, Any], ex
     try:
         if not isinstance(action, (Draw, Discard, GoOut)):
             action = action_from_dict(action)
-        state = GameState.from_dict(game.state)
+        state = engine_state(game)
         recorder = Recorder(game)
         state = recorder.play(state, seat.position, action, by_bot=False)
     except IllegalAction as error:
@@ -257,7 +258,7 @@ def game_resign(*, game_id: int, user: Any) -> Game:
         raise GameError("seat_left", _("You have left this game already."))
     hand_seat_to_bot(game, seat, TAKEOVER_BOT_LEVEL, left=Seat.Left.RESIGNED)
     game.version += 1
-    state = GameState.from_dict(game.state)
+    state = engine_state(game)
     play_bots(game, state, Recorder(game))
     return game
 

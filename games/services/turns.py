@@ -4,6 +4,7 @@ move log, the bots' turns, the saved snapshot and the live announcement."""
 from __future__ import annotations
 
 import datetime
+import logging
 from collections.abc import Iterable
 from typing import Any
 
@@ -17,6 +18,8 @@ from games.history import ratings
 from games.models import BotLevel, Game, Move, RoundResult, Seat
 
 from .errors import GameError
+
+logger = logging.getLogger(__name__)
 
 #: The bot that plays a person's timed-out turn, and the seat of someone who left.
 TAKEOVER_BOT_LEVEL = BotLevel.HARD
@@ -63,6 +66,17 @@ def hand_seat_to_bot(
         seat.joined_at = now
         fields.append("joined_at")
     seat.save(update_fields=fields)
+
+
+def engine_state(game: Game) -> GameState:
+    """The engine state of a dealt game (``Game.state`` is empty until the deal).
+
+    Refused as ``game_not_active`` for a game never dealt, instead of the
+    engine failing on ``None``.
+    """
+    if game.state is None:
+        raise GameError("game_not_active", _("The game has not started yet."))
+    return GameState.from_dict(game.state)
 
 
 def describe_illegal(error: IllegalAction, action: Any) -> str:
@@ -184,7 +198,7 @@ def extend_history(history: list[dict[str, Any]], events: Iterable[dict[str, Any
 def save_state(game: Game, state: GameState, *, turn_changed: bool, now: datetime.datetime | None = None) -> None:
     now = now or timezone.now()
     new_turn = turn_changed or game.turn_started_at is None
-    if new_turn:
+    if new_turn or game.turn_started_at is None:  # (the same test: spelled out for mypy's narrowing)
         game.turn_started_at = now
     game.state = state.to_dict()
     game.current_seat = state.current_seat
@@ -194,15 +208,13 @@ def save_state(game: Game, state: GameState, *, turn_changed: bool, now: datetim
             seat.total_score = scores[seat.position]
             seat.save(update_fields=["total_score"])
     if state.is_over:
-        game.status = Game.Status.FINISHED
-        game.finished_at = now
-        game.current_seat = None
-        game.turn_deadline = None
+        game.set_status(Game.Status.FINISHED, now=now)
     else:
         game.turn_deadline = game.turn_started_at + datetime.timedelta(seconds=game.time_limit_seconds)
     game.save()
     if state.is_over:
         ratings.rate_finished_game(game)  # once: same transaction, game row locked
+        logger.info("game %s finished: total scores by seat %s", game.pk, scores)
     announce(game, turn_moved=new_turn or state.is_over)
 
 
@@ -217,6 +229,5 @@ def announce(game: Game, *, turn_moved: bool = False) -> None:
 def deal(game: Game) -> None:
     rules = Rules.from_dict(game.rules)
     state = new_game(rules, game.seat_count, game.seed)
-    game.status = Game.Status.ACTIVE
-    game.started_at = timezone.now()
+    game.set_status(Game.Status.ACTIVE)
     play_bots(game, state, Recorder(game))

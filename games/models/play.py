@@ -8,6 +8,8 @@ goes through ``games.services``.
 
 from __future__ import annotations
 
+import datetime
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
@@ -57,12 +59,28 @@ class BotLevel(models.TextChoices):
     HARD = "hard", _("hard")
 
 
+class InvalidGameStatus(Exception):
+    """A status change the pipeline of :attr:`Game.STATUS_PIPELINE` does not allow.
+
+    A bug in the caller, not a refusal to show a person: the services check
+    the status first and raise ``GameError`` themselves.
+    """
+
+
 class Game(models.Model):
     class Status(models.TextChoices):
         OPEN = "open", _("waiting for players")
         ACTIVE = "active", _("in play")
         FINISHED = "finished", _("finished")
         ABORTED = "aborted", _("aborted")
+
+    #: The statuses each status may move to (finished and aborted are for good).
+    STATUS_PIPELINE: dict[str, frozenset[str]] = {
+        Status.OPEN: frozenset({Status.ACTIVE, Status.ABORTED}),
+        Status.ACTIVE: frozenset({Status.FINISHED, Status.ABORTED}),
+        Status.FINISHED: frozenset(),
+        Status.ABORTED: frozenset(),
+    }
 
     LIVE_TIME_LIMITS = [
         (30, _("30 seconds")),
@@ -167,6 +185,28 @@ class Game(models.Model):
         """Played over days (turn notices by e-mail), as opposed to a live time limit."""
         return self.time_limit_seconds >= self.ASYNC_MIN_SECONDS
 
+    def set_status(self, new_status: str, *, now: datetime.datetime | None = None) -> list[str]:
+        """Move the game to ``new_status``, the one way its status changes.
+
+        Raises :class:`InvalidGameStatus`, changing nothing, unless
+        :attr:`STATUS_PIPELINE` allows the move.  Sets what goes with it: the
+        start time when the game becomes active; the finish time, and no seat
+        to play and no deadline, when it finishes or is aborted.  Returns the
+        names of the fields it set (for ``save(update_fields=...)``); the
+        caller saves.
+        """
+        if new_status not in self.STATUS_PIPELINE.get(self.status, frozenset()):
+            raise InvalidGameStatus(f"game {self.pk}: the status cannot go from {self.status!r} to {new_status!r}")
+        now = now or timezone.now()
+        self.status = new_status
+        if new_status == self.Status.ACTIVE:
+            self.started_at = now
+            return ["status", "started_at"]
+        self.finished_at = now
+        self.current_seat = None
+        self.turn_deadline = None
+        return ["status", "finished_at", "current_seat", "turn_deadline"]
+
     def invite_path(self) -> str:
         return reverse("games:invite", args=[self.pk, self.invite_token]) if self.invite_token else ""
 
@@ -242,7 +282,7 @@ class Seat(models.Model):
 
     @property
     def name(self) -> str:
-        if self.user_id is not None:
+        if self.user is not None:
             return self.user.shown_name
         if self.bot_level:
             return self.bot_name or str(_("Bot"))
@@ -325,148 +365,3 @@ class TurnNotice(models.Model):
 
     def __str__(self) -> str:
         return f"{self.game_id} turn {self.turn_number} {self.kind} to {self.user_id}"
-
-
-class AuditRecord(models.Model):
-    """One moderator action: who did what to which game, seat or user, when and why.
-
-    Append-only: written by the moderation services, never changed or
-    deleted (the admin shows it read-only; ``save`` refuses to rewrite a
-    stored record and ``delete`` refuses to remove one).  The permissions of
-    moderation live here too.
-    """
-
-    class Action(models.TextChoices):
-        GAME_ABORT = "game_abort", _("aborted a game")
-        SEAT_TO_BOT = "seat_to_bot", _("handed a seat to a bot")
-        SEAT_VACATE = "seat_vacate", _("took a player off an open game")
-        USER_DEACTIVATE = "user_deactivate", _("deactivated a user")
-
-    actor = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        verbose_name=_("moderator"),
-        null=True,
-        on_delete=models.PROTECT,
-        related_name="audit_actions",
-    )
-    action = models.CharField(_("action"), max_length=20, choices=Action.choices)
-    reason = models.TextField(_("reason"))
-    created_at = models.DateTimeField(_("time"), default=timezone.now, editable=False, db_index=True)
-    game = models.ForeignKey(
-        Game, verbose_name=_("game"), null=True, blank=True, on_delete=models.PROTECT, related_name="audit_records"
-    )
-    seat_position = models.PositiveSmallIntegerField(_("seat"), null=True, blank=True)
-    target_user = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        verbose_name=_("user concerned"),
-        null=True,
-        blank=True,
-        on_delete=models.PROTECT,
-        related_name="audit_records",
-    )
-    target = models.CharField(_("target"), max_length=200, help_text=_("What the action was done to, in words."))
-
-    class Meta:
-        ordering = ("-created_at", "-pk")
-        verbose_name = _("audit record")
-        verbose_name_plural = _("audit records")
-        permissions = [
-            ("moderate_game", _("Can abort games and hand seats to bots")),
-            ("moderate_user", _("Can deactivate users")),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.created_at:%Y-%m-%d %H:%M} {self.actor}: {self.get_action_display()} {self.target}"
-
-    def save(self, *args, **kwargs) -> None:
-        if self.pk is not None and AuditRecord.objects.filter(pk=self.pk).exists():
-            raise ValueError("audit records are append-only: a stored record is never changed")
-        super().save(*args, **kwargs)
-
-    def delete(self, *args, **kwargs):
-        raise ValueError("audit records are append-only: a stored record is never deleted")
-
-
-class Rating(models.Model):
-    """The current openskill rating of one person, or of one bot level.
-
-    Bots are seats with a level, not users, so each level (easy, medium,
-    hard) has one rating of its own: a person sees where they stand against
-    each level.  Exactly one of ``user`` and ``bot_level`` is set.
-    ``ordinal`` (``mu - 3 sigma``, a cautious estimate) is stored so that
-    the leaderboard sorts in the database.
-    """
-
-    user = models.OneToOneField(
-        settings.AUTH_USER_MODEL,
-        verbose_name=_("player"),
-        null=True,
-        blank=True,
-        on_delete=models.CASCADE,
-        related_name="rating",
-    )
-    bot_level = models.CharField(_("bot level"), max_length=10, choices=BotLevel.choices, blank=True)
-    mu = models.FloatField(_("mu"))
-    sigma = models.FloatField(_("sigma"))
-    ordinal = models.FloatField(_("rating"), db_index=True, help_text=_("mu - 3 sigma"))
-    games = models.PositiveIntegerField(_("rated games"), default=0)
-    updated_at = models.DateTimeField(_("updated at"), auto_now=True)
-
-    class Meta:
-        ordering = ("-ordinal",)
-        verbose_name = _("rating")
-        verbose_name_plural = _("ratings")
-        constraints = [
-            models.CheckConstraint(
-                condition=(Q(user__isnull=False) & Q(bot_level="")) | (Q(user__isnull=True) & ~Q(bot_level="")),
-                name="rating_user_or_bot_level",
-            ),
-            models.UniqueConstraint(fields=["bot_level"], condition=~Q(bot_level=""), name="rating_unique_bot_level"),
-        ]
-
-    def __str__(self) -> str:
-        who = str(self.user) if self.user_id else f"bot ({self.bot_level})"
-        return f"{who}: {self.ordinal:.1f}"
-
-
-class GameResult(models.Model):
-    """How one seat ended a finished game: its place, total, and the rating it moved.
-
-    Written once, in the transaction that finishes the game (or by
-    ``manage.py rate_games`` for games finished before ratings existed);
-    the unique (game, position) constraint makes a second rating of the
-    same game impossible.  ``user`` is the person of the seat (also when a
-    bot finished the game for them); ``bot_level`` is set only for a seat a
-    bot played from the start.
-    """
-
-    game = models.ForeignKey(Game, verbose_name=_("game"), on_delete=models.CASCADE, related_name="results")
-    position = models.PositiveSmallIntegerField(_("seat"))
-    user = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        verbose_name=_("player"),
-        null=True,
-        blank=True,
-        on_delete=models.CASCADE,
-        related_name="game_results",
-    )
-    bot_level = models.CharField(_("bot level"), max_length=10, choices=BotLevel.choices, blank=True)
-    place = models.PositiveSmallIntegerField(_("place"), help_text=_("1 is a win; equal totals share a place."))
-    shared = models.BooleanField(_("place shared"), default=False)
-    total_score = models.IntegerField(_("total score"))
-    mu_before = models.FloatField(_("mu before"))
-    sigma_before = models.FloatField(_("sigma before"))
-    mu_after = models.FloatField(_("mu after"))
-    sigma_after = models.FloatField(_("sigma after"))
-    rating_after = models.FloatField(_("rating after"), help_text=_("mu - 3 sigma after this game"))
-    finished_at = models.DateTimeField(_("finished at"))
-
-    class Meta:
-        ordering = ("finished_at", "game", "position")
-        verbose_name = _("game result")
-        verbose_name_plural = _("game results")
-        constraints = [models.UniqueConstraint(fields=["game", "position"], name="gameresult_unique_seat")]
-        indexes = [models.Index(fields=["user", "finished_at"]), models.Index(fields=["bot_level", "finished_at"])]
-
-    def __str__(self) -> str:
-        return f"{self.game_id}:{self.position} place {self.place} ({self.total_score})"

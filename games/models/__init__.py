@@ -1,0 +1,21 @@
+"""The models of the games app, one module a seam: :mod:`.play` (variants, games, seats, the move
+log, round results, turn notices), :mod:`.moderation` (the audit log), :mod:`.history` (ratings and
+game results).  ``from games.models import X`` works for every one of them."""
+
+from .history import GameResult, Rating
+from .moderation import AuditRecord
+from .play import BotLevel, Game, InvalidGameStatus, Move, RoundResult, Seat, TurnNotice, Variant
+
+__all__ = [
+    "Variant",
+    "BotLevel",
+    "Game",
+    "InvalidGameStatus",
+    "Seat",
+    "Move",
+    "RoundResult",
+    "TurnNotice",
+    "AuditRecord",
+    "Rating",
+    "GameResult",
+]

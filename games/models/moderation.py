@@ -1,0 +1,72 @@
+"""The audit log of moderation: one append-only record per moderator action."""
+
+from __future__ import annotations
+
+from typing import Any, NoReturn
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from .play import Game
+
+
+class AuditRecord(models.Model):
+    """One moderator action: who did what to which game, seat or user, when and why.
+
+    Append-only: written by the moderation services, never changed or
+    deleted (the admin shows it read-only; ``save`` refuses to rewrite a
+    stored record and ``delete`` refuses to remove one).  The permissions of
+    moderation live here too.
+    """
+
+    class Action(models.TextChoices):
+        GAME_ABORT = "game_abort", _("aborted a game")
+        SEAT_TO_BOT = "seat_to_bot", _("handed a seat to a bot")
+        SEAT_VACATE = "seat_vacate", _("took a player off an open game")
+        USER_DEACTIVATE = "user_deactivate", _("deactivated a user")
+
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("moderator"),
+        null=True,
+        on_delete=models.PROTECT,
+        related_name="audit_actions",
+    )
+    action = models.CharField(_("action"), max_length=20, choices=Action.choices)
+    reason = models.TextField(_("reason"))
+    created_at = models.DateTimeField(_("time"), default=timezone.now, editable=False, db_index=True)
+    game = models.ForeignKey(
+        Game, verbose_name=_("game"), null=True, blank=True, on_delete=models.PROTECT, related_name="audit_records"
+    )
+    seat_position = models.PositiveSmallIntegerField(_("seat"), null=True, blank=True)
+    target_user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("user concerned"),
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="audit_records",
+    )
+    target = models.CharField(_("target"), max_length=200, help_text=_("What the action was done to, in words."))
+
+    class Meta:
+        ordering = ("-created_at", "-pk")
+        verbose_name = _("audit record")
+        verbose_name_plural = _("audit records")
+        permissions = [
+            ("moderate_game", _("Can abort games and hand seats to bots")),
+            ("moderate_user", _("Can deactivate users")),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.created_at:%Y-%m-%d %H:%M} {self.actor}: {self.get_action_display()} {self.target}"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if self.pk is not None and AuditRecord.objects.filter(pk=self.pk).exists():
+            raise ValueError("audit records are append-only: a stored record is never changed")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args: Any, **kwargs: Any) -> NoReturn:
+        raise ValueError("audit records are append-only: a stored record is never deleted")
