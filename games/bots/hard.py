@@ -18,7 +18,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from games.engine import JOKER, STANDARD_DECK, Action, Card, Discard, SeatView
+from games.engine import JOKER, STANDARD_DECK, SUIT_CHARS, Action, Card, Discard, SeatView
 
 from .position import Position, allowed_discards, discard_options, draw, draws, isolated, may_draw, remove
 
@@ -145,7 +145,7 @@ def _promise(pos: Position, cards: Sequence[Card], deadwood: Sequence[Card], uns
         for j in range(i + 1, len(naturals)):
             b = naturals[j]
             if a.rank == b.rank:
-                outs = sum(unseen[Card(a.rank, s)] for s in "CDHS")
+                outs = sum(unseen[Card(a.rank, s)] for s in SUIT_CHARS)
             elif a.suit == b.suit and abs(a.rank - b.rank) in (1, 2):
                 low, high = min(a.rank, b.rank), max(a.rank, b.rank)
                 ranks = [low + 1] if high - low == 2 else [low - 1, high + 1]
@@ -162,7 +162,7 @@ def _promise(pos: Position, cards: Sequence[Card], deadwood: Sequence[Card], uns
         for neighbour in (a.rank - 2, a.rank + 2):
             if 1 <= neighbour <= 13 and melded[Card(neighbour, a.suit)]:
                 saved += 0.5 * pos.points(a) * chance(unseen[Card((a.rank + neighbour) // 2, a.suit)])
-        saved += 0.1 * pos.points(a) * chance(sum(unseen[Card(a.rank, s)] for s in "CDHS"))
+        saved += 0.1 * pos.points(a) * chance(sum(unseen[Card(a.rank, s)] for s in SUIT_CHARS))
     return saved
 
 
