@@ -24,6 +24,7 @@ import random
 import statistics
 import sys
 import time
+from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -39,9 +40,10 @@ def play_game(job: tuple[int, int, int]) -> dict[str, float]:
     rng.shuffle(levels)
     rules = Rules.from_dict({"rounds": list(range(3, 3 + rounds))})
     state = new_game(rules, len(levels), rng.getrandbits(62))
-    history: list[dict] = []
+    history: list[dict[str, Any]] = []
     while not state.is_over:
         seat = state.current_seat
+        assert seat is not None  # a game that is not over has a seat to play
         action = choose_action(view(state, seat), levels[seat], history)
         state, events = apply(state, seat, action)
         for event in events:

@@ -10,12 +10,15 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
+from games.engine import JOKER, RANK_CHARS, RoundEnd, RoundResult, wild_rank_chars, wild_rank_label
+
 SUIT_SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
 RED_SUITS = {"D", "H"}
 RANK_LABELS = {"A": "A", "T": "10", "J": "J", "Q": "Q", "K": "K"}
-RANK_VALUES = {c: i + 1 for i, c in enumerate("A23456789TJQK")}
-#: Suit order when a hand is sorted by suit: colours alternate.
-SUIT_ORDER = {"S": 0, "H": 1, "C": 2, "D": 3, "X": 4}
+#: A rank character's number (Ace 1 .. King 13), as the engine counts.
+RANK_VALUES = {c: i + 1 for i, c in enumerate(RANK_CHARS)}
+#: Suit order when a hand is sorted by suit: colours alternate (the joker's ``X`` last).
+SUIT_ORDER = {"S": 0, "H": 1, "C": 2, "D": 3, JOKER.suit: 4}
 SORTS = ("suit", "rank")
 
 
@@ -30,7 +33,7 @@ def rank_name(rank: str) -> str:
 def card_face(code: str, wild_ranks: Iterable[str] = ()) -> dict[str, Any]:
     """What a card looks like: big rank, suit symbol, colour, wild mark, accessible name."""
     code = code.upper()
-    if code == "XX":
+    if code == JOKER.code:
         return {"code": code, "rank": "★", "suit": "", "color": "joker", "wild": True, "name": _("joker (wild)")}
     rank, suit = code[0], code[1]
     wild = rank in set(wild_ranks)
@@ -56,8 +59,8 @@ def sort_codes(codes: Iterable[str], how: str, wild_ranks: Iterable[str] = ()) -
     """A hand in display order: by suit then rank, or by rank then suit; wilds last."""
     wild = set(wild_ranks)
 
-    def key(code: str) -> tuple:
-        is_wild = code == "XX" or code[0] in wild
+    def key(code: str) -> tuple[bool, int, int]:
+        is_wild = code == JOKER.code or code[0] in wild
         rank = RANK_VALUES.get(code[0], 0)
         suit = SUIT_ORDER.get(code[1], 4)
         return (is_wild, suit, rank) if how == "suit" else (is_wild, rank, suit)
@@ -68,7 +71,8 @@ def sort_codes(codes: Iterable[str], how: str, wild_ranks: Iterable[str] = ()) -
 def describe_event(event: Mapping[str, Any], names: Mapping[int, str]) -> str | None:
     """One line of the recent-moves list for a public engine event (None: not worth a line)."""
     kind, data = event.get("kind"), event.get("data") or {}
-    who = names.get(event.get("seat"), "?")
+    seat = event.get("seat")
+    who = names.get(seat, "?") if isinstance(seat, int) else "?"
 
     def face(code: str) -> str:
         f = card_face(code)
@@ -98,3 +102,30 @@ def describe_event(event: Mapping[str, Any], names: Mapping[int, str]) -> str | 
     if kind == "game_over":
         return _("The game is over.")
     return None
+
+
+def round_result(result: RoundResult, names: Mapping[int, str], *, with_cards: bool) -> dict[str, Any]:
+    """A round result for templates; the cards only ``with_cards`` (the summary page, game over, replay)."""
+    wild = wild_rank_chars(result.hand_size)
+    rows = []
+    for position, seat in enumerate(result.seats):
+        row: dict[str, Any] = {
+            "name": names.get(position),
+            "points": seat.points,
+            "went_out": seat.went_out,
+            "penalty": seat.penalty,
+        }
+        if with_cards:
+            row["melds"] = [{"kind": m.kind.value, "cards": card_faces(m.codes, wild)} for m in seat.melds]
+            row["deadwood"] = card_faces((c.code for c in seat.deadwood), wild)
+            row["laid_off"] = card_faces((c.code for c in seat.laid_off), wild)
+        rows.append(row)
+    went_out = result.went_out
+    return {
+        "round": result.round_index + 1,
+        "hand_size": result.hand_size,
+        "wild_label": wild_rank_label(result.hand_size),
+        "went_out_name": names.get(went_out) if went_out is not None else None,
+        "stock_exhausted": result.ended == RoundEnd.STOCK_EXHAUSTED,
+        "rows": rows,
+    }

@@ -7,6 +7,7 @@ decides which cards a person may see.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from django.db.models import Exists, F, OuterRef, QuerySet
@@ -14,13 +15,12 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from games.engine import RANK_CHARS, GameState, Rules, discard_penalties, parse_cards, view, wild_rank_label, wild_ranks
+from games.engine import GameState, Rules, view, wild_rank_label
 
 from . import presentation
 from .history.ratings import places
 from .models import AuditRecord, Game, Move, Seat
-
-RECENT_MOVES = 12
+from .table import RECENT_MOVES, TableReading, table_context
 
 
 def games_waiting_on(*, user: Any) -> QuerySet[Game]:
@@ -106,143 +106,34 @@ def may_watch(*, game: Game, user: Any) -> bool:
 
 
 def game_table(*, game: Game, user: Any, sort: str = "suit") -> dict[str, Any]:
-    """Everything the table template shows to ``user`` (seated or not)."""
+    """Everything the table template shows to ``user`` (seated or not): read here, presented by ``table``."""
     seats = list(game.seats.select_related("user").order_by("position"))
     me = next((s for s in seats if user is not None and user.is_authenticated and s.user_id == user.pk), None)
-    names = {s.position: s.name for s in seats}
-    context: dict[str, Any] = {
-        "game": game,
-        "seats": seats,
-        "me": me,
-        "version": game.version,
-        "sort": sort,
-        "started": game.state is not None,
-        "rules": Rules.from_dict(game.rules),
-        "clock": turn_clock(game=game),
-        "my_seat_left": me is not None and me.has_left,
-        "can_rematch": game.status == Game.Status.FINISHED and me is not None,
-        "rematch_game": Game.objects.filter(rematch_of=game).first() if game.status == Game.Status.FINISHED else None,
-        "invite_path": game.invite_path() if me is not None and game.status == Game.Status.OPEN else "",
-        "aborted": game.status == Game.Status.ABORTED,
-        "abort_record": (
+    reading = TableReading(
+        game=game,
+        seats=seats,
+        me=me,
+        rules=Rules.from_dict(game.rules),
+        sort=sort,
+        clock=turn_clock(game=game),
+        rematch_game=Game.objects.filter(rematch_of=game).first() if game.is_finished else None,
+        abort_record=(
             AuditRecord.objects.filter(game=game, action=AuditRecord.Action.GAME_ABORT).first()
-            if game.status == Game.Status.ABORTED
+            if game.is_aborted
             else None
         ),
-    }
-    if game.state is None:
-        context["open_seats"] = sum(1 for s in seats if s.is_open)
-        return context
-
-    state = GameState.from_dict(game.state)
-    v = view(state, me.position if me is not None else None)
-    wild = v["wild_ranks"]
-    hand_size = v["hand_size"]
-    playing = game.status == Game.Status.ACTIVE  # an aborted game takes no more moves
-    my_turn = playing and me is not None and v["current_seat"] == me.position and not me.is_bot
-    legal = v["legal_actions"] if playing else []
-
-    players = []
-    for s in seats:
-        players.append(
-            {
-                "seat": s,
-                "name": s.name,
-                "is_me": me is not None and s.position == me.position,
-                "cards": v["hand_counts"][s.position],
-                "score": v["scores"][s.position],
-                "is_current": v["current_seat"] == s.position,
-                "is_dealer": v["dealer"] == s.position,
-                "went_out": v["went_out"] == s.position,
-                "left": s.left,
-                "left_label": s.get_left_display(),
-            }
-        )
-
-    hand: list[dict[str, Any]] = []
-    go_out_faces: list[dict[str, Any]] = []
-    if me is not None and v["hand"] is not None:
-        discardable = {a["card"] for a in legal if a["type"] == "discard"}
-        go_out_codes = [a["card"] for a in legal if a["type"] == "go_out"]
-        penalties: dict[str, int] = {}
-        if game.coach and my_turn and v["phase"] == "discard":
-            penalties = {
-                card.code: points
-                for card, points in discard_penalties(parse_cards(v["hand"]), state.rules, hand_size).items()
-            }
-        for code in presentation.sort_codes(v["hand"], sort, wild):
-            face = presentation.card_face(code, wild)
-            face["can_discard"] = code in discardable
-            face["penalty"] = penalties.get(code)
-            hand.append(face)
-        if penalties:
-            best = min(penalties[f["code"]] for f in hand if f["can_discard"]) if discardable else None
-            for f in hand:
-                f["best"] = f["can_discard"] and f["penalty"] == best
-        go_out_faces = presentation.card_faces(go_out_codes, wild)
-
-    table_melds = []
-    for meld in v["table_melds"]:
-        table_melds.append(
-            {
-                "name": names.get(meld["seat"]),
-                "kind": meld["kind"],
-                "cards": presentation.card_faces(meld["cards"], wild),
-            }
-        )
-
-    moves = list(Move.objects.filter(game=game).order_by("-seq")[:RECENT_MOVES])
-    recent = []
-    for move in moves:
-        for event in reversed(move.events):
-            line = presentation.describe_event(event, names)
-            if line:
-                recent.append(line)
-    recent = recent[:RECENT_MOVES]
-
-    results = v["results"]
-    last_result = _result_rows(results[-1], names, with_cards=False) if results else None
-    standings = None
-    if v["is_over"]:
-        standings = final_standings(seats, v["scores"])
-
-    context.update(
-        {
-            "view": v,
-            "players": players,
-            "hand": hand,
-            "hand_count": len(hand),
-            "go_out_faces": go_out_faces,
-            "coach_on": game.coach and me is not None,
-            "discard_top": presentation.card_face(v["discard_top"], wild) if v["discard_top"] else None,
-            "stock_size": v["stock_size"],
-            "round": v["round"],
-            "round_count": v["round_count"],
-            "hand_size": hand_size,
-            "wild_label": wild_rank_label(hand_size),
-            "jokers": state.rules.jokers_per_deck > 0,
-            "phase": v["phase"],
-            "is_over": v["is_over"],
-            "my_turn": my_turn,
-            "current_name": names.get(v["current_seat"]) if v["current_seat"] is not None else None,
-            "can_draw_stock": any(a == {"type": "draw", "source": "stock"} for a in legal),
-            "can_draw_discard": any(a == {"type": "draw", "source": "discard"} for a in legal),
-            "can_discard": any(a["type"] == "discard" for a in legal),
-            "blocked_card": (
-                presentation.card_face(v["taken_from_discard"], wild)
-                if my_turn and v["taken_from_discard"] and any(not f["can_discard"] for f in hand)
-                else None
-            ),
-            "final_lap": v["final_lap"],
-            "went_out_name": names.get(v["went_out"]) if v["went_out"] is not None else None,
-            "table_melds": table_melds,
-            "recent_moves": recent,
-            "last_result": last_result,
-            "standings": standings,
-            "final_result": _result_rows(results[-1], names, with_cards=True) if v["is_over"] and results else None,
-        }
     )
-    return context
+    if game.state is None:
+        return table_context(reading)
+    v = view(GameState.from_dict(game.state), me.position if me is not None else None)
+    moves = Move.objects.filter(game=game).order_by("-seq")[:RECENT_MOVES]
+    reading = replace(
+        reading,
+        view=v,
+        recent_events=[event for move in moves for event in reversed(move.events)],
+        standings=final_standings(seats, list(v.scores)) if v.is_over else None,
+    )
+    return table_context(reading)
 
 
 def final_standings(seats: list[Seat], scores: list[int]) -> list[dict[str, Any]]:
@@ -283,45 +174,15 @@ def turn_clock(*, game: Game, now: Any = None) -> dict[str, Any] | None:
     }
 
 
-def _result_rows(result: dict[str, Any], names: dict[int, str], *, with_cards: bool) -> dict[str, Any]:
-    """A round result for templates; the cards only ``with_cards`` (the summary page, game over)."""
-    wild = [RANK_CHARS[r - 1] for r in sorted(wild_ranks(result["hand_size"]))]
-    rows = []
-    for position, seat in enumerate(result["seats"]):
-        row = {
-            "name": names.get(position),
-            "points": seat["points"],
-            "went_out": seat["went_out"],
-            "penalty": seat["penalty"],
-        }
-        if with_cards:
-            row["melds"] = [
-                {"kind": m["kind"], "cards": presentation.card_faces(m["cards"], wild)} for m in seat["melds"]
-            ]
-            row["deadwood"] = presentation.card_faces(seat["deadwood"], wild)
-            row["laid_off"] = presentation.card_faces(seat["laid_off"], wild)
-        rows.append(row)
-    went_out = result["went_out"]
-    return {
-        "round": result["round"],
-        "hand_size": result["hand_size"],
-        "wild_label": wild_rank_label(result["hand_size"]),
-        "went_out_name": names.get(went_out) if went_out is not None else None,
-        "stock_exhausted": result["ended"] == "stock_exhausted",
-        "rows": rows,
-    }
-
-
 def round_summary(*, game: Game, round_number: int) -> dict[str, Any] | None:
     """Every hand's best arrangement and points in a finished round (public information)."""
     if game.state is None:
         return None
-    state = GameState.from_dict(game.state)
-    results = view(state, None)["results"]
+    results = view(GameState.from_dict(game.state), None).results
     if not 1 <= round_number <= len(results):
         return None
     names = {s.position: s.name for s in game.seats.select_related("user")}
-    summary = _result_rows(results[round_number - 1], names, with_cards=True)
+    summary = presentation.round_result(results[round_number - 1], names, with_cards=True)
     summary["rounds_played"] = len(results)
     return summary
 

@@ -12,10 +12,14 @@ from .game import (
     Action,
     Discard,
     Draw,
+    DrawSource,
     Event,
+    EventKind,
     GameState,
     GoOut,
     IllegalAction,
+    Phase,
+    RoundEnd,
     RoundResult,
     SeatResult,
     TableMeld,
@@ -25,11 +29,11 @@ from .game import (
     legal_actions,
     new_game,
     replay,
-    view,
 )
 from .melds import (
     Arrangement,
     Meld,
+    MeldKind,
     best_arrangement,
     can_meld_all,
     discard_penalties,
@@ -37,7 +41,19 @@ from .melds import (
     meld_kind,
     redemption_score,
 )
-from .rules import PRESETS, Rules, RulesError, wild_rank_label, wild_ranks
+from .rules import (
+    PRESETS,
+    Aces,
+    Decks,
+    FacePoints,
+    Rules,
+    RulesError,
+    WildPoints,
+    wild_rank_chars,
+    wild_rank_label,
+    wild_ranks,
+)
+from .seat_view import SeatView, view
 
 __all__ = [
     # cards
@@ -55,11 +71,17 @@ __all__ = [
     # rules
     "Rules",
     "RulesError",
+    "Decks",
+    "Aces",
+    "FacePoints",
+    "WildPoints",
     "PRESETS",
     "wild_ranks",
+    "wild_rank_chars",
     "wild_rank_label",
     # melds
     "Meld",
+    "MeldKind",
     "Arrangement",
     "best_arrangement",
     "can_meld_all",
@@ -68,6 +90,10 @@ __all__ = [
     "redemption_score",
     "meld_kind",
     # game
+    "Phase",
+    "EventKind",
+    "RoundEnd",
+    "DrawSource",
     "PHASE_DRAW",
     "PHASE_DISCARD",
     "PHASE_GAME_OVER",
@@ -85,6 +111,7 @@ __all__ = [
     "new_game",
     "legal_actions",
     "apply",
+    "SeatView",
     "view",
     "replay",
     "game_deck",

@@ -7,9 +7,10 @@ stable ``code``) and, states being immutable, changes nothing.  All
 randomness comes from the game's seed, so ``replay`` of the same actions
 rebuilds an equal state and a game can be stored as rules + seed + actions.
 
-``view(state, seat)`` is the single visibility policy: what one seat (or a
-spectator, ``seat=None``) may see.  While the game runs it never shows
-another seat's hand or the stock; after the game ends it shows everything.
+``view(state, seat)`` (in ``seat_view``) is the single visibility policy:
+what one seat (or a spectator, ``seat=None``) may see.  While the game runs
+it never shows another seat's hand or the stock; after the game ends it
+shows everything.
 
 Decisions on points RULES.md leaves open (each has a test in
 ``tests/engine/test_game.py``):
@@ -56,13 +57,18 @@ import random
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from enum import StrEnum
+from typing import Any, Final, Literal, TypeAlias
 
-from .cards import JOKER, RANK_CHARS, STANDARD_DECK, Card
-from .melds import Arrangement, Meld, best_arrangement, can_meld_all, go_out_discards, redemption_score
+from .cards import JOKER, STANDARD_DECK, Card
+from .melds import Arrangement, Meld, MeldKind, best_arrangement, can_meld_all, go_out_discards, redemption_score
 from .rules import Rules, wild_ranks
 
 __all__ = [
+    "Phase",
+    "EventKind",
+    "RoundEnd",
+    "DrawSource",
     "PHASE_DRAW",
     "PHASE_DISCARD",
     "PHASE_GAME_OVER",
@@ -81,18 +87,47 @@ __all__ = [
     "new_game",
     "legal_actions",
     "apply",
-    "view",
     "replay",
     "game_deck",
 ]
 
-PHASE_DRAW = "draw"
-PHASE_DISCARD = "discard"
-PHASE_GAME_OVER = "game_over"
+
+class Phase(StrEnum):
+    """Where a game stands: the seat in turn draws, then discards; or the game is over."""
+
+    DRAW = "draw"
+    DISCARD = "discard"
+    GAME_OVER = "game_over"
+
+
+class RoundEnd(StrEnum):
+    """How a round ended: someone went out (and the last lap was played), or the stock ran out."""
+
+    WENT_OUT = "went_out"
+    STOCK_EXHAUSTED = "stock_exhausted"
+
+
+class EventKind(StrEnum):
+    """The kinds of :class:`Event` (see there for each one's data)."""
+
+    DREW = "drew"
+    DISCARDED = "discarded"
+    GO_OUT_FAILED = "go_out_failed"
+    WENT_OUT = "went_out"
+    LAID_DOWN = "laid_down"
+    STOCK_REBUILT = "stock_rebuilt"
+    ROUND_SCORED = "round_scored"
+    ROUND_DEALT = "round_dealt"
+    GAME_OVER = "game_over"
+
+
+PHASE_DRAW = Phase.DRAW
+PHASE_DISCARD = Phase.DISCARD
+PHASE_GAME_OVER = Phase.GAME_OVER
 SNAPSHOT_VERSION = 1
 
-ENDED_WENT_OUT = "went_out"
-ENDED_STOCK_EXHAUSTED = "stock_exhausted"
+ENDED_WENT_OUT = RoundEnd.WENT_OUT
+ENDED_STOCK_EXHAUSTED = RoundEnd.STOCK_EXHAUSTED
 
 
 class IllegalAction(ValueError):
@@ -114,14 +149,16 @@ class IllegalAction(ValueError):
 
 # -- actions --------------------------------------------------------------
 
-STOCK, DISCARD_PILE = "stock", "discard"
+DrawSource: TypeAlias = Literal["stock", "discard"]
+STOCK: Final = "stock"
+DISCARD_PILE: Final = "discard"
 
 
 @dataclass(frozen=True, slots=True)
 class Draw:
     """Take the top card of the stock (``"stock"``) or of the discard pile (``"discard"``)."""
 
-    source: str
+    source: DrawSource
 
     def to_dict(self) -> dict[str, Any]:
         return {"type": "draw", "source": self.source}
@@ -166,9 +203,9 @@ def action_from_dict(data: Any) -> Action:
     if keys != _ACTION_KEYS[kind]:
         missing = sorted(_ACTION_KEYS[kind] - keys)
         extra = sorted(map(str, keys - _ACTION_KEYS[kind]))
-        detail = "; ".join(
-            filter(None, [missing and f"missing {', '.join(missing)}", extra and f"unexpected {', '.join(extra)}"])
-        )
+        problems = [f"missing {', '.join(missing)}"] if missing else []
+        problems += [f"unexpected {', '.join(extra)}"] if extra else []
+        detail = "; ".join(problems)
         raise IllegalAction("bad_action", f"a {kind} action has the wrong fields ({detail})")
     if kind == "draw":
         source = data["source"]
@@ -201,12 +238,12 @@ class Event:
     ``winners``).
     """
 
-    kind: str
+    kind: EventKind
     seat: int | None
     data: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "seat": self.seat, "data": self.data}
+        return {"kind": self.kind.value, "seat": self.seat, "data": self.data}
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,10 +278,10 @@ class SeatResult:
         return {
             "points": self.points,
             "melds": [_meld_to_dict(m) for m in self.melds],
-            "deadwood": _codes(self.deadwood),
+            "deadwood": codes(self.deadwood),
             "went_out": self.went_out,
             "penalty": self.penalty,
-            "laid_off": _codes(self.laid_off),
+            "laid_off": codes(self.laid_off),
         }
 
     @classmethod
@@ -267,7 +304,7 @@ class RoundResult:
     hand_size: int
     dealer: int
     went_out: int | None
-    ended: str  # "went_out" | "stock_exhausted"
+    ended: RoundEnd
     seats: tuple[SeatResult, ...]
 
     @property
@@ -280,7 +317,7 @@ class RoundResult:
             "hand_size": self.hand_size,
             "dealer": self.dealer,
             "went_out": self.went_out,
-            "ended": self.ended,
+            "ended": self.ended.value,
             "seats": [s.to_dict() for s in self.seats],
         }
 
@@ -292,7 +329,7 @@ class RoundResult:
             hand_size=_int(data["hand_size"]),
             dealer=_int(data["dealer"]),
             went_out=None if went_out is None else _int(went_out),
-            ended=str(data["ended"]),
+            ended=RoundEnd(data["ended"]),
             seats=tuple(SeatResult.from_dict(s) for s in data["seats"]),
         )
 
@@ -317,7 +354,7 @@ class GameState:
     round_index: int
     dealer: int
     current_seat: int | None
-    phase: str
+    phase: Phase
     hands: tuple[tuple[Card, ...], ...]
     stock: tuple[Card, ...]
     discard_pile: tuple[Card, ...]
@@ -391,10 +428,10 @@ class GameState:
             "round_index": self.round_index,
             "dealer": self.dealer,
             "current_seat": self.current_seat,
-            "phase": self.phase,
-            "hands": [_codes(h) for h in self.hands],
-            "stock": _codes(self.stock),
-            "discard_pile": _codes(self.discard_pile),
+            "phase": self.phase.value,
+            "hands": [codes(h) for h in self.hands],
+            "stock": codes(self.stock),
+            "discard_pile": codes(self.discard_pile),
             "table": [t.to_dict() for t in self.table],
             "rebuilds": self.rebuilds,
             "taken_from_discard": None if self.taken_from_discard is None else self.taken_from_discard.code,
@@ -425,7 +462,7 @@ class GameState:
                 round_index=_int(data["round_index"]),
                 dealer=_int(data["dealer"]),
                 current_seat=None if current is None else _int(current),
-                phase=str(data["phase"]),
+                phase=_phase(data["phase"]),
                 hands=tuple(_cards(h) for h in data["hands"]),
                 stock=_cards(data["stock"]),
                 discard_pile=_cards(data["discard_pile"]),
@@ -450,8 +487,6 @@ def _check_snapshot(state: GameState) -> None:
     n = state.seat_count
     if not (len(state.hands) == len(state.settled) == len(state.penalties) == len(state.scores) == n):
         raise ValueError("malformed game snapshot: per-seat lists do not match the seat count")
-    if state.phase not in (PHASE_DRAW, PHASE_DISCARD, PHASE_GAME_OVER):
-        raise ValueError(f"malformed game snapshot: unknown phase {state.phase!r}")
     if not 0 <= state.round_index < len(state.rules.rounds):
         raise ValueError("malformed game snapshot: round out of range")
     if state.card_counter() != Counter(game_deck(state.rules, n)):
@@ -459,6 +494,13 @@ def _check_snapshot(state: GameState) -> None:
 
 
 # -- building a game ------------------------------------------------------
+
+
+def _phase(value: Any) -> Phase:
+    try:
+        return Phase(value)
+    except ValueError:
+        raise ValueError(f"malformed game snapshot: unknown phase {value!r}") from None
 
 
 def game_deck(rules: Rules, seat_count: int) -> tuple[Card, ...]:
@@ -534,7 +576,8 @@ def replay(rules: Rules, seat_count: int, seed: int, actions: Iterable[tuple[int
 # -- legal actions --------------------------------------------------------
 
 
-def _check_seat(state: GameState, seat: Any) -> None:
+def check_seat(state: GameState, seat: Any) -> None:
+    """Refuse (``not_a_seat``) anything but a seat number of this game."""
     if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < state.seat_count:
         raise IllegalAction(
             "not_a_seat", f"there is no seat {seat!r} at this table (seats 0 to {state.seat_count - 1})"
@@ -556,7 +599,7 @@ def legal_actions(state: GameState, seat: int) -> list[Action]:
     every distinct discard, cards in code order.  A failed go-out, which
     ``apply`` accepts under ``bad_go_out_penalty``, is not offered.
     """
-    _check_seat(state, seat)
+    check_seat(state, seat)
     if state.is_over or seat != state.current_seat:
         return []
     if state.phase == PHASE_DRAW:
@@ -582,12 +625,12 @@ def apply(state: GameState, seat: int, action: Action) -> tuple[GameState, list[
         raise IllegalAction("bad_action", f"{action!r} is not an action: use Draw, Discard or GoOut")
     if isinstance(action, Draw) and action.source not in (STOCK, DISCARD_PILE):
         raise IllegalAction("bad_action", f"draw from {action.source!r}? Draw from 'stock' or 'discard'")
-    card = action.card if isinstance(action, Discard) else getattr(action, "discard", None)
+    card: object = None if isinstance(action, Draw) else action.card if isinstance(action, Discard) else action.discard
     if not isinstance(action, Draw) and not isinstance(card, Card):
         raise IllegalAction("bad_action", f"{card!r} is not a card")
     if state.is_over:
         raise IllegalAction("game_over", "the game is over: no more moves")
-    _check_seat(state, seat)
+    check_seat(state, seat)
     if seat != state.current_seat:
         raise IllegalAction("not_your_turn", f"it is seat {state.current_seat}'s turn, not seat {seat}'s")
     if isinstance(action, Draw):
@@ -596,6 +639,8 @@ def apply(state: GameState, seat: int, action: Action) -> tuple[GameState, list[
         return _draw(state, seat, action.source)
     if state.phase == PHASE_DRAW:
         raise IllegalAction("wrong_phase", "draw a card first, from the stock or the discard pile")
+    if not isinstance(card, Card):  # pragma: no cover - refused above
+        raise IllegalAction("bad_action", f"{card!r} is not a card")
     hand = state.hands[seat]
     if card not in hand:
         raise IllegalAction("card_not_in_hand", f"you hold no {card.name} ({card.code})")
@@ -612,11 +657,11 @@ def apply(state: GameState, seat: int, action: Action) -> tuple[GameState, list[
     if penalty is None:
         raise IllegalAction("cannot_go_out", f"without the {card.name} your hand cannot be laid down entirely in melds")
     penalties = _set(state.penalties, seat, state.penalties[seat] + penalty)
-    events = [Event("go_out_failed", seat, {"card": card.code, "penalty": penalty})]
+    events = [Event(EventKind.GO_OUT_FAILED, seat, {"card": card.code, "penalty": penalty})]
     return _discard(replace(state, penalties=penalties), seat, card, events)
 
 
-def _draw(state: GameState, seat: int, source: str) -> tuple[GameState, list[Event]]:
+def _draw(state: GameState, seat: int, source: DrawSource) -> tuple[GameState, list[Event]]:
     hand = state.hands[seat]
     if source == STOCK:
         if not state.stock:
@@ -630,7 +675,7 @@ def _draw(state: GameState, seat: int, source: str) -> tuple[GameState, list[Eve
             taken_from_discard=None,
             move_count=state.move_count + 1,
         )
-        return new, [Event("drew", seat, {"source": STOCK})]
+        return new, [Event(EventKind.DREW, seat, {"source": STOCK})]
     if not state.discard_pile:
         raise IllegalAction("empty_pile", "the discard pile is empty: draw from the stock")
     card = state.discard_pile[-1]
@@ -642,7 +687,7 @@ def _draw(state: GameState, seat: int, source: str) -> tuple[GameState, list[Eve
         taken_from_discard=card,
         move_count=state.move_count + 1,
     )
-    return new, [Event("drew", seat, {"source": DISCARD_PILE, "card": card.code})]
+    return new, [Event(EventKind.DREW, seat, {"source": DISCARD_PILE, "card": card.code})]
 
 
 def _discard(state: GameState, seat: int, card: Card, events: list[Event]) -> tuple[GameState, list[Event]]:
@@ -653,7 +698,7 @@ def _discard(state: GameState, seat: int, card: Card, events: list[Event]) -> tu
         discard_pile=state.discard_pile + (card,),
         move_count=state.move_count + 1,
     )
-    events = [*events, Event("discarded", seat, {"card": card.code})]
+    events = [*events, Event(EventKind.DISCARDED, seat, {"card": card.code})]
     if state.final_lap and state.rules.redemption:
         state, laid = _lay_down_redemption(state, seat)
         events += laid
@@ -683,7 +728,9 @@ def _go_out(state: GameState, seat: int, card: Card, rest: tuple[Card, ...]) -> 
     if first:
         n = state.seat_count
         state = replace(state, went_out=seat, last_turns=tuple((seat + k) % n for k in range(n)))
-    events = [Event("went_out", seat, {"card": card.code, "melds": [_meld_to_dict(m) for m in arrangement.melds]})]
+    events = [
+        Event(EventKind.WENT_OUT, seat, {"card": card.code, "melds": [_meld_to_dict(m) for m in arrangement.melds]})
+    ]
     return _end_turn(state, seat, events)
 
 
@@ -719,11 +766,11 @@ def _lay_down_redemption(state: GameState, seat: int) -> tuple[GameState, list[E
         return state, []
     return state, [
         Event(
-            "laid_down",
+            EventKind.LAID_DOWN,
             seat,
             {
                 "melds": [_meld_to_dict(m) for m in arrangement.melds],
-                "layoffs": [{"meld": index, "cards": _codes(cards)} for index, cards in layoffs],
+                "layoffs": [{"meld": index, "cards": codes(cards)} for index, cards in layoffs],
             },
         )
     ]
@@ -736,7 +783,7 @@ def _extend_meld(meld: Meld, cards: Sequence[Card], rules: Rules, hand_size: int
     lowest position when it can, so spare wilds go to its high end first.
     """
     combined = tuple(meld.cards) + tuple(cards)
-    if meld.kind != "run":
+    if meld.kind != MeldKind.RUN:
         return Meld(kind=meld.kind, cards=combined)
     old_low = _run_low(meld.cards, rules, hand_size)
     naturals = [c for c in combined if not rules.is_wild(c, hand_size)]
@@ -750,8 +797,8 @@ def _extend_meld(meld: Meld, cards: Sequence[Card], rules: Rules, hand_size: int
         if not lows:
             continue
         low = min(lows, key=lambda candidate: (abs(candidate - (old_low or candidate)), candidate))
-        return Meld(kind="run", cards=tuple(positions.get(p) or wilds.pop() for p in range(low, low + size)))
-    raise RuntimeError(f"cannot lay off {_codes(cards)} onto the run {_codes(meld.cards)}")  # pragma: no cover
+        return Meld(kind=MeldKind.RUN, cards=tuple(positions.get(p) or wilds.pop() for p in range(low, low + size)))
+    raise RuntimeError(f"cannot lay off {codes(cards)} onto the run {codes(meld.cards)}")  # pragma: no cover
 
 
 def _run_low(cards: Sequence[Card], rules: Rules, hand_size: int) -> int | None:
@@ -783,11 +830,11 @@ def _end_turn(state: GameState, seat: int, events: list[Event]) -> tuple[GameSta
             rebuilds = state.rebuilds + 1
             stock = _shuffled(state.discard_pile[:-1], state.seed, state.round_index, rebuilds)
             state = replace(state, stock=tuple(stock), discard_pile=state.discard_pile[-1:], rebuilds=rebuilds)
-            events = [*events, Event("stock_rebuilt", None, {"stock_size": len(stock), "rebuilds": rebuilds})]
+            events = [*events, Event(EventKind.STOCK_REBUILT, None, {"stock_size": len(stock), "rebuilds": rebuilds})]
     return state, events
 
 
-def _score_round(state: GameState, ended: str, events: list[Event]) -> tuple[GameState, list[Event]]:
+def _score_round(state: GameState, ended: RoundEnd, events: list[Event]) -> tuple[GameState, list[Event]]:
     hand_size = state.hand_size
     multiplier = state.rules.round_multiplier(hand_size)
     seats: list[SeatResult] = []
@@ -816,10 +863,12 @@ def _score_round(state: GameState, ended: str, events: list[Event]) -> tuple[Gam
     )
     scores = tuple(total + s.points for total, s in zip(state.scores, seats, strict=True))
     results = state.results + (result,)
-    events = [*events, Event("round_scored", None, result.to_dict())]
+    events = [*events, Event(EventKind.ROUND_SCORED, None, result.to_dict())]
     if state.round_index + 1 >= len(state.rules.rounds):
         final = replace(state, scores=scores, results=results, phase=PHASE_GAME_OVER, current_seat=None, last_turns=())
-        events.append(Event("game_over", None, {"standings": _standings(scores), "winners": list(final.winners)}))
+        events.append(
+            Event(EventKind.GAME_OVER, None, {"standings": _standings(scores), "winners": list(final.winners)})
+        )
         return final, events
     dealer = (state.dealer + 1) % state.seat_count
     new = _deal(
@@ -827,7 +876,7 @@ def _score_round(state: GameState, ended: str, events: list[Event]) -> tuple[Gam
     )
     events.append(
         Event(
-            "round_dealt",
+            EventKind.ROUND_DEALT,
             None,
             {
                 "round": new.round_number,
@@ -846,56 +895,6 @@ def _standings(scores: Sequence[int]) -> list[dict[str, int]]:
     return [{"seat": s, "score": scores[s], "place": 1 + sum(1 for t in scores if t < scores[s])} for s in order]
 
 
-# -- the visibility policy ------------------------------------------------
-
-
-def view(state: GameState, seat: int | None) -> dict[str, Any]:
-    """What ``seat`` may see now (``None``: a spectator).  JSON-safe.
-
-    While the game runs: the seat's own hand, the other seats' card counts,
-    the top discard, the stock size, the melds on the table, scores and past
-    round results, whose turn and the seat's legal actions.  Never another
-    seat's hand or the stock.  After the game ends: everything, including
-    ``hands``, ``stock`` and ``discard_pile``.
-    """
-    if seat is not None:
-        _check_seat(state, seat)
-    data: dict[str, Any] = {
-        "seat": seat,
-        "seat_count": state.seat_count,
-        "rules": state.rules.to_dict(),
-        "round": state.round_number,
-        "round_count": len(state.rules.rounds),
-        "hand_size": state.hand_size,
-        "wild_ranks": [RANK_CHARS[r - 1] for r in sorted(state.wild_ranks)],
-        "dealer": state.dealer,
-        "current_seat": state.current_seat,
-        "phase": state.phase,
-        "is_over": state.is_over,
-        "move_count": state.move_count,
-        "scores": list(state.scores),
-        "hand_counts": [len(h) for h in state.hands],
-        "hand": None if seat is None else _codes(state.hands[seat]),
-        "stock_size": len(state.stock),
-        "stock_rebuilds": state.rebuilds,
-        "discard_top": None if state.top_discard is None else state.top_discard.code,
-        "discard_size": len(state.discard_pile),
-        "taken_from_discard": None if state.taken_from_discard is None else state.taken_from_discard.code,
-        "final_lap": state.final_lap,
-        "went_out": state.went_out,
-        "last_turns": list(state.last_turns),
-        "table_melds": [t.to_dict() for t in state.table],
-        "legal_actions": [] if seat is None else [a.to_dict() for a in legal_actions(state, seat)],
-        "results": [r.to_dict() for r in state.results],
-        "winners": list(state.winners),
-    }
-    if state.is_over:
-        data["hands"] = [_codes(h) for h in state.hands]
-        data["stock"] = _codes(state.stock)
-        data["discard_pile"] = _codes(state.discard_pile)
-    return data
-
-
 # -- helpers --------------------------------------------------------------
 
 
@@ -910,7 +909,7 @@ def _remove(hand: Sequence[Card], cards: Iterable[Card]) -> tuple[Card, ...]:
     return tuple(rest)
 
 
-def _codes(cards: Iterable[Card]) -> list[str]:
+def codes(cards: Iterable[Card]) -> list[str]:
     return [c.code for c in cards]
 
 
@@ -927,11 +926,11 @@ def _int(value: Any) -> int:
 
 
 def _meld_to_dict(meld: Meld) -> dict[str, Any]:
-    return {"kind": meld.kind, "cards": _codes(meld.cards)}
+    return {"kind": meld.kind.value, "cards": codes(meld.cards)}
 
 
 def _meld_from_dict(data: Mapping[str, Any]) -> Meld:
     kind = data["kind"]
     if kind not in ("set", "run"):
         raise TypeError(f"unknown meld kind {kind!r}")
-    return Meld(kind=kind, cards=_cards(data["cards"]))
+    return Meld(kind=MeldKind(kind), cards=_cards(data["cards"]))

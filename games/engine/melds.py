@@ -35,13 +35,23 @@ Decisions where RULES.md is silent (each has a test):
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from enum import StrEnum
+from typing import Any, TypeAlias, TypeVar
 
 from .cards import ACE, SUIT_CHARS, Card
 from .rules import Rules, wild_ranks
 
-SET, RUN = "set", "run"
+
+class MeldKind(StrEnum):
+    """A meld is a set (one rank) or a run (one suit, consecutive ranks)."""
+
+    SET = "set"
+    RUN = "run"
+
+
+SET, RUN = MeldKind.SET, MeldKind.RUN
 _HIGH_ACE = 14
 _CACHE_LIMIT = 500_000
 
@@ -50,19 +60,19 @@ _CACHE_LIMIT = 500_000
 class Meld:
     """A set or a run: its physical cards, in table order for a run."""
 
-    kind: str
+    kind: MeldKind
     cards: tuple[Card, ...]
 
     @property
     def codes(self) -> list[str]:
         return [card.code for card in self.cards]
 
-    def to_dict(self) -> dict:
-        return {"kind": self.kind, "cards": self.codes}
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind.value, "cards": self.codes}
 
     @classmethod
-    def from_dict(cls, data: dict) -> Meld:
-        return cls(data["kind"], tuple(Card.from_code(code) for code in data["cards"]))
+    def from_dict(cls, data: Mapping[str, Any]) -> Meld:
+        return cls(MeldKind(data["kind"]), tuple(Card.from_code(code) for code in data["cards"]))
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,8 +88,8 @@ class Arrangement:
     points: int
     layoffs: tuple[tuple[int, tuple[Card, ...]], ...] = field(default=())
 
-    def to_dict(self) -> dict:
-        data = {
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
             "melds": [meld.to_dict() for meld in self.melds],
             "deadwood": [card.code for card in self.deadwood],
             "points": self.points,
@@ -104,6 +114,7 @@ class _Context:
 
 def _context(rules: Rules, *, count_cards: bool = False, free_ranks: frozenset[int] = frozenset()) -> _Context:
     """``free_ranks`` (redemption only): ranks a card of which can be laid off, so costs nothing."""
+    points: tuple[int, ...]
     if count_cards:
         points = (0,) + (1,) * 14
     else:
@@ -116,14 +127,27 @@ def _context(rules: Rules, *, count_cards: bool = False, free_ranks: frozenset[i
 
 
 # An option of the search is a tuple (deadwood points, lo, hi, witness).
+# A run of a suit: (natural positions, wilds it needs, wilds it may hold).
+_Run: TypeAlias = tuple[tuple[int, ...], int, int]
+# A suit's runs as a linked list (run, rest of the runs) or ().
+_RunList: TypeAlias = "tuple[_Run, _RunList] | tuple[()]"
+_SuitOption: TypeAlias = tuple[int, int, int, _RunList]
+# Cards of one rank put into sets: (taken per suit, lo, hi, number of sets).
+_Taken: TypeAlias = tuple[int, ...]  # four counts, one a suit
+_SetChoice: TypeAlias = tuple[_Taken, int, int, int]
+# A rank's chosen sets: (rank, taken per suit, lo, hi, number of sets).
+_Chosen: TypeAlias = tuple[int, _Taken, int, int, int]
+# What the search found: the chosen sets, each suit's runs, wilds in those melds, wilds placed in all.
+_Plan: TypeAlias = tuple[tuple[_Chosen, ...], tuple[_RunList, ...], int, int]
+_Option = TypeVar("_Option", bound=tuple[int, int, int, object])
 
 
-def _pareto(options: list) -> tuple:
+def _pareto(options: list[_Option]) -> tuple[_Option, ...]:
     """Drop every option another beats on points, lo and hi at once."""
     if len(options) <= 1:
         return tuple(options)
     options.sort(key=lambda o: (o[0], o[1], -o[2]))
-    kept: list = []
+    kept: list[_Option] = []
     for option in options:
         lo, hi = option[1], option[2]
         for k in kept:
@@ -134,11 +158,12 @@ def _pareto(options: list) -> tuple:
     return tuple(kept)
 
 
-_SUIT_CACHE: dict = {}
+_SuitTable: TypeAlias = dict[int, tuple[_SuitOption, ...]]
+_SUIT_CACHE: dict[tuple[_Context, int], _SuitTable] = {}
 _BITS = 4  # bits per rank position in a packed suit: up to 15 cards of one rank
 
 
-def _suit_table(ctx: _Context, wilds: int) -> dict:
+def _suit_table(ctx: _Context, wilds: int) -> _SuitTable:
     """The cache of suit answers for one search context and wild count."""
     if len(_SUIT_CACHE) >= 256:
         _SUIT_CACHE.clear()
@@ -148,7 +173,7 @@ def _suit_table(ctx: _Context, wilds: int) -> dict:
     return table
 
 
-def _suit_options(table: dict, ctx: _Context, key: int, wilds: int) -> tuple:
+def _suit_options(table: _SuitTable, ctx: _Context, key: int, wilds: int) -> tuple[_SuitOption, ...]:
     """Pareto options for the runs of one suit.
 
     ``key`` packs how many natural cards of this suit lie at each rank
@@ -164,11 +189,11 @@ def _suit_options(table: dict, ctx: _Context, key: int, wilds: int) -> tuple:
     if cached is not None:
         return cached
     if not key:
-        result: tuple = ((0, 0, 0, ()),)
+        result: tuple[_SuitOption, ...] = ((0, 0, 0, ()),)
     else:
         p = ((key & -key).bit_length() - 1) // _BITS
         rest = key - (1 << (_BITS * p))
-        options: list = []
+        options: list[_SuitOption] = []
         if p != _HIGH_ACE:  # a high Ace left out is the same as a low one left out
             penalty = ctx.points[p]
             for d, lo, hi, runs in _suit_options(table, ctx, rest, wilds):
@@ -190,16 +215,16 @@ def _suit_options(table: dict, ctx: _Context, key: int, wilds: int) -> tuple:
     return result
 
 
-def _runs_of(linked: tuple) -> list:
+def _runs_of(linked: _RunList) -> list[_Run]:
     """The runs of a suit option's linked list ``(run, (run, (... ())))``."""
-    runs = []
+    runs: list[_Run] = []
     while linked:
         run, linked = linked
         runs.append(run)
     return runs
 
 
-def _runs_from(ctx: _Context, key: int, start: int, wilds: int) -> list:
+def _runs_from(ctx: _Context, key: int, start: int, wilds: int) -> list[tuple[tuple[int, ...], int, int, int]]:
     """Every run whose lowest natural card is at ``start``, as
     ``(positions, lo, hi, key of the suit's other cards)``.
 
@@ -212,9 +237,9 @@ def _runs_from(ctx: _Context, key: int, start: int, wilds: int) -> list:
     top = min(_HIGH_ACE if ctx.aces_high else 13, start + 12)
     may_skip = ctx.full or max_wilds is not None
     present = [q for q in range(start + 1, top + 1) if (key >> (_BITS * q)) & 15]
-    found: list = []
+    found: list[tuple[tuple[int, ...], int, int, int]] = []
     # Depth-first over (natural positions so far, wilds in gaps, cards left, next present index).
-    stack = [((start,), 0, key, 0)]
+    stack: list[tuple[tuple[int, ...], int, int, int]] = [((start,), 0, key, 0)]
     while stack:
         positions, gaps, left, index = stack.pop()
         last = positions[-1]
@@ -236,14 +261,14 @@ def _runs_from(ctx: _Context, key: int, start: int, wilds: int) -> list:
     return found
 
 
-def _set_choices(ctx: _Context, suit_counts: tuple[int, ...], wilds: int) -> list:
+def _set_choices(ctx: _Context, suit_counts: _Taken, wilds: int) -> list[_SetChoice]:
     """Ways to put natural cards of one rank into sets.
 
     ``suit_counts`` is how many cards of the rank each suit holds.  Each
     choice is ``(taken per suit, lo, hi, number of sets)``; the empty choice
     comes first.
     """
-    choices: list = [((0, 0, 0, 0), 0, 0, 0)]
+    choices: list[_SetChoice] = [((0, 0, 0, 0), 0, 0, 0)]
     max_wilds = ctx.max_wilds
     per_set = 1 if max_wilds is None else max(1, 3 - max_wilds)  # naturals a set needs at least
     for taken in _sub_multisets(suit_counts):
@@ -262,7 +287,7 @@ def _set_choices(ctx: _Context, suit_counts: tuple[int, ...], wilds: int) -> lis
     return choices
 
 
-def _sub_multisets(counts: tuple[int, ...]):
+def _sub_multisets(counts: _Taken) -> Iterator[_Taken]:
     a, b, c, d = counts
     for i in range(a + 1):
         for j in range(b + 1):
@@ -312,7 +337,7 @@ def _split(hand: Sequence[Card], rules: Rules, hand_size: int, count_cards: bool
     return _Hand(naturals, wilds, points)
 
 
-def _solve(ctx: _Context, hand: _Hand, table_room: int = 0):
+def _solve(ctx: _Context, hand: _Hand, table_room: int = 0) -> tuple[int, _Plan]:
     """Return (points, plan) of the least-penalty arrangement.
 
     ``table_room`` (redemption only) is how many wilds the melds already on
@@ -334,7 +359,7 @@ def _solve(ctx: _Context, hand: _Hand, table_room: int = 0):
     return points, plan
 
 
-def _search(ctx: _Context, hand: _Hand, table_room: int = 0):
+def _search(ctx: _Context, hand: _Hand, table_room: int = 0) -> tuple[int, _Plan, int | None]:
     wilds = len(hand.wilds)
     # cheapest-first running sums of wild penalties: cost of leaving u wilds out
     cheapest = list(reversed(hand.wild_points))
@@ -352,12 +377,12 @@ def _search(ctx: _Context, hand: _Hand, table_room: int = 0):
     ranks = sorted(r for r, counts in by_rank.items() if sum(counts) + wilds >= 3)
     rank_choices = [(r, _set_choices(ctx, tuple(by_rank[r]), wilds)) for r in ranks]
 
-    best = [None, None, None]  # points, plan, least points of a choice that left wilds out
+    best: list[Any] = [None, None, None]  # points, plan, least points of a choice that left wilds out
 
     table = _suit_table(ctx, wilds)
 
-    def finish(set_lo: int, set_hi: int, chosen: list) -> None:
-        combined = [(0, set_lo, set_hi, ())]
+    def finish(set_lo: int, set_hi: int, chosen: list[_Chosen]) -> None:
+        combined: list[tuple[int, int, int, tuple[_RunList, ...]]] = [(0, set_lo, set_hi, ())]
         for key in by_suit:
             options = _suit_options(table, ctx, key, wilds)
             if len(options) == 1 and len(combined) == 1:
@@ -367,7 +392,7 @@ def _search(ctx: _Context, hand: _Hand, table_room: int = 0):
                     return
                 combined = [(d + d2, lo + lo2, min(wilds, hi + hi2), w + (runs,))]
                 continue
-            merged = []
+            merged: list[tuple[int, int, int, tuple[_RunList, ...]]] = []
             for d, lo, hi, w in combined:
                 for d2, lo2, hi2, runs in options:
                     if lo + lo2 <= wilds:
@@ -386,10 +411,10 @@ def _search(ctx: _Context, hand: _Hand, table_room: int = 0):
                 best[0] = total
                 best[1] = (tuple(chosen), runs_by_suit, in_melds, placed)
 
-    seen: set = set()
+    seen: set[tuple[int, ...]] = set()
     last = len(rank_choices)
 
-    def walk(i: int, set_lo: int, set_hi: int, chosen: list) -> None:
+    def walk(i: int, set_lo: int, set_hi: int, chosen: list[_Chosen]) -> None:
         if i == last:
             finish(set_lo, set_hi, chosen)
             return
@@ -437,7 +462,9 @@ def _placed_wilds(ctx: _Context, wilds: int, lo: int, hi: int) -> tuple[int, int
 # Turning a plan back into melds of physical cards.
 
 
-def _build(ctx: _Context, hand: _Hand, plan, points: int, table_rooms: Sequence[tuple[int, int]] = ()) -> Arrangement:
+def _build(
+    ctx: _Context, hand: _Hand, plan: _Plan, points: int, table_rooms: Sequence[tuple[int, int]] = ()
+) -> Arrangement:
     """Turn a plan into melds of physical cards.
 
     ``table_rooms`` (redemption only) lists ``(table meld index, wilds it can
@@ -453,7 +480,7 @@ def _build(ctx: _Context, hand: _Hand, plan, points: int, table_rooms: Sequence[
         return pool[(rank, suit)].pop()
 
     # Each meld: kind, its natural cards with positions, wilds it needs, wilds it may hold.
-    skeletons: list[dict] = []
+    skeletons: list[dict[str, Any]] = []
     for rank, taken, _set_lo, _set_hi, k in chosen:
         cards = [take(rank, SUIT_CHARS[s]) for s in range(4) for _ in range(taken[s])]
         # split m naturals into k sets as evenly as possible
@@ -465,11 +492,11 @@ def _build(ctx: _Context, hand: _Hand, plan, points: int, table_rooms: Sequence[
     for s, runs in enumerate(runs_by_suit):
         suit = SUIT_CHARS[s]
         for positions, run_lo, _run_hi in _runs_of(runs):
-            cards = [(p, take(ACE if p == _HIGH_ACE else p, suit)) for p in positions]
+            run_cards = [(p, take(ACE if p == _HIGH_ACE else p, suit)) for p in positions]
             room = 13 - len(positions)
             if ctx.max_wilds is not None:
                 room = min(room, ctx.max_wilds)
-            skeletons.append({"kind": RUN, "naturals": cards, "need": run_lo, "room": room})
+            skeletons.append({"kind": RUN, "naturals": run_cards, "need": run_lo, "room": room})
 
     to_place = list(hand.wilds[:placed])  # the most expensive wilds go into melds
     left_out = list(hand.wilds[placed:])
@@ -536,7 +563,7 @@ def _lay_run(ctx: _Context, naturals: list[tuple[int, Card]], wild_cards: list[C
 # Public functions.
 
 
-def meld_kind(cards: Sequence[Card], rules: Rules, hand_size: int) -> str | None:
+def meld_kind(cards: Sequence[Card], rules: Rules, hand_size: int) -> MeldKind | None:
     """``"set"`` or ``"run"`` if ``cards`` form a valid meld in this round, else ``None``.
 
     This checks a meld directly from RULES.md, independently of the search;
@@ -651,7 +678,7 @@ def discard_penalties(hand: Iterable[Card] | str, rules: Rules, hand_size: int) 
 @dataclass(frozen=True, slots=True)
 class _TableMeld:
     index: int
-    kind: str
+    kind: MeldKind
     rank: int | None  # a set's rank (None for a meld of wilds only)
     suit: str | None  # a run's suit
     low: int  # a run's lowest and highest position, stand-ins included
@@ -685,7 +712,10 @@ def _wild_room(rules: Rules, table: _TableMeld, added_wilds: int, added_cards: i
     return max(0, room)
 
 
-def _run_extensions(rules: Rules, table: _TableMeld, naturals: Counter, wilds: int):
+_Extension: TypeAlias = tuple[tuple[Card, ...], int, int]
+
+
+def _run_extensions(rules: Rules, table: _TableMeld, naturals: Counter[Card], wilds: int) -> Iterator[_Extension]:
     """Ways to extend one table run with natural cards from the hand.
 
     Yields ``(natural cards used, wilds used, cards added)``; the first is
@@ -693,23 +723,24 @@ def _run_extensions(rules: Rules, table: _TableMeld, naturals: Counter, wilds: i
     card: wilds alone are counted as the run's room for wilds.
     """
     yield (), 0, 0
-    if table.suit is None:
+    suit = table.suit
+    if suit is None:
         return
     top = _HIGH_ACE if (rules.aces_high and table.low > 1) else 13
     bottom = 2 if table.high == _HIGH_ACE else 1
 
     def card_at(position: int) -> Card | None:
         rank = ACE if position in (1, _HIGH_ACE) else position
-        card = Card(rank, table.suit)
+        card = Card(rank, suit)
         return card if naturals[card] else None
 
-    def side(step: int) -> list:
+    def side(step: int) -> list[_Extension]:
         """Every way to extend one end that lays off a natural card: (cards, wilds, length)."""
-        results = []
-        frontier = [((), 0, 0)]
+        results: list[_Extension] = []
+        frontier: list[_Extension] = [((), 0, 0)]
         edge = table.low if step < 0 else table.high
         while frontier:
-            grown = []
+            grown: list[_Extension] = []
             for cards, used, length in frontier:
                 position = edge + step * (length + 1)
                 if not (bottom <= position <= top) or table.size + length >= 13:
@@ -724,8 +755,9 @@ def _run_extensions(rules: Rules, table: _TableMeld, naturals: Counter, wilds: i
             frontier = grown
         return results
 
-    lows = [((), 0, 0)] + side(-1)
-    highs = [((), 0, 0)] + side(+1)
+    empty: _Extension = ((), 0, 0)
+    lows = [empty] + side(-1)
+    highs = [empty] + side(+1)
     for low_cards, low_wilds, low_len in lows:
         for high_cards, high_wilds, high_len in highs:
             if not low_cards and not high_cards:
@@ -760,9 +792,10 @@ def redemption_score(
     naturals = Counter(c for c in cards if not rules.is_wild(c, hand_size))
     runs = [t for t in tables if t.kind == RUN]
 
-    best: tuple | None = None
+    _Extended: TypeAlias = list[tuple[_TableMeld, tuple[Card, ...], int, int]]
+    best: tuple[int, _Plan, _Hand, list[tuple[int, int]], _Extended, _Context] | None = None
 
-    def explore(i: int, used_naturals: Counter, used_wilds: int, extended: list) -> None:
+    def explore(i: int, used_naturals: Counter[Card], used_wilds: int, extended: _Extended) -> None:
         nonlocal best
         if i < len(runs):
             available = naturals - used_naturals
@@ -775,8 +808,8 @@ def redemption_score(
                 )
             return
         rest = list((naturals - used_naturals).elements()) + wild[used_wilds:]
-        added = {t.index: (w, n) for t, _, w, n in extended}
-        rooms = [(t.index, _wild_room(rules, t, *added.get(t.index, (0, 0)))) for t in tables]
+        added_to = {t.index: (w, n) for t, _, w, n in extended}
+        rooms = [(t.index, _wild_room(rules, t, *added_to.get(t.index, (0, 0)))) for t in tables]
         table_room = sum(room for _, room in rooms)
         ctx = _context(rules, free_ranks=free_ranks)
         split = _split(rest, rules, hand_size, count_cards=False)
@@ -785,6 +818,8 @@ def redemption_score(
             best = (points, plan, split, rooms, extended, ctx)
 
     explore(0, Counter(), 0, [])
+    if best is None:  # pragma: no cover - explore always reaches the end once
+        raise AssertionError("redemption_score found no arrangement")
     points, plan, split, rooms, extended, ctx = best
     arrangement = _build(ctx, split, plan, points, rooms)
     laid: dict[int, list[Card]] = {}

@@ -11,14 +11,19 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, Literal, TypeAlias, TypeGuard
 
-from .cards import ACE, JACK, KING, QUEEN, Card
+from .cards import ACE, JACK, KING, QUEEN, RANK_CHARS, Card
 
 MIN_SEATS, MAX_SEATS = 2, 8
 MIN_HAND_SIZE, MAX_HAND_SIZE = 3, 15
 CLASSIC_ROUNDS: tuple[int, ...] = tuple(range(3, 14))
 JOKER_POINTS = 20
+#: The string options of :class:`Rules` (their JSON values).
+Decks: TypeAlias = int | Literal["auto"]
+Aces: TypeAlias = Literal["low", "high_or_low"]
+FacePoints: TypeAlias = Literal["10", "11-12-13"]
+WildPoints: TypeAlias = int | Literal["face"]
 HIGH_WILD_POINTS = 15
 
 
@@ -47,25 +52,27 @@ def wild_ranks(hand_size: int) -> frozenset[int]:
     return frozenset({hand_size})
 
 
+def wild_rank_chars(hand_size: int) -> list[str]:
+    """The rank characters of the round's wild rank(s), e.g. ``["K"]`` or ``["A", "2"]``."""
+    return [RANK_CHARS[r - 1] for r in sorted(wild_ranks(hand_size))]
+
+
 def wild_rank_label(hand_size: int) -> str:
     """Short label of the round's wild rank(s), e.g. ``"K"`` or ``"A, 2"``."""
-    from .cards import RANK_CHARS
-
-    labels = [RANK_CHARS[r - 1] for r in sorted(wild_ranks(hand_size))]
-    return ", ".join("10" if label == "T" else label for label in labels)
+    return ", ".join("10" if label == "T" else label for label in wild_rank_chars(hand_size))
 
 
 @dataclass(frozen=True, slots=True)
 class Rules:
     """Every variant option of RULES.md, with its default."""
 
-    decks: int | str = "auto"
+    decks: Decks = "auto"
     jokers_per_deck: int = 0
     rounds: tuple[int, ...] = CLASSIC_ROUNDS
-    aces: str = "low"
+    aces: Aces = "low"
     ace_points: int = 1
-    face_points: str = "10"
-    wild_points: int | str = "face"
+    face_points: FacePoints = "10"
+    wild_points: WildPoints = "face"
     max_wilds_per_meld: int | None = None
     all_wild_melds: bool = False
     double_royal_rounds: bool = False
@@ -118,7 +125,7 @@ class Rules:
         # `all_wild_melds`, and `jokers_free` without jokers changes nothing.
         # What can be impossible is dealing: a fixed deck count too small for
         # the largest round (here for two players, in check_seats for more).
-        if self.decks != "auto" and self.decks * 52 < max(self.rounds) * MIN_SEATS + 2:
+        if isinstance(self.decks, int) and self.decks * 52 < max(self.rounds) * MIN_SEATS + 2:
             raise RulesError(
                 f"{self.decks} deck(s) cannot deal a {max(self.rounds)}-card round "
                 f"to {MIN_SEATS} players with an up-card and a stock",
@@ -207,7 +214,7 @@ class Rules:
         return {k: v for k, v in self.to_dict().items() if default[k] != v}
 
 
-def _is_int(value: Any) -> bool:
+def _is_int(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 

@@ -18,7 +18,7 @@ from .melds import deadwood_points, go_out_discards
 from .rules import MAX_HAND_SIZE, MIN_HAND_SIZE, Rules, RulesError
 
 
-def score_line(data: Any) -> dict:
+def score_line(data: Any) -> dict[str, Any]:
     """Score one vector object; raises ``ValueError`` on bad input."""
     if not isinstance(data, dict):
         raise ValueError("a line must hold a JSON object")

@@ -19,6 +19,7 @@ applies ``places`` to its seats' totals itself.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from itertools import groupby
 from typing import Any
 
@@ -40,15 +41,19 @@ from django.utils.translation import gettext as _
 
 from games import presentation
 from games.engine import (
-    RANK_CHARS,
+    Meld,
+    MeldKind,
+    RoundEnd,
     Rules,
+    SeatResult,
     action_from_dict,
     meld_kind,
     parse_cards,
     replay,
+    wild_rank_chars,
     wild_rank_label,
-    wild_ranks,
 )
+from games.engine import RoundResult as EngineRoundResult
 from games.models import BotLevel, Game, GameResult, Move, RoundResult, Seat
 
 from . import charts
@@ -164,8 +169,12 @@ def history_filters(*, user: Any, viewer: Any = None) -> dict[str, list[tuple[st
     return {"variants": [(name, name) for name in variants], "opponents": opponents}
 
 
-def history_rows(seats: list[Seat]) -> list[dict[str, Any]]:
-    """One page of :func:`history_of` in words for the template (no queries: all prefetched)."""
+def history_rows(seats: Sequence[Any]) -> list[dict[str, Any]]:
+    """One page of :func:`history_of` in words for the template (no queries: all prefetched).
+
+    ``seats`` are :func:`history_of`'s seats, annotated with ``place``,
+    ``place_shared`` and ``rating_change``.
+    """
     rows = []
     for seat in seats:
         game = seat.game
@@ -191,10 +200,6 @@ def history_rows(seats: list[Seat]) -> list[dict[str, Any]]:
 # -- a finished game's record -------------------------------------------------
 
 
-def _wild_chars(hand_size: int) -> list[str]:
-    return [RANK_CHARS[r - 1] for r in sorted(wild_ranks(hand_size))]
-
-
 def game_record(*, game: Game) -> dict[str, Any]:
     """Standings, the per-round table with every hand's final arrangement, and the running-totals chart.
 
@@ -210,14 +215,13 @@ def game_record(*, game: Game) -> dict[str, Any]:
     running = [0] * len(seats)
     series_values: list[list[int]] = [[] for _ in seats]
     rounds = []
-    for round_number, rows in groupby(
+    for round_number, group in groupby(
         RoundResult.objects.filter(game=game).order_by("round_number", "seat"), key=lambda r: r.round_number
     ):
-        rows = list(rows)
+        rows = list(group)
         hand_size = rows[0].hand_size
-        wild = _wild_chars(hand_size)
         first = next((r.seat for r in rows if r.went_out_first), None)
-        cells, summary_rows = [], []
+        cells = []
         for row in rows:
             running[row.seat] += row.points
             series_values[row.seat].append(running[row.seat])
@@ -230,23 +234,6 @@ def game_record(*, game: Game) -> dict[str, Any]:
                     "penalty": row.penalty,
                 }
             )
-            summary_rows.append(
-                {
-                    "name": names.get(row.seat),
-                    "points": row.points,
-                    "went_out": row.went_out,
-                    "penalty": row.penalty,
-                    "melds": [
-                        {
-                            "kind": meld_kind(parse_cards(cards), rules, hand_size) or "",
-                            "cards": presentation.card_faces(cards, wild),
-                        }
-                        for cards in row.melds
-                    ],
-                    "deadwood": presentation.card_faces(row.deadwood, wild),
-                    "laid_off": presentation.card_faces(row.laid_off, wild),
-                }
-            )
         rounds.append(
             {
                 "round": round_number,
@@ -255,14 +242,7 @@ def game_record(*, game: Game) -> dict[str, Any]:
                 "cells": cells,
                 "went_out_name": names.get(first) if first is not None else None,
                 "stock_exhausted": first is None,
-                "summary": {
-                    "round": round_number,
-                    "hand_size": hand_size,
-                    "wild_label": wild_rank_label(hand_size),
-                    "went_out_name": names.get(first) if first is not None else None,
-                    "stock_exhausted": first is None,
-                    "rows": summary_rows,
-                },
+                "summary": presentation.round_result(_stored_result(rows, rules, first), names, with_cards=True),
             }
         )
     seat_places = dict(
@@ -310,6 +290,37 @@ def game_record(*, game: Game) -> dict[str, Any]:
     }
 
 
+def _stored_result(rows: list[RoundResult], rules: Rules, first: int | None) -> EngineRoundResult:
+    """The engine's round result from the stored rows of one round (one row a seat, in seat order).
+
+    A round counts as ended by the stock when no one went out first.  A
+    stored meld is read back as the engine judges it (a run when it is
+    not a set: the page shows only "set" or "run").
+    """
+    hand_size = rows[0].hand_size
+    return EngineRoundResult(
+        round_index=rows[0].round_number - 1,
+        hand_size=hand_size,
+        dealer=0,  # not stored, not shown
+        went_out=first,
+        ended=RoundEnd.STOCK_EXHAUSTED if first is None else RoundEnd.WENT_OUT,
+        seats=tuple(
+            SeatResult(
+                points=row.points,
+                melds=tuple(
+                    Meld(meld_kind(parse_cards(cards), rules, hand_size) or MeldKind.RUN, parse_cards(cards))
+                    for cards in row.melds
+                ),
+                deadwood=parse_cards(row.deadwood),
+                went_out=row.went_out,
+                penalty=row.penalty,
+                laid_off=parse_cards(row.laid_off),
+            )
+            for row in rows
+        ),
+    )
+
+
 # -- the replay ---------------------------------------------------------------
 
 
@@ -333,36 +344,16 @@ def game_replay(*, game: Game, step: int | None = None) -> dict[str, Any]:
     )
     seats = list(game.seats.select_related("user").order_by("position"))
     names = {s.position: s.name for s in seats}
-    wild = [RANK_CHARS[r - 1] for r in sorted(state.wild_ranks)]
+    wild = wild_rank_chars(state.hand_size)
 
     events = moves[step - 1][2] if step > 0 else []
     lines = [line for line in (presentation.describe_event(e, names) for e in events) if line]
     scored = next((e["data"] for e in events if e.get("kind") == "round_scored"), None)
-    round_over = None
-    if scored is not None:
-        scored_wild = _wild_chars(scored["hand_size"])
-        round_over = {
-            "round": scored["round"],
-            "hand_size": scored["hand_size"],
-            "wild_label": wild_rank_label(scored["hand_size"]),
-            "went_out_name": names.get(scored["went_out"]) if scored["went_out"] is not None else None,
-            "stock_exhausted": scored["ended"] == "stock_exhausted",
-            "rows": [
-                {
-                    "name": names.get(p),
-                    "points": s["points"],
-                    "went_out": s["went_out"],
-                    "penalty": s["penalty"],
-                    "melds": [
-                        {"kind": m["kind"], "cards": presentation.card_faces(m["cards"], scored_wild)}
-                        for m in s["melds"]
-                    ],
-                    "deadwood": presentation.card_faces(s["deadwood"], scored_wild),
-                    "laid_off": presentation.card_faces(s["laid_off"], scored_wild),
-                }
-                for p, s in enumerate(scored["seats"])
-            ],
-        }
+    round_over = (
+        presentation.round_result(EngineRoundResult.from_dict(scored), names, with_cards=True)
+        if scored is not None
+        else None
+    )
     hands = []
     for s in seats:
         position = s.position

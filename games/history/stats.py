@@ -172,8 +172,8 @@ def leaderboard_rows(
 ) -> list[dict[str, Any]]:
     """One page of the leaderboard with the bot levels placed where their rating falls."""
     level_names = dict(BotLevel.choices)
-    rows = [
-        {"rank": offset + i + 1, "rating": r, "name": r.user.shown_name, "user": r.user, "bot": False}
+    rows: list[dict[str, Any]] = [
+        {"rank": offset + i + 1, "rating": r, "name": r.user.shown_name if r.user else "", "user": r.user, "bot": False}
         for i, r in enumerate(people)
     ]
     for bot in bots:

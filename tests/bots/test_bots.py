@@ -6,13 +6,27 @@ import random
 import re
 import subprocess
 import sys
-from dataclasses import replace
+from dataclasses import fields, replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from games.bots import LEVELS, choose_action
-from games.engine import Card, Discard, Draw, GoOut, Rules, apply, legal_actions, new_game, parse_cards, view
+from games.engine import (
+    Card,
+    Discard,
+    Draw,
+    GoOut,
+    Phase,
+    Rules,
+    SeatView,
+    apply,
+    legal_actions,
+    new_game,
+    parse_cards,
+    view,
+)
 
 SHORT = Rules.from_dict({"rounds": [3, 7, 11]})
 ROOT = Path(__file__).resolve().parents[2]
@@ -26,6 +40,7 @@ def positions(seed: int, seats: int = 4, every: int = 3):
     count = 0
     while not state.is_over:
         seat = state.current_seat
+        assert seat is not None, "a game that is not over has a seat to play"
         if count % every == 0:
             yield state, list(history)
         action = choose_action(view(state, seat), levels[seat], history)
@@ -71,31 +86,33 @@ def test_bots_never_read_hidden_cards(seed):
     assert checked > 20
 
 
-class RecordingView(dict):
-    """A view that remembers which keys the bot read."""
+class RecordingView(SeatView):
+    """A view that remembers which of its fields the bot read."""
 
-    def __init__(self, data):
-        super().__init__(data)
-        self.read: set[str] = set()
+    def __getattribute__(self, name: str) -> Any:
+        if name in SEAT_VIEW_FIELDS:
+            object.__getattribute__(self, "read").add(name)
+        return object.__getattribute__(self, name)
 
-    def __getitem__(self, key):
-        self.read.add(key)
-        return super().__getitem__(key)
+    @classmethod
+    def of(cls, seen: SeatView) -> RecordingView:
+        recorder = cls(**{name: getattr(seen, name) for name in SEAT_VIEW_FIELDS})
+        object.__setattr__(recorder, "read", set())  # a frozen dataclass: set past its __setattr__
+        return recorder
 
-    def get(self, key, default=None):
-        self.read.add(key)
-        return super().get(key, default)
+
+SEAT_VIEW_FIELDS = {f.name for f in fields(SeatView)}
 
 
 def test_bots_read_only_the_seats_own_public_view():
     """A bot is given only ``view(state, seat)`` (no other hand or stock in it) and reads nothing else."""
-    allowed = set(view(new_game(SHORT, 4, 1), 0))
+    allowed = set(view(new_game(SHORT, 4, 1), 0).to_dict())
     for state, history in positions(4, every=5):
         seat = state.current_seat
         seen = view(state, seat)
-        assert "hands" not in seen and "stock" not in seen and "discard_pile" not in seen
+        assert "hands" not in seen.to_dict() and "stock" not in seen.to_dict() and "discard_pile" not in seen.to_dict()
         for level in LEVELS:
-            recorder = RecordingView(seen)
+            recorder = RecordingView.of(seen)
             choose_action(recorder, level, history)
             assert recorder.read <= allowed
 
@@ -134,7 +151,7 @@ def position(hand: str, top: str, phase: str = "draw", hand_size: int = 3, seats
         base,
         current_seat=0,
         dealer=seats - 1,
-        phase=phase,
+        phase=Phase(phase),
         hands=(tuple(sorted(cards)), other),
         stock=stock,
         discard_pile=(Card.from_code(top),),

@@ -42,7 +42,7 @@ def test_services_give_a_bot_only_its_seats_view_and_public_events(make_user, cl
         if move.by_bot:
             seat_view, history = next(handed)
             assert seat_view == view(state, move.seat)
-            assert "hands" not in seat_view and "stock" not in seat_view
+            assert "hands" not in seat_view.to_dict() and "stock" not in seat_view.to_dict()
             for event in history:  # public events only: no card drawn from the stock
                 assert not (
                     event["kind"] == "drew" and event["data"].get("source") == "stock" and "card" in event["data"]

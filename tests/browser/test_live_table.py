@@ -117,7 +117,7 @@ def test_two_people_see_each_others_draws_and_discards_without_reloading(table_f
     for seat, page in pages.items():
         shown = set(hand_codes(page))
         game.refresh_from_db()
-        assert shown and shown == set(view(GameState.from_dict(game.state), seat)["hand"])
+        assert shown and shown == set(view(GameState.from_dict(game.state), seat).to_dict()["hand"])
 
 
 def test_a_reconnected_or_reloaded_page_shows_the_right_state(table_for_two):

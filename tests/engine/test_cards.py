@@ -36,7 +36,7 @@ def test_parse_cards_names_the_bad_token():
 
 def test_non_string_code_is_bad_input():
     with pytest.raises(ValueError):
-        Card.from_code(None)  # type: ignore[arg-type]
+        Card.from_code(None)
 
 
 def test_parse_cards_accepts_an_iterable_and_format_round_trips():

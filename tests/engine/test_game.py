@@ -10,12 +10,14 @@ from dataclasses import replace
 import pytest
 
 from games.engine import (
+    Action,
     Card,
     Discard,
     Draw,
     GameState,
     GoOut,
     IllegalAction,
+    Phase,
     Rules,
     RulesError,
     action_from_dict,
@@ -53,7 +55,7 @@ def rig(rules: Rules, hands: list[str], up: str, *, stock_top: str = "", dealer:
     )
 
 
-def play(state: GameState, *moves: tuple[int, object]) -> tuple[GameState, list]:
+def play(state: GameState, *moves: tuple[int, Action]) -> tuple[GameState, list]:
     events: list = []
     for seat, action in moves:
         state, new_events = apply(state, seat, action)
@@ -69,13 +71,16 @@ def random_game(rules: Rules, seats: int, seed: int, *, stop_after: int | None =
     """Play random legal moves (going out whenever possible); the states and the log."""
     rng = random.Random(seed)
     state = new_game(rules, seats, seed)
-    states, log = [state], []
+    states = [state]
+    log: list[tuple[int, Action]] = []
     while not state.is_over and (stop_after is None or len(log) < stop_after):
-        actions = legal_actions(state, state.current_seat)
+        seat = state.current_seat
+        assert seat is not None, "a game that is not over has a seat to play"
+        actions = legal_actions(state, seat)
         go_outs = [a for a in actions if isinstance(a, GoOut)]
         action = go_outs[0] if go_outs else rng.choice(actions)
-        log.append((state.current_seat, action))
-        state, _ = apply(state, state.current_seat, action)
+        log.append((seat, action))
+        state, _ = apply(state, seat, action)
         states.append(state)
     return states, log
 
@@ -560,7 +565,8 @@ def test_a_seat_that_does_not_exist_is_refused():
 
 
 @pytest.mark.parametrize(
-    "action", [None, "draw", {"type": "draw", "source": "stock"}, Draw("deck"), Discard("KS"), GoOut(None)]
+    "action",
+    [None, "draw", {"type": "draw", "source": "stock"}, Draw("deck"), Discard("KS"), GoOut(None)],  # type: ignore[arg-type]
 )
 def test_something_that_is_not_an_action_is_refused(action):
     state = rig(SHORT, ["AS 2D 6C", "5H 6H KS"], "9C", dealer=0)
@@ -696,20 +702,20 @@ def test_view_never_depends_on_hidden_cards_for_any_seat_in_any_phase():
         for state in states:
             phases_seen.add((state.phase, state.final_lap))
             for seat in (None, 0, 1, 2, 3):
-                seen = view(state, seat)
+                seen = view(state, seat).to_dict()
                 json.dumps(seen)
                 if state.is_over:
                     continue
                 assert "hands" not in seen and "stock" not in seen and "discard_pile" not in seen
                 assert seen["hand"] == (None if seat is None else [c.code for c in state.hands[seat]])
                 other = hide_and_shuffle(state, seat, rng)
-                assert view(other, seat) == seen
+                assert view(other, seat).to_dict() == seen
     assert {("draw", False), ("discard", False), ("draw", True), ("discard", True), ("game_over", False)} <= phases_seen
 
 
 def test_view_shows_counts_top_discard_scores_turn_and_own_legal_actions():
     state = rig(SHORT, ["AS 2D 6C", "5H 6H KS", "7C 8C 9C"], "9D", dealer=0)
-    seen = view(state, 1)
+    seen = view(state, 1).to_dict()
     assert seen["hand"] == ["5H", "6H", "KS"]
     assert seen["hand_counts"] == [3, 3, 3]
     assert seen["discard_top"] == "9D" and seen["stock_size"] == len(state.stock)
@@ -717,14 +723,14 @@ def test_view_shows_counts_top_discard_scores_turn_and_own_legal_actions():
     assert seen["dealer"] == 0 and seen["current_seat"] == 1 and seen["phase"] == "draw"
     assert seen["scores"] == [0, 0, 0] and seen["final_lap"] is False and seen["went_out"] is None
     assert seen["legal_actions"] == [{"type": "draw", "source": "stock"}, {"type": "draw", "source": "discard"}]
-    assert view(state, 0)["legal_actions"] == [] and view(state, None)["legal_actions"] == []
-    assert view(state, None)["hand"] is None
+    assert view(state, 0).to_dict()["legal_actions"] == [] and view(state, None).to_dict()["legal_actions"] == []
+    assert view(state, None).to_dict()["hand"] is None
 
 
 def test_view_shows_the_final_lap_and_the_melds_laid_down():
     state = rig(SHORT, ["AS 2D 6C", "3H 4C 9D", "KS QD 8C"], "KD", stock_top="4S", dealer=0)
     state, _ = play(state, (1, Draw("stock")), (1, GoOut(C("9D"))))
-    seen = view(state, 2)
+    seen = view(state, 2).to_dict()
     assert seen["final_lap"] is True and seen["went_out"] == 1 and seen["last_turns"] == [2, 0]
     assert len(seen["table_melds"]) == 1 and seen["table_melds"][0]["seat"] == 1
     assert sorted(seen["table_melds"][0]["cards"]) == ["3H", "4C", "4S"]
@@ -733,7 +739,7 @@ def test_view_shows_the_final_lap_and_the_melds_laid_down():
 def test_view_shows_past_round_results():
     states, _ = random_game(Rules(rounds=(3, 4)), 2, seed=3)
     mid = next(s for s in states if s.round_index == 1)
-    results = view(mid, 0)["results"]
+    results = view(mid, 0).to_dict()["results"]
     assert len(results) == 1 and results[0]["round"] == 1 and len(results[0]["seats"]) == 2
 
 
@@ -741,8 +747,23 @@ def test_view_shows_everything_after_the_game_ends():
     states, _ = random_game(Rules(rounds=(3,)), 3, seed=6)
     final = states[-1]
     for seat in (None, 0, 1, 2):
-        seen = view(final, seat)
+        seen = view(final, seat).to_dict()
         assert seen["is_over"] and seen["winners"] == list(final.winners)
         assert seen["hands"] == [[c.code for c in h] for h in final.hands]
         assert seen["stock"] == [c.code for c in final.stock]
         assert seen["discard_pile"] == [c.code for c in final.discard_pile]
+
+
+def test_the_seat_view_holds_typed_values_and_its_json_form_keeps_every_key():
+    state = rig(SHORT, ["AS 2D 6C", "5H 6H KS", "7C 8C 9C"], "9D", dealer=0)
+    seen = view(state, 1)
+    assert seen.hand == parse_cards("5H 6H KS") and seen.discard_top == C("9D")
+    assert seen.legal_actions == (Draw("stock"), Draw("discard")) and seen.rules == SHORT
+    assert seen.phase is Phase.DRAW and seen.wild_ranks == frozenset({3})
+    assert set(seen.to_dict()) == {
+        "seat", "seat_count", "rules", "round", "round_count", "hand_size", "wild_ranks", "dealer",
+        "current_seat", "phase", "is_over", "move_count", "scores", "hand_counts", "hand", "stock_size",
+        "stock_rebuilds", "discard_top", "discard_size", "taken_from_discard", "final_lap", "went_out",
+        "last_turns", "table_melds", "legal_actions", "results", "winners",
+    }  # fmt: skip
+    assert json.loads(json.dumps(seen.to_dict())) == seen.to_dict()

@@ -75,6 +75,7 @@ def games(draw):
 def choose(state: GameState, rng: random.Random, greed: float):
     """A legal move for the seat to play: random, or greedy (go out, else drop the costliest card)."""
     seat = state.current_seat
+    assert seat is not None, "a game that is not over has a seat to play"
     actions = legal_actions(state, seat)
     assert actions, "a seat to play always has a legal action"
     if state.phase == "discard":
@@ -131,6 +132,7 @@ def play_game(rules: Rules, seats: int, seed: int, driver: int):
         if state.is_over:
             break
         seat = state.current_seat
+        assert seat is not None, "a game that is not over has a seat to play"
         action = choose(state, rng, greed)
         before = state
         state, events = apply(state, seat, action)
@@ -172,9 +174,9 @@ ALL_CARDS = list(STANDARD_DECK) + [JOKER]
 def random_action(rng: random.Random):
     kind = rng.randrange(4)
     if kind == 0:
-        return Draw(rng.choice(["stock", "discard", "deck", ""]))
+        return Draw(rng.choice(["stock", "discard", "deck", ""]))  # type: ignore[list-item]
     if kind == 3:
-        return rng.choice([None, "draw", {"type": "draw", "source": "stock"}, Discard("TH"), GoOut(None)])
+        return rng.choice([None, "draw", {"type": "draw", "source": "stock"}, Discard("TH"), GoOut(None)])  # type: ignore[arg-type]
     card = rng.choice(ALL_CARDS)
     return Discard(card) if kind == 1 else GoOut(card)
 
@@ -203,4 +205,4 @@ def test_random_actions_are_either_legal_or_raise_and_change_nothing(game, probe
             ), (action, offered)
             assert new_state.card_counter() == state.card_counter()
         for seat in [None, *range(seats)]:
-            json.dumps(view(state, seat))
+            json.dumps(view(state, seat).to_dict())

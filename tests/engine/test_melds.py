@@ -19,6 +19,7 @@ from games.engine import (
     JOKER,
     STANDARD_DECK,
     Meld,
+    MeldKind,
     Rules,
     best_arrangement,
     can_meld_all,
@@ -179,7 +180,7 @@ def test_bad_card_code_names_the_token():
 
 # -- redemption lay-offs -------------------------------------------------------
 
-TABLE = [Meld("run", parse_cards("5H 6H 7H")), Meld("set", parse_cards("9C 9D 9S"))]
+TABLE = [Meld(MeldKind.RUN, parse_cards("5H 6H 7H")), Meld(MeldKind.SET, parse_cards("9C 9D 9S"))]
 REDEMPTION = Rules(redemption=True)
 
 

@@ -72,7 +72,7 @@ def test_unknown_option_is_refused_by_name():
 
 def test_from_dict_refuses_a_non_object():
     with pytest.raises(RulesError):
-        Rules.from_dict([("decks", 1)])  # type: ignore[arg-type]
+        Rules.from_dict([("decks", 1)])
 
 
 @pytest.mark.parametrize(

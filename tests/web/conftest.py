@@ -6,7 +6,7 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from games.engine import GameState, view
+from games.engine import GameState, SeatView, view
 from games.models import Game
 
 
@@ -16,7 +16,7 @@ def logged_in(user: Any) -> Client:
     return client
 
 
-def engine_view(game: Game, position: int | None) -> dict:
+def engine_view(game: Game, position: int | None) -> SeatView:
     game.refresh_from_db()
     return view(GameState.from_dict(game.state), position)
 

@@ -102,7 +102,7 @@ def test_a_games_page_shows_seats_move_log_and_round_results_but_no_hidden_cards
     game.refresh_from_db()
     page = client.get(f"/admin/games/game/{game.pk}/change/").content.decode()
     state = GameState.from_dict(game.state)
-    hidden = set(view(state, 0)["hand"]) | set(view(state, 1)["hand"])
+    hidden = set(view(state, 0).to_dict()["hand"]) | set(view(state, 1).to_dict()["hand"])
     shown = set(re.findall(r"\b[A2-9TJQK][CDHS]\b", page))
     assert not hidden & shown
     assert "engine state" not in page.lower() and "918273645546" not in page

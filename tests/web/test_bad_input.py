@@ -60,7 +60,7 @@ def test_not_your_turn(table):
 
 def test_wrong_phase_discard_before_drawing(table):
     game, mover, _, seat = table
-    card = engine_view(game, seat)["hand"][0]
+    card = engine_view(game, seat).to_dict()["hand"][0]
     before = state_fingerprint(game)
     response = post_action(mover, game, {"type": "discard", "card": card})
     _assert_refused(response, 409, "draw a card first", game, before)
@@ -77,7 +77,7 @@ def test_wrong_phase_drawing_twice(table):
 def test_card_not_in_hand(table):
     game, mover, _, seat = table
     assert post_action(mover, game, {"type": "draw", "source": "stock"}).status_code == 302
-    hand = set(engine_view(game, seat)["hand"])
+    hand = set(engine_view(game, seat).to_dict()["hand"])
     missing = next(code for code in ("AS", "2H", "3C", "4D", "5S", "6H", "7C") if code not in hand)
     before = state_fingerprint(game)
     response = post_action(mover, game, {"type": "discard", "card": missing})
@@ -87,7 +87,7 @@ def test_card_not_in_hand(table):
 def test_go_out_that_does_not_meld_is_refused(table):
     game, mover, _, seat = table
     assert post_action(mover, game, {"type": "draw", "source": "stock"}).status_code == 302
-    v = engine_view(game, seat)
+    v = engine_view(game, seat).to_dict()
     go_outs = {a["card"] for a in v["legal_actions"] if a["type"] == "go_out"}
     card = next(c for c in v["hand"] if c not in go_outs)
     before = state_fingerprint(game)
@@ -217,7 +217,7 @@ def test_someone_without_a_seat_sees_the_public_table_only(table, make_user):
     game, *_ = table
     stranger = logged_in(make_user("cleo"))
     html = stranger.get(f"/games/{game.pk}/").content.decode()
-    v = engine_view(game, None)
+    v = engine_view(game, None).to_dict()
     assert "Your hand" not in html and "Draw from stock" not in html
     assert set(CARD_ATTR.findall(html)) <= {v["discard_top"]}
 

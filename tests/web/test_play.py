@@ -124,7 +124,7 @@ def test_the_html_served_to_a_seat_never_holds_another_seats_cards(make_user, cl
     seen = {"round": None, "pages": 0}
 
     def check_seat(seat: int) -> None:
-        v = engine_view(game, seat)
+        v = engine_view(game, seat).to_dict()
         state = GameState.from_dict(game.state)
         mine = {c.code for c in state.hands[seat]}
         for url in (f"/games/{game.pk}/", f"/games/{game.pk}/table/"):
@@ -141,7 +141,7 @@ def test_the_html_served_to_a_seat_never_holds_another_seats_cards(make_user, cl
         assert v["hand"] is not None
 
     def check(game_: Game, seat: int, html: str) -> None:
-        v = engine_view(game, None)
+        v = engine_view(game, None).to_dict()
         if v["round"] != seen["round"]:
             seen["round"] = v["round"]
             public.clear()

@@ -45,7 +45,7 @@ def test_the_page_offers_exactly_the_legal_actions_with_the_version(make_user, c
                 offered.add(("draw", f["source"]))
             else:
                 offered.update((f["type"], card) for card in f["cards"])
-        legal = {(a["type"], a.get("source") or a.get("card")) for a in v["legal_actions"]}
+        legal = {(a["type"], a.get("source") or a.get("card")) for a in v.to_dict()["legal_actions"]}
         assert offered == legal
         saw_go_out += any(kind == "go_out" for kind, _ in legal)
         assert post_action(client, game, bots.choose_action(v).to_dict()).status_code == 302
@@ -78,7 +78,7 @@ def test_after_going_out_the_empty_hand_says_so_instead_of_offering_tools(make_u
     )
     client_at = {seat.position: logged_in(seat.user) for seat in game.seats.all()}
     for _ in range(500):
-        v = engine_view(game, 0)
+        v = engine_view(game, 0).to_dict()
         if v["went_out"] is not None:
             break
         seat = v["current_seat"]
@@ -88,7 +88,7 @@ def test_after_going_out_the_empty_hand_says_so_instead_of_offering_tools(make_u
     else:
         pytest.fail("nobody went out")
     game.refresh_from_db()
-    assert game.status == game.Status.ACTIVE and engine_view(game, 0)["final_lap"]
+    assert game.status == game.Status.ACTIVE and engine_view(game, 0).to_dict()["final_lap"]
     out_page = client_at[v["went_out"]].get(f"/games/{game.pk}/").content.decode()
     assert "You went out: every card of yours is in the melds above." in out_page
     assert "data-arrange-toggle" not in out_page and "?sort=rank" not in out_page

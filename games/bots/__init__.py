@@ -1,0 +1,66 @@
+"""Bots that play a seat using only what that seat may see.
+
+A bot gets the seat's :class:`~games.engine.SeatView` (``view(state, seat)``:
+its own hand, the top discard and the legal actions, never another hand or
+the stock) and, optionally, the public events of the current round
+(``history``: what everyone at the table saw happen: discards, cards taken
+from the pile, stock rebuilds).  It answers with one of the legal actions.
+The only other thing it uses is the hand solver.  Bots keep no state between
+calls, so a bot can take over any seat at any moment (timeouts,
+resignations) and a replay is deterministic.
+
+Three levels, one module each: ``easy`` (little thought, seeded randomness),
+``medium`` (greedy on the penalty left) and ``hard`` (medium plus what it
+has seen this round); ``position`` holds what every level knows about the
+position.  Every level goes out at once when it can, with the discard that
+scores the most: a seat that goes out scores 0 for the round, the least
+possible, so holding never lowers its own score.
+
+Speed: the best discard is always a leftover card of a best arrangement of
+the hand (a card in a meld only ties with one), and discarding a leftover
+card ``d`` leaves exactly ``points - points(d)``, so one solver call per
+decision replaces one per card.  Results are cached per hand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, Literal
+
+from games.engine import Action, GoOut, SeatView
+
+from . import easy, hard, medium
+from .position import Position
+
+__all__ = ["choose_action", "BOT_NAMES", "LEVELS", "Level"]
+
+#: Names shown for bot seats, in order of the seat they take.
+BOT_NAMES = ("Ada", "Blaise", "Carl", "Dora", "Emmy", "Felix", "Grace", "Hugo")
+
+Level = Literal["easy", "medium", "hard"]
+LEVELS: tuple[Level, ...] = ("easy", "medium", "hard")
+
+
+def choose_action(view: SeatView, level: str = "medium", history: Iterable[Mapping[str, Any]] = ()) -> Action:
+    """The action the bot of ``level`` plays for the seat whose ``view`` this is.
+
+    ``view`` must be the seat's own view (``view(state, seat)``) with at
+    least one legal action; ``history`` the public events of the round so
+    far (only ``hard`` reads them).
+    """
+    legal = list(view.legal_actions)
+    if not legal:
+        raise ValueError("the bot was asked to move when its seat has no legal action")
+    if level not in LEVELS:
+        raise ValueError(f"unknown bot level {level!r}: choose from {', '.join(LEVELS)}")
+    if len(legal) == 1:
+        return legal[0]
+    pos = Position(view)
+    go_outs = [a for a in legal if isinstance(a, GoOut)]
+    if go_outs:  # every level goes out at once (0 is the least a round can cost)
+        return max(go_outs, key=lambda a: (pos.points(a.discard), a.discard.code))
+    if level == "easy":
+        return easy.choose(pos, legal)
+    if level == "medium":
+        return medium.choose(pos, legal)
+    return hard.choose(pos, legal, hard.Memory(view, history))

@@ -1,0 +1,177 @@
+"""The ``hard`` bot: everything ``medium`` does, plus what it has seen.
+
+It counts the cards still unseen (not in its hand, on the table or known in
+the discard pile) to judge each partial meld (a pair, two cards of a suit
+one or two apart, a card next to a run) by how many live cards would
+complete it; it discards to keep the most promising partial melds rather
+than only the lowest penalty; it takes the top discard only when that beats
+the expected value of a stock draw; it avoids feeding the next player a
+card of a rank or suit that player has been taking from the pile; and it
+weighs the remaining time: the further the round has gone (and in the last
+turn after someone went out, entirely) it plays for the lowest penalty now
+instead of for melds later.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from games.engine import JOKER, STANDARD_DECK, SUIT_CHARS, Action, Card, Discard, SeatView
+
+from .position import Position, allowed_discards, discard_options, draw, draws, isolated, may_draw, remove
+
+__all__ = ["Memory", "choose"]
+
+
+class Memory:
+    """What a seat has seen this round: the known cards of the discard pile, who took what."""
+
+    def __init__(self, view: SeatView, history: Iterable[Mapping[str, Any]]) -> None:
+        self.seat = view.seat
+        pile: list[str] = []
+        self.taken: dict[int, list[str]] = {}
+        for event in history:
+            kind, data = event.get("kind"), event.get("data") or {}
+            if kind == "round_dealt":
+                pile = [data["up_card"]] if data.get("up_card") else []
+                self.taken = {}
+            elif kind in ("discarded", "went_out"):
+                pile.append(data["card"])
+            elif kind == "drew" and data.get("source") == "discard":
+                if pile:
+                    pile.pop()
+                self.taken.setdefault(event["seat"], []).append(data["card"])
+            elif kind == "stock_rebuilt":
+                pile = pile[-1:]
+        top = None if view.discard_top is None else view.discard_top.code
+        if top and (not pile or pile[-1] != top):
+            pile.append(top)  # the up-card of the first round, or a history we were not given
+        self.pile = pile
+
+
+def choose(pos: Position, legal: Sequence[Action], memory: Memory) -> Action:
+    view = pos.view
+    unseen = _unseen(pos, memory)
+    last_turn = view.final_lap
+    # How much a partial meld is worth: full weight early in a round, nothing in a last turn.
+    turns_played = view.move_count / max(1, 2 * view.seat_count)
+    patience = 0.0 if last_turn else max(0.15, 1.0 - turns_played / (pos.hand_size + 4))
+    seat = view.seat if view.seat is not None else 0  # a Position always has a seat
+    next_seat = view.last_turns[1] if last_turn and len(view.last_turns) > 1 else (seat + 1) % view.seat_count
+    wanted = [Card.from_code(c) for c in memory.taken.get(next_seat, [])]
+
+    def value(cards: Sequence[Card], discard: Card | None) -> float:
+        points, deadwood = pos.arrange(cards)
+        score = points - patience * _promise(pos, cards, deadwood, unseen)
+        if discard is not None and wanted and not last_turn:
+            score += 0.5 * sum(1 for w in wanted if _related(discard, w)) * pos.points(discard) ** 0.5
+        return score
+
+    def best_discard(cards: Sequence[Card], allowed: set[str]) -> tuple[float, Card]:
+        points, deadwood = pos.arrange(cards)
+        candidates = [c for c in set(deadwood) if c.code in allowed]
+        if not candidates:
+            candidates = [card for _, card in discard_options(pos, cards, allowed)[:3]]
+        scored = [(value(remove(cards, c), c), -pos.points(c), c.code, c) for c in candidates]
+        best = min(scored)
+        return best[0], best[3]
+
+    if draws(legal):
+        top = pos.top
+        if not (may_draw(legal, "discard") and top is not None):
+            return draw(legal, "stock")
+        if not may_draw(legal, "stock") or pos.is_wild(top):
+            return draw(legal, "discard")
+        now_points, deadwood = pos.arrange(pos.hand)
+        if isolated(pos, top, pos.hand) and (not deadwood or pos.points(top) >= max(map(pos.points, deadwood))):
+            return draw(legal, "stock")
+        codes = {c.code for c in pos.hand}
+        allowed = codes - {top.code} if codes != {top.code} else codes
+        take_value, _ = best_discard(pos.hand + [top], allowed)
+        stock_value = value(pos.hand, None) - _dump_gain(pos, deadwood, unseen)
+        return draw(legal, "discard" if take_value < stock_value else "stock")
+    _, card = best_discard(pos.hand, allowed_discards(legal))
+    return Discard(card)
+
+
+def _unseen(pos: Position, memory: Memory) -> Counter[Card]:
+    """Cards this seat has not seen this round, by kind: the deck less its hand, the table, the known pile."""
+    rules, view = pos.rules, pos.view
+    decks = rules.deck_count(view.seat_count)
+    unseen: Counter[Card] = Counter({card: decks for card in STANDARD_DECK})
+    if rules.jokers_per_deck:
+        unseen[JOKER] = decks * rules.jokers_per_deck
+    seen = list(pos.hand) + [Card.from_code(c) for c in memory.pile]
+    for table_meld in view.table_melds:
+        seen += table_meld.meld.cards
+    for card in seen:
+        if unseen[card] > 0:
+            unseen[card] -= 1
+    return unseen
+
+
+def _related(a: Card, b: Card) -> bool:
+    """Whether ``a`` may help a meld that holds ``b`` (same rank, or same suit one or two apart)."""
+    if a.is_joker or b.is_joker:
+        return False
+    return a.rank == b.rank or (a.suit == b.suit and abs(a.rank - b.rank) <= 2)
+
+
+def _promise(pos: Position, cards: Sequence[Card], deadwood: Sequence[Card], unseen: Counter[Card]) -> float:
+    """Expected penalty saved by the partial melds among the leftover cards.
+
+    Each pair, each two suited cards one or two apart, and each leftover card
+    next to a run of ``cards`` is worth the points it would meld times the
+    chance that one of the next draws completes it (live cards and wilds
+    among the unseen ones).
+    """
+    if not deadwood:
+        return 0.0
+    total_unseen = max(1, sum(unseen.values()))
+    live_wilds = sum(n for card, n in unseen.items() if pos.is_wild(card))
+    draws_left = 3.0
+
+    def chance(outs: int) -> float:
+        p = min(1.0, (outs + live_wilds) / total_unseen)
+        miss: float = (1.0 - p) ** draws_left  # float ** float is typed Any (it may be complex)
+        return 1.0 - miss
+
+    naturals = [c for c in deadwood if not pos.is_wild(c)]
+    saved = 0.0
+    used: set[int] = set()
+    for i, a in enumerate(naturals):
+        for j in range(i + 1, len(naturals)):
+            b = naturals[j]
+            if a.rank == b.rank:
+                outs = sum(unseen[Card(a.rank, s)] for s in SUIT_CHARS)
+            elif a.suit == b.suit and abs(a.rank - b.rank) in (1, 2):
+                low, high = min(a.rank, b.rank), max(a.rank, b.rank)
+                ranks = [low + 1] if high - low == 2 else [low - 1, high + 1]
+                outs = sum(unseen[Card(r, a.suit)] for r in ranks if 1 <= r <= 13)
+            else:
+                continue
+            saved += (pos.points(a) + pos.points(b)) * chance(outs)
+            used.update((i, j))
+    melded = Counter(cards) - Counter(deadwood)
+    for i, a in enumerate(naturals):
+        if i in used:
+            continue
+        # two ranks away from a melded card of its suit: the card in between joins them
+        for neighbour in (a.rank - 2, a.rank + 2):
+            if 1 <= neighbour <= 13 and melded[Card(neighbour, a.suit)]:
+                saved += 0.5 * pos.points(a) * chance(unseen[Card((a.rank + neighbour) // 2, a.suit)])
+        saved += 0.1 * pos.points(a) * chance(sum(unseen[Card(a.rank, s)] for s in SUIT_CHARS))
+    return saved
+
+
+def _dump_gain(pos: Position, deadwood: Sequence[Card], unseen: Counter[Card]) -> float:
+    """Expected penalty a stock draw sheds by replacing the highest leftover card with a lower one."""
+    if not deadwood:
+        return 0.0
+    highest = max(pos.points(c) for c in deadwood)
+    total = sum(unseen.values())
+    if not total:
+        return 0.0
+    return sum(n * max(0, highest - pos.points(card)) for card, n in unseen.items()) / total

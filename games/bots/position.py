@@ -1,0 +1,106 @@
+"""What every bot level knows about the position, and the helpers they share."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+
+from games.engine import Action, Card, Discard, Draw, DrawSource, Rules, SeatView, best_arrangement, discard_penalties
+
+__all__ = [
+    "Position",
+    "remove",
+    "discard_options",
+    "allowed_discards",
+    "draws",
+    "draw",
+    "may_draw",
+    "isolated",
+]
+
+
+class Position:
+    """The seat's view with its rules, hand and solver at hand."""
+
+    def __init__(self, view: SeatView) -> None:
+        if view.hand is None:
+            raise ValueError("a bot plays a seat: a spectator's view has no hand")
+        self.view = view
+        self.rules: Rules = view.rules
+        self.hand_size = view.hand_size
+        self.hand: list[Card] = list(view.hand)
+        self.top = view.discard_top
+        self.taken = view.taken_from_discard
+
+    def points(self, card: Card) -> int:
+        return self.rules.card_points(card, self.hand_size)
+
+    def is_wild(self, card: Card) -> bool:
+        return self.rules.is_wild(card, self.hand_size)
+
+    def arrange(self, cards: Sequence[Card]) -> tuple[int, tuple[Card, ...]]:
+        """Least penalty of ``cards`` and the cards a best arrangement leaves over."""
+        return _arrange(tuple(sorted(cards)), self.rules, self.hand_size)
+
+
+@lru_cache(maxsize=8192)
+def _arrange(cards: tuple[Card, ...], rules: Rules, hand_size: int) -> tuple[int, tuple[Card, ...]]:
+    arrangement = best_arrangement(cards, rules, hand_size)
+    return arrangement.points, tuple(arrangement.deadwood)
+
+
+def remove(cards: Sequence[Card], card: Card) -> list[Card]:
+    rest = list(cards)
+    rest.remove(card)
+    return rest
+
+
+def discard_options(pos: Position, cards: Sequence[Card], allowed: set[str]) -> list[tuple[int, Card]]:
+    """(penalty left, card) for the allowed discards worth considering, best first.
+
+    The leftover cards of a best arrangement, each leaving ``points - its
+    points`` exactly; when none is allowed, every allowed card by the solver.
+    """
+    points, deadwood = pos.arrange(cards)
+    options = sorted({(points - pos.points(c), -pos.points(c), c.code, c) for c in deadwood if c.code in allowed})
+    if options:
+        return [(left, card) for left, _, _, card in options]
+    penalties = discard_penalties(list(cards), pos.rules, pos.hand_size)
+    options = sorted((left, -pos.points(c), c.code, c) for c, left in penalties.items() if c.code in allowed)
+    return [(left, card) for left, _, _, card in options]
+
+
+def allowed_discards(legal: Sequence[Action]) -> set[str]:
+    """The codes of the cards the seat may discard."""
+    return {a.card.code for a in legal if isinstance(a, Discard)}
+
+
+def draws(legal: Sequence[Action]) -> list[Draw]:
+    """The legal draws (none once the seat has drawn)."""
+    return [a for a in legal if isinstance(a, Draw)]
+
+
+def draw(legal: Sequence[Action], source: DrawSource) -> Draw:
+    """The draw from ``source`` if legal, else the first legal draw."""
+    wanted = Draw(source)
+    if wanted in legal:
+        return wanted
+    return next(a for a in legal if isinstance(a, Draw))
+
+
+def may_draw(legal: Sequence[Action], source: DrawSource) -> bool:
+    return Draw(source) in legal
+
+
+def isolated(pos: Position, card: Card, hand: Sequence[Card]) -> bool:
+    """No meld can hold ``card`` with cards of ``hand``: no wild, no same rank, no suited neighbour."""
+    if pos.is_wild(card):
+        return False
+    for other in hand:
+        if pos.is_wild(other) or other.rank == card.rank:
+            return False
+        if other.suit == card.suit and (
+            abs(other.rank - card.rank) == 1 or (pos.rules.aces_high and {other.rank, card.rank} == {1, 13})
+        ):
+            return False
+    return True

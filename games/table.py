@@ -1,0 +1,168 @@
+"""The table page in the template's words: pure presenting, no database.
+
+``selectors.game_table`` reads (the game, the seats, who is looking, the
+seat's :class:`~games.engine.SeatView`, the recent moves) into a
+:class:`TableReading`; :func:`table_context` turns that into what the
+table template shows.  Templates only render what this returns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from games.engine import Action, Discard, Draw, GoOut, Phase, Rules, SeatView, discard_penalties, wild_rank_label
+
+from . import presentation
+
+if TYPE_CHECKING:
+    from .models import AuditRecord, Game, Seat
+
+__all__ = ["TableReading", "table_context", "RECENT_MOVES"]
+
+#: How many lines the recent-moves list shows.
+RECENT_MOVES = 12
+
+
+@dataclass(frozen=True)
+class TableReading:
+    """Everything the table shows, as read from the database (``view`` is None before the deal)."""
+
+    game: Game
+    seats: list[Seat]
+    me: Seat | None
+    rules: Rules
+    sort: str
+    clock: dict[str, Any] | None
+    rematch_game: Game | None
+    abort_record: AuditRecord | None
+    view: SeatView | None = None
+    #: Public events of the latest moves, newest first.
+    recent_events: Sequence[Mapping[str, Any]] = ()
+    #: Final places, once the game is over.
+    standings: list[dict[str, Any]] | None = None
+
+
+def table_context(reading: TableReading) -> dict[str, Any]:
+    """Everything the table template shows to the person ``reading.me`` (or someone without a seat)."""
+    game, seats, me = reading.game, reading.seats, reading.me
+    context: dict[str, Any] = {
+        "game": game,
+        "seats": seats,
+        "me": me,
+        "version": game.version,
+        "sort": reading.sort,
+        "started": game.state is not None,
+        "rules": reading.rules,
+        "clock": reading.clock,
+        "my_seat_left": me is not None and me.has_left,
+        "can_rematch": game.is_finished and me is not None,
+        "rematch_game": reading.rematch_game,
+        "invite_path": game.invite_path() if me is not None and game.is_open else "",
+        "aborted": game.is_aborted,
+        "abort_record": reading.abort_record,
+    }
+    v = reading.view
+    if v is None:
+        context["open_seats"] = sum(1 for s in seats if s.is_open)
+        return context
+    context.update(_dealt(reading, v))
+    return context
+
+
+def _dealt(reading: TableReading, v: SeatView) -> dict[str, Any]:
+    """The part of the table that exists once cards are dealt."""
+    game, seats, me = reading.game, reading.seats, reading.me
+    names = {s.position: s.name for s in seats}
+    wild = v.wild_chars
+    playing = game.in_play  # an aborted game takes no more moves
+    my_turn = playing and me is not None and v.current_seat == me.position and not me.is_bot
+    legal = v.legal_actions if playing else ()
+
+    players = [
+        {
+            "seat": s,
+            "name": s.name,
+            "is_me": me is not None and s.position == me.position,
+            "cards": v.hand_counts[s.position],
+            "score": v.scores[s.position],
+            "is_current": v.current_seat == s.position,
+            "is_dealer": v.dealer == s.position,
+            "went_out": v.went_out == s.position,
+            "left": s.left,
+            "left_label": s.get_left_display(),
+        }
+        for s in seats
+    ]
+
+    hand: list[dict[str, Any]] = []
+    go_out_faces: list[dict[str, Any]] = []
+    if me is not None and v.hand is not None:
+        hand = _hand_faces(reading, v, legal, my_turn)
+        go_out_faces = presentation.card_faces([a.discard.code for a in legal if isinstance(a, GoOut)], wild)
+
+    lines = (presentation.describe_event(event, names) for event in reading.recent_events)
+    recent = [line for line in lines if line]
+    results = v.results
+    taken = v.taken_from_discard
+    return {
+        "view": v,
+        "players": players,
+        "hand": hand,
+        "hand_count": len(hand),
+        "go_out_faces": go_out_faces,
+        "coach_on": game.coach and me is not None,
+        "discard_top": presentation.card_face(v.discard_top.code, wild) if v.discard_top else None,
+        "stock_size": v.stock_size,
+        "round": v.round,
+        "round_count": v.round_count,
+        "hand_size": v.hand_size,
+        "wild_label": wild_rank_label(v.hand_size),
+        "jokers": v.rules.jokers_per_deck > 0,
+        "phase": v.phase.value,
+        "is_over": v.is_over,
+        "my_turn": my_turn,
+        "current_name": names.get(v.current_seat) if v.current_seat is not None else None,
+        "can_draw_stock": Draw("stock") in legal,
+        "can_draw_discard": Draw("discard") in legal,
+        "can_discard": any(isinstance(a, Discard) for a in legal),
+        "blocked_card": (
+            presentation.card_face(taken.code, wild)
+            if my_turn and taken is not None and any(not f["can_discard"] for f in hand)
+            else None
+        ),
+        "final_lap": v.final_lap,
+        "went_out_name": names.get(v.went_out) if v.went_out is not None else None,
+        "table_melds": [
+            {"name": names.get(t.seat), "kind": t.meld.kind.value, "cards": presentation.card_faces(t.meld.codes, wild)}
+            for t in v.table_melds
+        ],
+        "recent_moves": recent[:RECENT_MOVES],
+        "last_result": presentation.round_result(results[-1], names, with_cards=False) if results else None,
+        "standings": reading.standings if v.is_over else None,
+        "final_result": presentation.round_result(results[-1], names, with_cards=True)
+        if v.is_over and results
+        else None,
+    }
+
+
+def _hand_faces(reading: TableReading, v: SeatView, legal: Sequence[Action], my_turn: bool) -> list[dict[str, Any]]:
+    """The seat's own cards in display order, with what may be discarded and (coach) what each discard leaves."""
+    assert v.hand is not None
+    wild = v.wild_chars
+    discardable = {a.card.code for a in legal if isinstance(a, Discard)}
+    penalties: dict[str, int] = {}
+    if reading.game.coach and my_turn and v.phase == Phase.DISCARD:
+        penalties = {card.code: points for card, points in discard_penalties(v.hand, v.rules, v.hand_size).items()}
+    hand: list[dict[str, Any]] = []
+    for code in presentation.sort_codes([c.code for c in v.hand], reading.sort, wild):
+        face = presentation.card_face(code, wild)
+        face["can_discard"] = code in discardable
+        face["penalty"] = penalties.get(code)
+        hand.append(face)
+    if penalties:
+        best = min(penalties[f["code"]] for f in hand if f["can_discard"]) if discardable else None
+        for f in hand:
+            f["best"] = f["can_discard"] and f["penalty"] == best
+    return hand
