@@ -34,7 +34,9 @@ def open_table(context: Any, game: Game) -> Page:
 
 
 def version_of(page: Page) -> int:
-    return int(page.locator("#table").get_attribute("data-version"))
+    version = page.locator("#table").get_attribute("data-version")
+    assert version is not None
+    return int(version)
 
 
 def current_version(game: Game) -> int:
@@ -61,6 +63,7 @@ def draw_from_stock(page: Page) -> None:
 def discard_first_card(page: Page) -> str:
     card = page.locator("#table form[data-hand] button.card:not([disabled])").first
     code = card.get_attribute("data-card")
+    assert code is not None
     before = version_of(page)
     card.click()
     expect(page.locator("#table")).not_to_have_attribute("data-version", str(before))

@@ -183,7 +183,7 @@ def test_no_message_ever_carries_a_card_over_a_whole_game(two_player_game, make_
 
     comms = [communicator(f"/ws/games/{game.pk}/", user) for user in (ann, bob, cid)]
 
-    async def scenario() -> list[str]:
+    async def scenario() -> list[list[str]]:
         texts: list[list[str]] = [[] for _ in comms]
         for comm, seen in zip(comms, texts, strict=True):
             assert (await comm.connect())[0]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.test import Client
 
 from games import bots, services
 from games.engine import GameState, Rules, action_from_dict, replay
@@ -15,7 +16,7 @@ from .conftest import CARD_ATTR, engine_view, logged_in, post_action
 pytestmark = pytest.mark.django_db
 
 
-def _play_to_the_end(game: Game, clients: dict[int, object], check_page=None) -> int:
+def _play_to_the_end(game: Game, clients: dict[int, Client], check_page=None) -> int:
     """Each person posts what the bot would choose; returns the number of posts."""
     posts = 0
     while True:
@@ -23,6 +24,7 @@ def _play_to_the_end(game: Game, clients: dict[int, object], check_page=None) ->
         if game.status != Game.Status.ACTIVE:
             return posts
         seat = game.current_seat
+        assert seat is not None
         client = clients[seat]
         page = client.get(f"/games/{game.pk}/")
         assert page.status_code == 200
