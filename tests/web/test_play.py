@@ -75,6 +75,7 @@ def test_two_people_play_a_short_classic_game_to_the_end(make_user, classic):
     _assert_replay_matches(game)
 
 
+@pytest.mark.slow
 def test_two_people_play_the_full_classic_eleven_rounds(make_user, classic):
     game, clients = _two_player_game(make_user, classic, seed=5)
     posts = _play_to_the_end(game, clients)
@@ -112,6 +113,7 @@ def test_bots_play_their_turns_right_after_the_move_that_hands_them_the_turn(mak
         assert post_action(client, game, action).status_code == 302
 
 
+@pytest.mark.slow
 def test_the_html_served_to_a_seat_never_holds_another_seats_cards(make_user, classic):
     """During a round, no page served to a seat shows a card only another seat holds.
 
