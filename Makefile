@@ -1,11 +1,12 @@
-# Two commands do all the set-up on a fresh machine: `make run` and `make test`.
+# Two commands do all the set-up on a fresh machine: `make run` and `make test`
+# (`make test-fast`: the engine and bot tests only, without Django).
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PORT ?= 8000
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint format install clean
+.PHONY: run test test-fast lint format install clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -29,8 +30,16 @@ run: $(STAMP)
 	trap 'kill $$clock 2>/dev/null' EXIT; trap 'exit 130' INT TERM; \
 	$(PY) manage.py runserver 127.0.0.1:$(PORT)
 
+# Every test, whatever its marker (CI runs them all).  To leave some out, pass
+# pytest's -m through ARGS, e.g. make test ARGS='-m "not browser and not slow"'
+# (markers: slow, browser, redis; see pyproject.toml).
 test: $(STAMP)
-	$(PY) -m pytest
+	$(PY) -m pytest $(ARGS)
+
+# The rules and the bots alone, in seconds: without pytest-django, and the run
+# fails if anything imports Django (tests/conftest.py checks after each test).
+test-fast: $(STAMP)
+	$(PY) -m pytest -p no:django tests/engine tests/bots $(ARGS)
 
 # ruff (lint and format check) and mypy (strict for the engine and the bots).
 lint: $(STAMP)

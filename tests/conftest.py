@@ -1,63 +1,46 @@
-"""Session-wide test set-up.
+"""Session-wide test set-up, free of Django.
 
-Transactional tests (live servers, WebSocket consumers, racing requests) end
-by emptying every table, including what data migrations created: the
-built-in variants and the "Moderators" group.  Django sends ``post_migrate``
-after that flush: put them back then, so that the tests that run later find
-the database as migrations left it, whatever the order.
+``make test-fast`` runs tests/engine and tests/bots with ``-p no:django``: the
+rules and the bots are pure Python, and that run proves it (it fails if
+anything imported Django).  When pytest-django is active (``make test``), the
+Django set-up of ``tests/django_setup.py`` is registered as a plugin.
+
+Markers (registered in pyproject.toml): ``browser`` on every test under
+tests/browser and ``redis`` on the tests that start redis-server are set here
+by folder and file; ``slow`` is set on each slow test where it is defined.
 """
 
 from __future__ import annotations
 
-import importlib
-import io
-from typing import Any
+import sys
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
-from django.db.models.signals import post_migrate
+
+HERE = Path(__file__).resolve().parent
+MARKERS_BY_PATH = {
+    HERE / "browser": "browser",
+    HERE / "live" / "test_redis_processes.py": "redis",
+}
 
 
-def _reseed_after_flush(sender: Any, using: str = "default", **kwargs: Any) -> None:
-    if getattr(sender, "name", None) != "games":
-        return
-    from django.contrib.auth.models import Group, Permission
-    from django.core.management import call_command
-
-    call_command("load_variants", stdout=io.StringIO())
-    moderators = importlib.import_module("games.migrations.0005_moderators_group")
-    group, _ = Group.objects.using(using).get_or_create(name=moderators.GROUP)
-    for app_label, codename in moderators.PERMISSIONS:
-        group.permissions.add(Permission.objects.using(using).get(content_type__app_label=app_label, codename=codename))
+def pytest_configure(config: pytest.Config) -> None:
+    if config.pluginmanager.has_plugin("django"):
+        config.pluginmanager.import_plugin("tests.django_setup")
 
 
-post_migrate.connect(_reseed_after_flush, dispatch_uid="tests-reseed-after-flush")
-
-
-# -- fixtures shared by every Django test folder ---------------------------------
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        path = Path(str(item.path)).resolve()
+        for where, marker in MARKERS_BY_PATH.items():
+            if path == where or path.is_relative_to(where):
+                item.add_marker(marker)
 
 
 @pytest.fixture(autouse=True)
-def _fast_passwords(settings: Any) -> None:
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
-@pytest.fixture
-def make_user(django_user_model: Any):
-    def make(username: str, password: str = "a-long-pass-phrase-42"):
-        return django_user_model.objects.create_user(
-            username=username, email=f"{username}@example.com", password=password
-        )
-
-    return make
-
-
-@pytest.fixture
-def classic(db: Any):
-    """The built-in classic variant (transactional tests get it too: the marker decides the kind of db)."""
-    from django.core.management import call_command
-
-    from games.models import Variant
-
-    if not Variant.objects.filter(slug="classic").exists():
-        call_command("load_variants", stdout=io.StringIO())
-    return Variant.objects.get(slug="classic")
+def _django_stays_out(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Without pytest-django, nothing may import Django: the engine and the bots stand alone."""
+    yield
+    if not request.config.pluginmanager.has_plugin("django"):
+        assert "django" not in sys.modules, "Django was imported in a run without pytest-django (-p no:django)"

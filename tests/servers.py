@@ -66,15 +66,17 @@ def table_form(base_url: str, session_id: str, game_id: int) -> tuple[Any, dict[
     jar = http.cookiejar.CookieJar()
     opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
     host = urllib.parse.urlparse(base_url).hostname
+    assert host is not None, base_url
     jar.set_cookie(
         http.cookiejar.Cookie(
             0, "sessionid", session_id, None, False, host, False, False, "/", True, False, None, False, None, None, {}
         )
     )
     page = opener.open(f"{base_url}/games/{game_id}/", timeout=10).read().decode()
-    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1)
-    version = re.search(r'name="version" value="(\d+)"', page).group(1)
-    return opener, {"csrfmiddlewaretoken": token, "version": version}
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page)
+    version = re.search(r'name="version" value="(\d+)"', page)
+    assert token is not None and version is not None, "the table page has no move form"
+    return opener, {"csrfmiddlewaretoken": token.group(1), "version": version.group(1)}
 
 
 def post_form(base_url: str, opener: Any, fields: dict[str, str], game_id: int, action: dict) -> int:

@@ -34,7 +34,9 @@ def open_table(context: Any, game: Game) -> Page:
 
 
 def version_of(page: Page) -> int:
-    return int(page.locator("#table").get_attribute("data-version"))
+    version = page.locator("#table").get_attribute("data-version")
+    assert version is not None
+    return int(version)
 
 
 def current_version(game: Game) -> int:
@@ -61,6 +63,7 @@ def draw_from_stock(page: Page) -> None:
 def discard_first_card(page: Page) -> str:
     card = page.locator("#table form[data-hand] button.card:not([disabled])").first
     code = card.get_attribute("data-card")
+    assert code is not None
     before = version_of(page)
     card.click()
     expect(page.locator("#table")).not_to_have_attribute("data-version", str(before))
@@ -82,6 +85,7 @@ def table_for_two(make_user: Any, classic: Any, signed_in: Any):
     return game, {0: signed_in(ann), 1: signed_in(bob)}
 
 
+@pytest.mark.slow
 def test_two_people_see_each_others_draws_and_discards_without_reloading(table_for_two, make_user, signed_in):
     game, contexts = table_for_two
     pages = {seat: open_table(context, game) for seat, context in contexts.items()}
@@ -120,6 +124,7 @@ def test_two_people_see_each_others_draws_and_discards_without_reloading(table_f
         assert shown and shown == set(view(GameState.from_dict(game.state), seat).to_dict()["hand"])
 
 
+@pytest.mark.slow
 def test_a_reconnected_or_reloaded_page_shows_the_right_state(table_for_two):
     game, contexts = table_for_two
     game.refresh_from_db()
@@ -165,6 +170,7 @@ def test_a_reconnected_or_reloaded_page_shows_the_right_state(table_for_two):
     expect(watcher.get_by_role("button", name="Draw from stock")).to_be_visible()
 
 
+@pytest.mark.slow
 def test_the_hand_keeps_its_arranged_order_through_updates_and_reloads(table_for_two):
     game, contexts = table_for_two
     game.refresh_from_db()

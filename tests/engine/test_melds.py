@@ -36,7 +36,7 @@ from games.engine.score import run as score_run
 from .oracle import oracle_points
 
 REPO = Path(__file__).resolve().parents[2]
-VECTORS = REPO.parent / "shared" / "vectors" / "vectors_public.jsonl"
+VECTORS = Path(__file__).resolve().parent / "vectors" / "vectors_public.jsonl"  # copied from shared/vectors
 CLASSIC = Rules()
 
 

@@ -22,6 +22,7 @@ def finish_with_bot_moves(game: Game) -> Game:
         game.refresh_from_db()
         if game.status != Game.Status.ACTIVE:
             return game
+        assert game.current_seat is not None and game.state is not None
         seat = game.seats.get(position=game.current_seat)
         action = bots.choose_action(view(GameState.from_dict(game.state), seat.position))
         services.game_play(game_id=game.pk, user=seat.user, action=action, expected_version=game.version)

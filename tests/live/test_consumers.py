@@ -166,6 +166,7 @@ def test_a_refused_move_announces_nothing(two_player_game):
     async_to_sync(scenario)()
 
 
+@pytest.mark.slow
 def test_no_message_ever_carries_a_card_over_a_whole_game(two_player_game, make_user):
     game, ann, bob = two_player_game
     game.spectators_allowed = True
@@ -183,7 +184,7 @@ def test_no_message_ever_carries_a_card_over_a_whole_game(two_player_game, make_
 
     comms = [communicator(f"/ws/games/{game.pk}/", user) for user in (ann, bob, cid)]
 
-    async def scenario() -> list[str]:
+    async def scenario() -> list[list[str]]:
         texts: list[list[str]] = [[] for _ in comms]
         for comm, seen in zip(comms, texts, strict=True):
             assert (await comm.connect())[0]

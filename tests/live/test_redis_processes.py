@@ -107,6 +107,7 @@ def two_servers(redis_url: str, tmp_path: Any) -> Iterator[list[str]]:
             stop(process)
 
 
+@pytest.mark.slow
 def test_a_move_posted_to_one_process_reaches_a_socket_on_the_other(two_servers, make_user, classic):
     server_a, server_b = two_servers
     ann, bob = make_user("ann"), make_user("bob")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.test import Client
 
 from games import bots, services
 from games.engine import GameState, Rules, action_from_dict, replay
@@ -15,7 +16,7 @@ from .conftest import CARD_ATTR, engine_view, logged_in, post_action
 pytestmark = pytest.mark.django_db
 
 
-def _play_to_the_end(game: Game, clients: dict[int, object], check_page=None) -> int:
+def _play_to_the_end(game: Game, clients: dict[int, Client], check_page=None) -> int:
     """Each person posts what the bot would choose; returns the number of posts."""
     posts = 0
     while True:
@@ -23,6 +24,7 @@ def _play_to_the_end(game: Game, clients: dict[int, object], check_page=None) ->
         if game.status != Game.Status.ACTIVE:
             return posts
         seat = game.current_seat
+        assert seat is not None
         client = clients[seat]
         page = client.get(f"/games/{game.pk}/")
         assert page.status_code == 200
@@ -73,6 +75,7 @@ def test_two_people_play_a_short_classic_game_to_the_end(make_user, classic):
     _assert_replay_matches(game)
 
 
+@pytest.mark.slow
 def test_two_people_play_the_full_classic_eleven_rounds(make_user, classic):
     game, clients = _two_player_game(make_user, classic, seed=5)
     posts = _play_to_the_end(game, clients)
@@ -110,6 +113,7 @@ def test_bots_play_their_turns_right_after_the_move_that_hands_them_the_turn(mak
         assert post_action(client, game, action).status_code == 302
 
 
+@pytest.mark.slow
 def test_the_html_served_to_a_seat_never_holds_another_seats_cards(make_user, classic):
     """During a round, no page served to a seat shows a card only another seat holds.
 

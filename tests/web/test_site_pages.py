@@ -24,7 +24,9 @@ WORD = re.compile(r"[A-Za-z]{2,}")
 
 
 def _templates() -> list[Path]:
-    roots = [Path(d) for d in settings.TEMPLATES[0]["DIRS"]]
+    dirs = settings.TEMPLATES[0]["DIRS"]
+    assert isinstance(dirs, list)
+    roots = [Path(d) for d in dirs]
     roots += [Path(settings.BASE_DIR) / app / "templates" for app in ("accounts", "games")]
     return sorted(p for root in roots for p in root.rglob("*.html"))
 

@@ -25,6 +25,7 @@ def _forms(html: str) -> list[dict]:
     return forms
 
 
+@pytest.mark.slow
 def test_the_page_offers_exactly_the_legal_actions_with_the_version(make_user, classic):
     ann = make_user("ann")
     game = services.game_create(

@@ -1,0 +1,68 @@
+"""Session-wide set-up for the tests that use Django (every folder but tests/engine and tests/bots).
+
+``tests/conftest.py`` registers this module as a plugin only when pytest-django
+is active, so that ``make test-fast`` (the engine and the bots, run with
+``-p no:django``) never imports Django.
+
+Transactional tests (live servers, WebSocket consumers, racing requests) end
+by emptying every table, including what data migrations created: the
+built-in variants and the "Moderators" group.  Django sends ``post_migrate``
+after that flush: put them back then, so that the tests that run later find
+the database as migrations left it, whatever the order.
+"""
+
+from __future__ import annotations
+
+import importlib
+import io
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from django.db.models.signals import post_migrate
+
+
+def _reseed_after_flush(sender: Any, using: str = "default", **kwargs: Any) -> None:
+    if getattr(sender, "name", None) != "games":
+        return
+    from django.contrib.auth.models import Group, Permission
+    from django.core.management import call_command
+
+    call_command("load_variants", stdout=io.StringIO())
+    moderators = importlib.import_module("games.migrations.0005_moderators_group")
+    group, _ = Group.objects.using(using).get_or_create(name=moderators.GROUP)
+    for app_label, codename in moderators.PERMISSIONS:
+        group.permissions.add(Permission.objects.using(using).get(content_type__app_label=app_label, codename=codename))
+
+
+post_migrate.connect(_reseed_after_flush, dispatch_uid="tests-reseed-after-flush")
+
+
+# -- fixtures shared by every Django test folder ---------------------------------
+
+
+@pytest.fixture(autouse=True)
+def _fast_passwords(settings: Any) -> None:
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture
+def make_user(django_user_model: Any) -> Callable[..., Any]:
+    def make(username: str, password: str = "a-long-pass-phrase-42") -> Any:
+        return django_user_model.objects.create_user(
+            username=username, email=f"{username}@example.com", password=password
+        )
+
+    return make
+
+
+@pytest.fixture
+def classic(db: Any) -> Any:
+    """The built-in classic variant (transactional tests get it too: the marker decides the kind of db)."""
+    from django.core.management import call_command
+
+    from games.models import Variant
+
+    if not Variant.objects.filter(slug="classic").exists():
+        call_command("load_variants", stdout=io.StringIO())
+    return Variant.objects.get(slug="classic")
