@@ -18,6 +18,7 @@ def logged_in(user: Any) -> Client:
 
 def engine_view(game: Game, position: int | None) -> SeatView:
     game.refresh_from_db()
+    assert game.state is not None, "the game has not been dealt"
     return view(GameState.from_dict(game.state), position)
 
 
