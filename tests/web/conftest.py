@@ -6,6 +6,7 @@ from typing import Any
 import pytest
 from django.test import Client
 
+from games import services
 from games.engine import GameState, SeatView, view
 from games.models import Game
 
@@ -69,3 +70,13 @@ def role_client(django_user_model: Any):
         return logged_in(user), user
 
     return make
+
+
+@pytest.fixture
+def two_player_game(make_user, classic):
+    """An active classic game between ann (seat 0) and bob (seat 1)."""
+    ann, bob = make_user("ann"), make_user("bob")
+    game = services.game_create(creator=ann, variant=classic, seat_count=2, seed=11)
+    services.game_join(game_id=game.pk, user=bob)
+    game.refresh_from_db()
+    return game, ann, bob

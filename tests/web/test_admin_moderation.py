@@ -17,16 +17,6 @@ from .conftest import ROLES, logged_in, post_action, state_fingerprint
 REASON = "Reported for abusive chat; confirmed from the log."
 
 
-@pytest.fixture
-def two_player_game(make_user, classic):
-    """An active classic game between ann (seat 0) and bob (seat 1)."""
-    ann, bob = make_user("ann"), make_user("bob")
-    game = services.game_create(creator=ann, variant=classic, seat_count=2, seed=11)
-    services.game_join(game_id=game.pk, user=bob)
-    game.refresh_from_db()
-    return game, ann, bob
-
-
 def seat_user(game: Game, position: int):
     return game.seats.get(position=position).user
 

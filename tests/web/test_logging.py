@@ -14,14 +14,6 @@ pytestmark = pytest.mark.django_db
 REASON = "Testing the log."
 
 
-def two_player_game(make_user, classic):
-    ann, bob = make_user("ann"), make_user("bob")
-    game = services.game_create(creator=ann, variant=classic, seat_count=2, seed=3)
-    services.game_join(game_id=game.pk, user=bob)
-    game.refresh_from_db()
-    return game, ann, bob
-
-
 def messages(caplog, logger: str) -> list[str]:
     return [r.getMessage() for r in caplog.records if r.name == logger and r.levelno == logging.INFO]
 
@@ -48,9 +40,9 @@ def test_a_game_finish_is_logged_with_the_game_id(make_user, classic, caplog):
     ]
 
 
-def test_timeouts_and_the_takeover_are_logged_with_game_seat_and_user(make_user, classic, caplog):
+def test_timeouts_and_the_takeover_are_logged_with_game_seat_and_user(two_player_game, caplog):
     caplog.set_level(logging.INFO, logger="games")
-    game, ann, bob = two_player_game(make_user, classic)
+    game, ann, bob = two_player_game
     sleeper = game.seats.get(position=game.current_seat)
     while not game.seats.get(pk=sleeper.pk).bot_level:
         services.game_timeout(game_id=game.pk, turn_number=game.turn_number, now=game.turn_deadline)
@@ -64,11 +56,11 @@ def test_timeouts_and_the_takeover_are_logged_with_game_seat_and_user(make_user,
     )
 
 
-def test_each_moderation_action_is_logged_with_the_moderator(make_user, classic, role_client, caplog):
+def test_each_moderation_action_is_logged_with_the_moderator(two_player_game, make_user, classic, role_client, caplog):
     caplog.set_level(logging.INFO, logger="games")
     _client, moderator = role_client("moderator")
     _client, superuser = role_client("superuser")
-    game, ann, bob = two_player_game(make_user, classic)
+    game, ann, bob = two_player_game
     services.seat_hand_to_bot(game_id=game.pk, position=1, moderator=moderator, reason=REASON)
     services.game_abort(game_id=game.pk, moderator=moderator, reason=REASON)
     carl = make_user("carl")
