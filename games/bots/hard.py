@@ -18,7 +18,8 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from games.engine import JOKER, STANDARD_DECK, SUIT_CHARS, Action, Card, Discard, SeatView
+from games.engine import JOKER, STANDARD_DECK, SUIT_CHARS, Action, Card, Discard, EventKind, SeatView
+from games.engine.game import DISCARD_PILE
 
 from .position import Position, allowed_discards, discard_options, draw, draws, isolated, may_draw, remove
 
@@ -34,16 +35,16 @@ class Memory:
         self.taken: dict[int, list[str]] = {}
         for event in history:
             kind, data = event.get("kind"), event.get("data") or {}
-            if kind == "round_dealt":
+            if kind == EventKind.ROUND_DEALT:
                 pile = [data["up_card"]] if data.get("up_card") else []
                 self.taken = {}
-            elif kind in ("discarded", "went_out"):
+            elif kind in (EventKind.DISCARDED, EventKind.WENT_OUT):
                 pile.append(data["card"])
-            elif kind == "drew" and data.get("source") == "discard":
+            elif kind == EventKind.DREW and data.get("source") == DISCARD_PILE:
                 if pile:
                     pile.pop()
                 self.taken.setdefault(event["seat"], []).append(data["card"])
-            elif kind == "stock_rebuilt":
+            elif kind == EventKind.STOCK_REBUILT:
                 pile = pile[-1:]
         top = None if view.discard_top is None else view.discard_top.code
         if top and (not pile or pile[-1] != top):
@@ -58,8 +59,7 @@ def choose(pos: Position, legal: Sequence[Action], memory: Memory) -> Action:
     # How much a partial meld is worth: full weight early in a round, nothing in a last turn.
     turns_played = view.move_count / max(1, 2 * view.seat_count)
     patience = 0.0 if last_turn else max(0.15, 1.0 - turns_played / (pos.hand_size + 4))
-    seat = view.seat if view.seat is not None else 0  # a Position always has a seat
-    next_seat = view.last_turns[1] if last_turn and len(view.last_turns) > 1 else (seat + 1) % view.seat_count
+    next_seat = view.last_turns[1] if last_turn and len(view.last_turns) > 1 else (pos.seat + 1) % view.seat_count
     wanted = [Card.from_code(c) for c in memory.taken.get(next_seat, [])]
 
     def value(cards: Sequence[Card], discard: Card | None) -> float:

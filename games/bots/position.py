@@ -23,9 +23,10 @@ class Position:
     """The seat's view with its rules, hand and solver at hand."""
 
     def __init__(self, view: SeatView) -> None:
-        if view.hand is None:
+        if view.hand is None or view.seat is None:
             raise ValueError("a bot plays a seat: a spectator's view has no hand")
         self.view = view
+        self.seat: int = view.seat
         self.rules: Rules = view.rules
         self.hand_size = view.hand_size
         self.hand: list[Card] = list(view.hand)

@@ -22,6 +22,8 @@ from .turns import (
     engine_state,
     extend_history,
     hand_seat_to_bot,
+    lock_game,
+    log_on_commit,
     play_bots,
     round_history,
 )
@@ -43,10 +45,7 @@ def game_timeout(*, game_id: int, turn_number: int, now: datetime.datetime | Non
     the person is marked as having left.
     """
     now = now or timezone.now()
-    try:
-        game = Game.objects.select_for_update().get(pk=game_id)
-    except Game.DoesNotExist:
-        raise GameError("not_found", _("There is no such game.")) from None
+    game = lock_game(game_id)
     if (
         game.status != Game.Status.ACTIVE
         or game.turn_number != turn_number
@@ -67,7 +66,8 @@ def game_timeout(*, game_id: int, turn_number: int, now: datetime.datetime | Non
         history = extend_history(history, recorder.last_events)
     seat.timeouts_in_row += 1
     seat.save(update_fields=["timeouts_in_row"])
-    logger.info(
+    log_on_commit(
+        logger,
         "game %s: turn %s of seat %s (user %s) timed out (%s in a row); the bot played it",
         game.pk,
         turn_number,
@@ -77,7 +77,9 @@ def game_timeout(*, game_id: int, turn_number: int, now: datetime.datetime | Non
     )
     if seat.timeouts_in_row >= TIMEOUTS_BEFORE_TAKEOVER and not seat.bot_level:
         hand_seat_to_bot(game, seat, TAKEOVER_BOT_LEVEL, left=Seat.Left.TIMED_OUT, now=now)
-        logger.info("game %s: a bot keeps seat %s; user %s has left after timeouts", game.pk, position, seat.user_id)
+        log_on_commit(
+            logger, "game %s: a bot keeps seat %s; user %s has left after timeouts", game.pk, position, seat.user_id
+        )
     play_bots(game, state, recorder, now=now)
     return game
 

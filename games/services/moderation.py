@@ -18,7 +18,7 @@ from games.models import AuditRecord, BotLevel, Game, Seat
 
 from .errors import GameError
 from .playing import vacate_seat
-from .turns import Recorder, announce, engine_state, hand_seat_to_bot, play_bots
+from .turns import Recorder, announce, engine_state, hand_seat_to_bot, lock_game, log_on_commit, play_bots
 
 logger = logging.getLogger(__name__)
 
@@ -43,13 +43,6 @@ def _check_moderator(moderator: Any, permission: str) -> None:
         raise GameError("not_moderator", _("You may not do that."))
 
 
-def locked_game_for(moderator: Any, game_id: int) -> Game:
-    try:
-        return Game.objects.select_for_update().get(pk=game_id)
-    except (Game.DoesNotExist, ValueError, TypeError):
-        raise GameError("not_found", _("There is no such game.")) from None
-
-
 @transaction.atomic
 def game_abort(*, game_id: int, moderator: Any, reason: str) -> Game:
     """Stop an open or active game for good: status ``aborted`` (nothing is rated).
@@ -58,7 +51,7 @@ def game_abort(*, game_id: int, moderator: Any, reason: str) -> Game:
     """
     _check_moderator(moderator, "games.moderate_game")
     reason = moderation_reason(reason)
-    game = locked_game_for(moderator, game_id)
+    game = lock_game(game_id)
     if game.status not in (Game.Status.OPEN, Game.Status.ACTIVE):
         raise GameError(
             "game_not_abortable",
@@ -75,7 +68,7 @@ def game_abort(*, game_id: int, moderator: Any, reason: str) -> Game:
         game=game,
         target=str(_("game #%(id)s (%(variant)s)") % {"id": game.pk, "variant": game.variant_name}),
     )
-    logger.info("moderator %s aborted game %s", moderator.pk, game.pk)
+    log_on_commit(logger, "moderator %s aborted game %s", moderator.pk, game.pk)
     announce(game, turn_moved=True)
     return game
 
@@ -92,7 +85,7 @@ def seat_hand_to_bot(
     reason = moderation_reason(reason)
     if bot_level not in BotLevel.values:
         raise GameError("bad_bot_level", _("Unknown bot level “%(level)s”.") % {"level": bot_level})
-    game = locked_game_for(moderator, game_id)
+    game = lock_game(game_id)
     if game.status != Game.Status.ACTIVE:
         raise GameError(
             "game_not_active",
@@ -118,7 +111,8 @@ def seat_hand_to_bot(
         target_user=seat.user,
         target=seat_label(game, seat),
     )
-    logger.info(
+    log_on_commit(
+        logger,
         "moderator %s handed seat %s of game %s (user %s) to a %s bot",
         moderator.pk,
         seat.position,
@@ -159,14 +153,14 @@ def user_deactivate(*, user_id: int, moderator: Any, reason: str) -> Any:
         target_user=user,
         target=str(_("user %(name)s") % {"name": user.username}),
     )
-    logger.info("moderator %s deactivated user %s", moderator.pk, user.pk)
+    log_on_commit(logger, "moderator %s deactivated user %s", moderator.pk, user.pk)
     game_ids = (
         Seat.objects.filter(user=user, bot_level="", game__status__in=[Game.Status.OPEN, Game.Status.ACTIVE])
         .order_by("game_id")
         .values_list("game_id", flat=True)
     )
     for game_id in list(game_ids):
-        game = locked_game_for(moderator, game_id)
+        game = lock_game(game_id)
         seat = game.seats.select_related("user").get(user=user)
         if game.status == Game.Status.ACTIVE:
             _seat_to_bot(game, seat, BotLevel.MEDIUM)
@@ -186,7 +180,9 @@ def user_deactivate(*, user_id: int, moderator: Any, reason: str) -> Any:
             reason=_("%(name)s was deactivated: %(reason)s") % {"name": user.username, "reason": reason},
             target=label if action == AuditRecord.Action.SEAT_VACATE else seat_label(game, seat),
         )
-        logger.info("moderator %s: %s in game %s for deactivated user %s", moderator.pk, action, game.pk, user.pk)
+        log_on_commit(
+            logger, "moderator %s: %s in game %s for deactivated user %s", moderator.pk, action, game.pk, user.pk
+        )
     return user
 
 

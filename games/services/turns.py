@@ -5,15 +5,17 @@ from __future__ import annotations
 
 import datetime
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
+from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from games import bots, live
-from games.engine import Action, Draw, GameState, IllegalAction, Rules, apply, new_game, view
+from games.engine import Action, Draw, EventKind, GameState, IllegalAction, Rules, apply, new_game, view
+from games.engine import RoundResult as EngineRoundResult
 from games.history import ratings
 from games.models import BotLevel, Game, Move, RoundResult, Seat
 
@@ -28,13 +30,24 @@ TAKEOVER_BOT_LEVEL = BotLevel.HARD
 _MAX_BOT_MOVES = 10_000
 
 
-def locked_game(game_id: int, user: Any) -> Game:
-    if user is None or not user.is_authenticated:
-        raise GameError("not_logged_in", _("Log in to play."))
+def lock_game(game_id: int | str) -> Game:
+    """The game with its row locked until the transaction ends (``not_found`` for any bad id)."""
     try:
         return Game.objects.select_for_update().get(pk=game_id)
     except (Game.DoesNotExist, ValueError, TypeError):
         raise GameError("not_found", _("There is no such game.")) from None
+
+
+def locked_game(game_id: int | str, user: Any) -> Game:
+    """``lock_game`` for a signed-in person (``not_logged_in`` otherwise)."""
+    if user is None or not user.is_authenticated:
+        raise GameError("not_logged_in", _("Log in to play."))
+    return lock_game(game_id)
+
+
+def log_on_commit(log: logging.Logger, message: str, *args: object) -> None:
+    """Log at INFO once the transaction commits, so a change that was rolled back leaves no line."""
+    transaction.on_commit(lambda: log.info(message, *args))
 
 
 def seat_of(game: Game, user: Any) -> Seat:
@@ -79,7 +92,7 @@ def engine_state(game: Game) -> GameState:
     return GameState.from_dict(game.state)
 
 
-def describe_illegal(error: IllegalAction, action: Any) -> str:
+def describe_illegal(error: IllegalAction, action: Action | Mapping[str, Any]) -> str:
     """The engine's refusal in the reader's language (its English text is the fallback)."""
     messages = {
         "not_your_turn": _("It is not your turn."),
@@ -137,7 +150,8 @@ class Recorder:
         return new_state
 
 
-def store_round_result(game: Game, result: Any) -> None:
+def store_round_result(game: Game, result: EngineRoundResult) -> None:
+    """One ``RoundResult`` row per seat, in the JSON shapes of the engine's ``to_dict``."""
     data = result.to_dict()
     RoundResult.objects.bulk_create(
         [
@@ -189,7 +203,7 @@ def round_history(game: Game, state: GameState) -> list[dict[str, Any]]:
 
 def extend_history(history: list[dict[str, Any]], events: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     for event in events:
-        if event.get("kind") == "round_dealt":
+        if event.get("kind") == EventKind.ROUND_DEALT:
             history = []
         history = [*history, event]
     return history
@@ -197,9 +211,10 @@ def extend_history(history: list[dict[str, Any]], events: Iterable[dict[str, Any
 
 def save_state(game: Game, state: GameState, *, turn_changed: bool, now: datetime.datetime | None = None) -> None:
     now = now or timezone.now()
-    new_turn = turn_changed or game.turn_started_at is None
-    if new_turn or game.turn_started_at is None:  # (the same test: spelled out for mypy's narrowing)
-        game.turn_started_at = now
+    turn_started_at = game.turn_started_at
+    new_turn = turn_changed or turn_started_at is None
+    if new_turn or turn_started_at is None:
+        turn_started_at = game.turn_started_at = now
     game.state = state.to_dict()
     game.current_seat = state.current_seat
     scores = list(state.scores)
@@ -210,11 +225,11 @@ def save_state(game: Game, state: GameState, *, turn_changed: bool, now: datetim
     if state.is_over:
         game.set_status(Game.Status.FINISHED, now=now)
     else:
-        game.turn_deadline = game.turn_started_at + datetime.timedelta(seconds=game.time_limit_seconds)
+        game.turn_deadline = turn_started_at + datetime.timedelta(seconds=game.time_limit_seconds)
     game.save()
     if state.is_over:
         ratings.rate_finished_game(game)  # once: same transaction, game row locked
-        logger.info("game %s finished: total scores by seat %s", game.pk, scores)
+        log_on_commit(logger, "game %s finished: total scores by seat %s", game.pk, scores)
     announce(game, turn_moved=new_turn or state.is_over)
 
 

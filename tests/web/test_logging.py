@@ -1,10 +1,15 @@
-"""What the ``games`` loggers record at INFO: game finishes, timeouts (and takeovers), moderation."""
+"""What the ``games`` loggers record at INFO: game finishes, timeouts (and takeovers), moderation.
+
+The lines are written once the change commits (``django_capture_on_commit_callbacks`` runs the
+on-commit callbacks of these transactional-free tests), so a change that is rolled back logs nothing.
+"""
 
 from __future__ import annotations
 
 import logging
 
 import pytest
+from django.db import transaction
 
 from games import services
 from games.models import Game
@@ -27,12 +32,13 @@ def test_the_settings_send_the_apps_loggers_at_info_to_the_console():
     assert logging.getLogger("accounts").isEnabledFor(logging.INFO)
 
 
-def test_a_game_finish_is_logged_with_the_game_id(make_user, classic, caplog):
+def test_a_game_finish_is_logged_with_the_game_id(make_user, classic, caplog, django_capture_on_commit_callbacks):
     caplog.set_level(logging.INFO, logger="games")
     ann = make_user("ann")
     game = services.game_create(creator=ann, variant=classic, seat_count=2, bot_count=1, options={"rounds": [3]})
     assert messages(caplog, "games.services.turns") == []
-    services.game_resign(game_id=game.pk, user=ann)  # the bots play the round to its end
+    with django_capture_on_commit_callbacks(execute=True):
+        services.game_resign(game_id=game.pk, user=ann)  # the bots play the round to its end
     game.refresh_from_db()
     assert game.status == Game.Status.FINISHED
     assert messages(caplog, "games.services.turns") == [
@@ -40,12 +46,15 @@ def test_a_game_finish_is_logged_with_the_game_id(make_user, classic, caplog):
     ]
 
 
-def test_timeouts_and_the_takeover_are_logged_with_game_seat_and_user(two_player_game, caplog):
+def test_timeouts_and_the_takeover_are_logged_with_game_seat_and_user(
+    two_player_game, caplog, django_capture_on_commit_callbacks
+):
     caplog.set_level(logging.INFO, logger="games")
     game, ann, bob = two_player_game
     sleeper = game.seats.get(position=game.current_seat)
     while not game.seats.get(pk=sleeper.pk).bot_level:
-        services.game_timeout(game_id=game.pk, turn_number=game.turn_number, now=game.turn_deadline)
+        with django_capture_on_commit_callbacks(execute=True):
+            services.game_timeout(game_id=game.pk, turn_number=game.turn_number, now=game.turn_deadline)
         game.refresh_from_db()
     logged = messages(caplog, "games.services.clock")
     mine = [m for m in logged if f"seat {sleeper.position} (user {sleeper.user_id}) timed out" in m]
@@ -56,16 +65,19 @@ def test_timeouts_and_the_takeover_are_logged_with_game_seat_and_user(two_player
     )
 
 
-def test_each_moderation_action_is_logged_with_the_moderator(two_player_game, make_user, classic, role_client, caplog):
+def test_each_moderation_action_is_logged_with_the_moderator(
+    two_player_game, make_user, classic, role_client, caplog, django_capture_on_commit_callbacks
+):
     caplog.set_level(logging.INFO, logger="games")
     _client, moderator = role_client("moderator")
     _client, superuser = role_client("superuser")
     game, ann, bob = two_player_game
-    services.seat_hand_to_bot(game_id=game.pk, position=1, moderator=moderator, reason=REASON)
-    services.game_abort(game_id=game.pk, moderator=moderator, reason=REASON)
     carl = make_user("carl")
     waiting = services.game_create(creator=carl, variant=classic, seat_count=3)
-    services.user_deactivate(user_id=carl.pk, moderator=superuser, reason=REASON)
+    with django_capture_on_commit_callbacks(execute=True):
+        services.seat_hand_to_bot(game_id=game.pk, position=1, moderator=moderator, reason=REASON)
+        services.game_abort(game_id=game.pk, moderator=moderator, reason=REASON)
+        services.user_deactivate(user_id=carl.pk, moderator=superuser, reason=REASON)
     seat1 = game.seats.get(position=1)
     assert messages(caplog, "games.services.moderation") == [
         f"moderator {moderator.pk} handed seat 1 of game {game.pk} (user {seat1.user_id}) to a medium bot",
@@ -73,3 +85,20 @@ def test_each_moderation_action_is_logged_with_the_moderator(two_player_game, ma
         f"moderator {superuser.pk} deactivated user {carl.pk}",
         f"moderator {superuser.pk}: seat_vacate in game {waiting.pk} for deactivated user {carl.pk}",
     ]
+
+
+def test_a_change_that_is_rolled_back_logs_nothing(
+    two_player_game, role_client, caplog, django_capture_on_commit_callbacks
+):
+    caplog.set_level(logging.INFO, logger="games")
+    _client, moderator = role_client("moderator")
+    game, _ann, _bob = two_player_game
+    with django_capture_on_commit_callbacks(execute=True), pytest.raises(RuntimeError), transaction.atomic():
+        services.game_abort(game_id=game.pk, moderator=moderator, reason=REASON)
+        raise RuntimeError("something later in the same transaction fails")
+    game.refresh_from_db()
+    assert game.status == Game.Status.ACTIVE
+    assert messages(caplog, "games.services.moderation") == []
+    with django_capture_on_commit_callbacks(execute=True):
+        services.game_abort(game_id=game.pk, moderator=moderator, reason=REASON)
+    assert messages(caplog, "games.services.moderation") == [f"moderator {moderator.pk} aborted game {game.pk}"]
