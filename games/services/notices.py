@@ -93,8 +93,10 @@ def _send(game: Game, user: User, kind: str) -> None:
         "deadline": game.turn_deadline,
         "reminder": kind == TurnNotice.Kind.REMINDER,
     }
+    # Plain text: the templates turn autoescaping off, so a name with ``<`` or ``&`` arrives as typed.
+    # The subject is one line whatever a name holds (a line break there would be refused as a header).
     with translation.override(user.language or settings.LANGUAGE_CODE):
-        subject = render_to_string("games/email/turn_subject.txt", context).strip()
+        subject = " ".join(render_to_string("games/email/turn_subject.txt", context).split())
         body = render_to_string("games/email/turn_body.txt", context)
     try:
         send_mail(subject, body, None, [user.email])
