@@ -9,7 +9,8 @@ def seed_variants(apps, schema_editor):
     Variant = apps.get_model("games", "Variant")
     for position, (slug, (name, rules)) in enumerate(PRESETS.items()):
         Variant.objects.get_or_create(
-            slug=slug, defaults={"name": name, "options": rules.to_dict(), "position": position})
+            slug=slug, defaults={"name": name, "options": rules.to_dict(), "position": position}
+        )
 
 
 class Migration(migrations.Migration):

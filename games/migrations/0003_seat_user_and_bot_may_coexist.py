@@ -4,14 +4,13 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('games', '0002_seed_variants'),
+        ("games", "0002_seed_variants"),
     ]
 
     operations = [
         migrations.RemoveConstraint(
-            model_name='seat',
-            name='seat_user_or_bot',
+            model_name="seat",
+            name="seat_user_or_bot",
         ),
     ]

@@ -7,31 +7,84 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('games', '0003_seat_user_and_bot_may_coexist'),
+        ("games", "0003_seat_user_and_bot_may_coexist"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='AuditRecord',
+            name="AuditRecord",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('action', models.CharField(choices=[('game_abort', 'aborted a game'), ('seat_to_bot', 'handed a seat to a bot'), ('seat_vacate', 'took a player off an open game'), ('user_deactivate', 'deactivated a user')], max_length=20, verbose_name='action')),
-                ('reason', models.TextField(verbose_name='reason')),
-                ('created_at', models.DateTimeField(db_index=True, default=django.utils.timezone.now, editable=False, verbose_name='time')),
-                ('seat_position', models.PositiveSmallIntegerField(blank=True, null=True, verbose_name='seat')),
-                ('target', models.CharField(help_text='What the action was done to, in words.', max_length=200, verbose_name='target')),
-                ('actor', models.ForeignKey(null=True, on_delete=django.db.models.deletion.PROTECT, related_name='audit_actions', to=settings.AUTH_USER_MODEL, verbose_name='moderator')),
-                ('game', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='audit_records', to='games.game', verbose_name='game')),
-                ('target_user', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='audit_records', to=settings.AUTH_USER_MODEL, verbose_name='user concerned')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "action",
+                    models.CharField(
+                        choices=[
+                            ("game_abort", "aborted a game"),
+                            ("seat_to_bot", "handed a seat to a bot"),
+                            ("seat_vacate", "took a player off an open game"),
+                            ("user_deactivate", "deactivated a user"),
+                        ],
+                        max_length=20,
+                        verbose_name="action",
+                    ),
+                ),
+                ("reason", models.TextField(verbose_name="reason")),
+                (
+                    "created_at",
+                    models.DateTimeField(
+                        db_index=True, default=django.utils.timezone.now, editable=False, verbose_name="time"
+                    ),
+                ),
+                ("seat_position", models.PositiveSmallIntegerField(blank=True, null=True, verbose_name="seat")),
+                (
+                    "target",
+                    models.CharField(
+                        help_text="What the action was done to, in words.", max_length=200, verbose_name="target"
+                    ),
+                ),
+                (
+                    "actor",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="audit_actions",
+                        to=settings.AUTH_USER_MODEL,
+                        verbose_name="moderator",
+                    ),
+                ),
+                (
+                    "game",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="audit_records",
+                        to="games.game",
+                        verbose_name="game",
+                    ),
+                ),
+                (
+                    "target_user",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="audit_records",
+                        to=settings.AUTH_USER_MODEL,
+                        verbose_name="user concerned",
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'audit record',
-                'verbose_name_plural': 'audit records',
-                'ordering': ('-created_at', '-pk'),
-                'permissions': [('moderate_game', 'Can abort games and hand seats to bots'), ('moderate_user', 'Can deactivate users')],
+                "verbose_name": "audit record",
+                "verbose_name_plural": "audit records",
+                "ordering": ("-created_at", "-pk"),
+                "permissions": [
+                    ("moderate_game", "Can abort games and hand seats to bots"),
+                    ("moderate_user", "Can deactivate users"),
+                ],
             },
         ),
     ]

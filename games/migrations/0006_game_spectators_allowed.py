@@ -4,15 +4,18 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('games', '0005_moderators_group'),
+        ("games", "0005_moderators_group"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='game',
-            name='spectators_allowed',
-            field=models.BooleanField(default=True, help_text='Signed-in people without a seat may follow the game live; they see only the public table.', verbose_name='others may watch'),
+            model_name="game",
+            name="spectators_allowed",
+            field=models.BooleanField(
+                default=True,
+                help_text="Signed-in people without a seat may follow the game live; they see only the public table.",
+                verbose_name="others may watch",
+            ),
         ),
     ]

@@ -6,83 +6,123 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('games', '0006_game_spectators_allowed'),
+        ("games", "0006_game_spectators_allowed"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='TurnNotice',
+            name="TurnNotice",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('turn_number', models.PositiveIntegerField(verbose_name='turn number')),
-                ('kind', models.CharField(choices=[('turn', 'your turn'), ('reminder', 'reminder')], max_length=10, verbose_name='kind')),
-                ('sent_at', models.DateTimeField(verbose_name='sent at')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("turn_number", models.PositiveIntegerField(verbose_name="turn number")),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[("turn", "your turn"), ("reminder", "reminder")], max_length=10, verbose_name="kind"
+                    ),
+                ),
+                ("sent_at", models.DateTimeField(verbose_name="sent at")),
             ],
             options={
-                'verbose_name': 'turn notice',
-                'verbose_name_plural': 'turn notices',
-                'ordering': ('game', 'turn_number', 'kind'),
+                "verbose_name": "turn notice",
+                "verbose_name_plural": "turn notices",
+                "ordering": ("game", "turn_number", "kind"),
             },
         ),
         migrations.AddField(
-            model_name='game',
-            name='invite_token',
-            field=models.CharField(blank=True, max_length=40, verbose_name='invite token'),
+            model_name="game",
+            name="invite_token",
+            field=models.CharField(blank=True, max_length=40, verbose_name="invite token"),
         ),
         migrations.AddField(
-            model_name='game',
-            name='is_private',
-            field=models.BooleanField(default=False, help_text='Not listed in the lobby: people join through the invite link.', verbose_name='private'),
+            model_name="game",
+            name="is_private",
+            field=models.BooleanField(
+                default=False,
+                help_text="Not listed in the lobby: people join through the invite link.",
+                verbose_name="private",
+            ),
         ),
         migrations.AddField(
-            model_name='game',
-            name='rematch_of',
-            field=models.OneToOneField(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='rematch', to='games.game', verbose_name='rematch of'),
+            model_name="game",
+            name="rematch_of",
+            field=models.OneToOneField(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="rematch",
+                to="games.game",
+                verbose_name="rematch of",
+            ),
         ),
         migrations.AddField(
-            model_name='game',
-            name='turn_deadline',
-            field=models.DateTimeField(blank=True, help_text="When a person's turn times out and the bot plays it (empty while a bot moves).", null=True, verbose_name='turn deadline'),
+            model_name="game",
+            name="turn_deadline",
+            field=models.DateTimeField(
+                blank=True,
+                help_text="When a person's turn times out and the bot plays it (empty while a bot moves).",
+                null=True,
+                verbose_name="turn deadline",
+            ),
         ),
         migrations.AddField(
-            model_name='game',
-            name='turn_number',
-            field=models.PositiveIntegerField(default=0, help_text='Goes up by one each time a turn is handed to the next seat.', verbose_name='turn number'),
+            model_name="game",
+            name="turn_number",
+            field=models.PositiveIntegerField(
+                default=0,
+                help_text="Goes up by one each time a turn is handed to the next seat.",
+                verbose_name="turn number",
+            ),
         ),
         migrations.AddField(
-            model_name='seat',
-            name='left',
-            field=models.CharField(blank=True, choices=[('', 'still playing'), ('timed_out', 'left after timeouts'), ('resigned', 'resigned')], default='', max_length=10, verbose_name='left the game'),
+            model_name="seat",
+            name="left",
+            field=models.CharField(
+                blank=True,
+                choices=[("", "still playing"), ("timed_out", "left after timeouts"), ("resigned", "resigned")],
+                default="",
+                max_length=10,
+                verbose_name="left the game",
+            ),
         ),
         migrations.AddField(
-            model_name='seat',
-            name='left_at',
-            field=models.DateTimeField(blank=True, null=True, verbose_name='left at'),
+            model_name="seat",
+            name="left_at",
+            field=models.DateTimeField(blank=True, null=True, verbose_name="left at"),
         ),
         migrations.AddField(
-            model_name='seat',
-            name='timeouts_in_row',
-            field=models.PositiveSmallIntegerField(default=0, verbose_name='timeouts in a row'),
+            model_name="seat",
+            name="timeouts_in_row",
+            field=models.PositiveSmallIntegerField(default=0, verbose_name="timeouts in a row"),
         ),
         migrations.AddIndex(
-            model_name='game',
-            index=models.Index(fields=['status', 'turn_deadline'], name='games_game_status_e7bb6f_idx'),
+            model_name="game",
+            index=models.Index(fields=["status", "turn_deadline"], name="games_game_status_e7bb6f_idx"),
         ),
         migrations.AddField(
-            model_name='turnnotice',
-            name='game',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='notices', to='games.game', verbose_name='game'),
+            model_name="turnnotice",
+            name="game",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="notices",
+                to="games.game",
+                verbose_name="game",
+            ),
         ),
         migrations.AddField(
-            model_name='turnnotice',
-            name='user',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='turn_notices', to=settings.AUTH_USER_MODEL, verbose_name='player'),
+            model_name="turnnotice",
+            name="user",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="turn_notices",
+                to=settings.AUTH_USER_MODEL,
+                verbose_name="player",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='turnnotice',
-            constraint=models.UniqueConstraint(fields=('game', 'turn_number', 'kind'), name='turnnotice_once_per_turn'),
+            model_name="turnnotice",
+            constraint=models.UniqueConstraint(fields=("game", "turn_number", "kind"), name="turnnotice_once_per_turn"),
         ),
     ]

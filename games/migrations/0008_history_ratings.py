@@ -24,71 +24,143 @@ def fill_round_result_details(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('games', '0007_async_play'),
+        ("games", "0007_async_play"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='roundresult',
-            name='laid_off',
-            field=models.JSONField(default=list, help_text='Redemption: cards laid on melds on the table.', verbose_name='cards laid off'),
+            model_name="roundresult",
+            name="laid_off",
+            field=models.JSONField(
+                default=list, help_text="Redemption: cards laid on melds on the table.", verbose_name="cards laid off"
+            ),
         ),
         migrations.AddField(
-            model_name='roundresult',
-            name='penalty',
-            field=models.IntegerField(default=0, verbose_name='failed go-out penalty'),
+            model_name="roundresult",
+            name="penalty",
+            field=models.IntegerField(default=0, verbose_name="failed go-out penalty"),
         ),
         migrations.AddField(
-            model_name='roundresult',
-            name='went_out_first',
-            field=models.BooleanField(default=False, help_text="This seat's going out ended the round.", verbose_name='went out first'),
+            model_name="roundresult",
+            name="went_out_first",
+            field=models.BooleanField(
+                default=False, help_text="This seat's going out ended the round.", verbose_name="went out first"
+            ),
         ),
         migrations.CreateModel(
-            name='GameResult',
+            name="GameResult",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('position', models.PositiveSmallIntegerField(verbose_name='seat')),
-                ('bot_level', models.CharField(blank=True, choices=[('easy', 'easy'), ('medium', 'medium'), ('hard', 'hard')], max_length=10, verbose_name='bot level')),
-                ('place', models.PositiveSmallIntegerField(help_text='1 is a win; equal totals share a place.', verbose_name='place')),
-                ('shared', models.BooleanField(default=False, verbose_name='place shared')),
-                ('total_score', models.IntegerField(verbose_name='total score')),
-                ('mu_before', models.FloatField(verbose_name='mu before')),
-                ('sigma_before', models.FloatField(verbose_name='sigma before')),
-                ('mu_after', models.FloatField(verbose_name='mu after')),
-                ('sigma_after', models.FloatField(verbose_name='sigma after')),
-                ('rating_after', models.FloatField(help_text='mu - 3 sigma after this game', verbose_name='rating after')),
-                ('finished_at', models.DateTimeField(verbose_name='finished at')),
-                ('game', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='results', to='games.game', verbose_name='game')),
-                ('user', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='game_results', to=settings.AUTH_USER_MODEL, verbose_name='player')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("position", models.PositiveSmallIntegerField(verbose_name="seat")),
+                (
+                    "bot_level",
+                    models.CharField(
+                        blank=True,
+                        choices=[("easy", "easy"), ("medium", "medium"), ("hard", "hard")],
+                        max_length=10,
+                        verbose_name="bot level",
+                    ),
+                ),
+                (
+                    "place",
+                    models.PositiveSmallIntegerField(
+                        help_text="1 is a win; equal totals share a place.", verbose_name="place"
+                    ),
+                ),
+                ("shared", models.BooleanField(default=False, verbose_name="place shared")),
+                ("total_score", models.IntegerField(verbose_name="total score")),
+                ("mu_before", models.FloatField(verbose_name="mu before")),
+                ("sigma_before", models.FloatField(verbose_name="sigma before")),
+                ("mu_after", models.FloatField(verbose_name="mu after")),
+                ("sigma_after", models.FloatField(verbose_name="sigma after")),
+                (
+                    "rating_after",
+                    models.FloatField(help_text="mu - 3 sigma after this game", verbose_name="rating after"),
+                ),
+                ("finished_at", models.DateTimeField(verbose_name="finished at")),
+                (
+                    "game",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="results",
+                        to="games.game",
+                        verbose_name="game",
+                    ),
+                ),
+                (
+                    "user",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="game_results",
+                        to=settings.AUTH_USER_MODEL,
+                        verbose_name="player",
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'game result',
-                'verbose_name_plural': 'game results',
-                'ordering': ('finished_at', 'game', 'position'),
-                'indexes': [models.Index(fields=['user', 'finished_at'], name='games_gamer_user_id_6cc531_idx'), models.Index(fields=['bot_level', 'finished_at'], name='games_gamer_bot_lev_b958ef_idx')],
-                'constraints': [models.UniqueConstraint(fields=('game', 'position'), name='gameresult_unique_seat')],
+                "verbose_name": "game result",
+                "verbose_name_plural": "game results",
+                "ordering": ("finished_at", "game", "position"),
+                "indexes": [
+                    models.Index(fields=["user", "finished_at"], name="games_gamer_user_id_6cc531_idx"),
+                    models.Index(fields=["bot_level", "finished_at"], name="games_gamer_bot_lev_b958ef_idx"),
+                ],
+                "constraints": [models.UniqueConstraint(fields=("game", "position"), name="gameresult_unique_seat")],
             },
         ),
         migrations.CreateModel(
-            name='Rating',
+            name="Rating",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('bot_level', models.CharField(blank=True, choices=[('easy', 'easy'), ('medium', 'medium'), ('hard', 'hard')], max_length=10, verbose_name='bot level')),
-                ('mu', models.FloatField(verbose_name='mu')),
-                ('sigma', models.FloatField(verbose_name='sigma')),
-                ('ordinal', models.FloatField(db_index=True, help_text='mu - 3 sigma', verbose_name='rating')),
-                ('games', models.PositiveIntegerField(default=0, verbose_name='rated games')),
-                ('updated_at', models.DateTimeField(auto_now=True, verbose_name='updated at')),
-                ('user', models.OneToOneField(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='rating', to=settings.AUTH_USER_MODEL, verbose_name='player')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "bot_level",
+                    models.CharField(
+                        blank=True,
+                        choices=[("easy", "easy"), ("medium", "medium"), ("hard", "hard")],
+                        max_length=10,
+                        verbose_name="bot level",
+                    ),
+                ),
+                ("mu", models.FloatField(verbose_name="mu")),
+                ("sigma", models.FloatField(verbose_name="sigma")),
+                ("ordinal", models.FloatField(db_index=True, help_text="mu - 3 sigma", verbose_name="rating")),
+                ("games", models.PositiveIntegerField(default=0, verbose_name="rated games")),
+                ("updated_at", models.DateTimeField(auto_now=True, verbose_name="updated at")),
+                (
+                    "user",
+                    models.OneToOneField(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="rating",
+                        to=settings.AUTH_USER_MODEL,
+                        verbose_name="player",
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'rating',
-                'verbose_name_plural': 'ratings',
-                'ordering': ('-ordinal',),
-                'constraints': [models.CheckConstraint(condition=models.Q(models.Q(('user__isnull', False), ('bot_level', '')), models.Q(('user__isnull', True), models.Q(('bot_level', ''), _negated=True)), _connector='OR'), name='rating_user_or_bot_level'), models.UniqueConstraint(condition=models.Q(('bot_level', ''), _negated=True), fields=('bot_level',), name='rating_unique_bot_level')],
+                "verbose_name": "rating",
+                "verbose_name_plural": "ratings",
+                "ordering": ("-ordinal",),
+                "constraints": [
+                    models.CheckConstraint(
+                        condition=models.Q(
+                            models.Q(("user__isnull", False), ("bot_level", "")),
+                            models.Q(("user__isnull", True), models.Q(("bot_level", ""), _negated=True)),
+                            _connector="OR",
+                        ),
+                        name="rating_user_or_bot_level",
+                    ),
+                    models.UniqueConstraint(
+                        condition=models.Q(("bot_level", ""), _negated=True),
+                        fields=("bot_level",),
+                        name="rating_unique_bot_level",
+                    ),
+                ],
             },
         ),
         migrations.RunPython(fill_round_result_details, migrations.RunPython.noop),
