@@ -1,5 +1,8 @@
+from typing import Any
+
 from django.contrib import messages
 from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -7,12 +10,15 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
 from .forms import ProfileForm, SignUpForm
+from .throttle import password_reset_throttled, signup_throttled
 
 
 @require_http_methods(["GET", "POST"])
 def signup(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated:
         return redirect("profile")
+    if request.method == "POST" and (refused := signup_throttled(request)):
+        return refused
     form = SignUpForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         user = form.save()
@@ -31,3 +37,10 @@ def profile(request: HttpRequest) -> HttpResponse:
         messages.success(request, _("Your profile is saved."))
         return redirect("profile")
     return render(request, "accounts/profile.html", {"form": form}, status=400 if form.errors else 200)
+
+
+class PasswordResetView(auth_views.PasswordResetView):
+    """Django's, with requests limited per address and per e-mail (accounts.throttle)."""
+
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        return password_reset_throttled(request) or super().post(request, *args, **kwargs)
