@@ -27,9 +27,11 @@ class SignUpForm(UserCreationForm):
         fields = ("username", "email")
 
     def clean_username(self) -> str:
-        # Django's own check (a user name taken, whatever its case) first, then ours.  Names that
-        # merely look like another's are refused by User.validate_unique.
-        return _refuse_reserved(super().clean_username())
+        # Django's own check (a user name taken, whatever its case) first: it answers None after
+        # recording its error.  Then ours; names that merely look like another's are refused by
+        # User.validate_unique.
+        username = super().clean_username()
+        return _refuse_reserved(username) if username else username
 
 
 class ProfileForm(forms.ModelForm):

@@ -82,7 +82,7 @@ class User(AbstractUser):
         super().validate_unique(exclude)
         errors: dict[str, list[str]] = {}
         for field in ("username", "display_name"):
-            if (exclude is None or field not in exclude) and self.name_clashes(getattr(self, field)):
+            if (exclude is None or field not in exclude) and self.name_clashes(getattr(self, field) or ""):
                 errors[field] = [str(NAME_TAKEN)]
         if errors:
             raise ValidationError(errors)
