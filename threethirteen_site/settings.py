@@ -173,7 +173,9 @@ AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False  # the cool-off ends when 
 AXES_USERNAME_CALLABLE = "accounts.throttle.axes_username"
 AXES_CLIENT_IP_CALLABLE = "accounts.throttle.client_ip"
 AXES_LOCKOUT_CALLABLE = "accounts.throttle.lockout_response"
-AXES_ENABLE_ADMIN = False  # unlock with `manage.py axes_reset_username NAME` / `axes_reset_ip ADDRESS`
+# Not in the admin: unlock by hand with `manage.py axes_reset_username name` (the name in lower case,
+# as accounts.throttle.axes_username records it) or `manage.py axes_reset_ip ADDRESS`.
+AXES_ENABLE_ADMIN = False
 AXES_VERBOSE = False  # no start-up banner
 THROTTLE_PASSWORD_RESET_PER_IP = os.environ.get("THROTTLE_PASSWORD_RESET_PER_IP", "5/15m")
 THROTTLE_PASSWORD_RESET_PER_EMAIL = os.environ.get("THROTTLE_PASSWORD_RESET_PER_EMAIL", "3/h")

@@ -280,3 +280,24 @@ def test_the_migration_fills_the_keys_and_stops_on_names_that_look_alike():
     finally:
         _migrate(AFTER)
     assert User.objects.get(username="ann").display_name_key == "queen"
+
+
+# -- two requests racing for one name ---------------------------------------------
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_name_taken_by_a_racing_request_is_a_form_error_not_a_500(make_user, monkeypatch):
+    ann, bob = make_user("ann"), make_user("bob")
+    bob.display_name = "Queen"
+    bob.save()
+    # Both forms checked before the other request saved: the database decides.
+    monkeypatch.setattr(User, "name_clashes", lambda self, name: False)
+    response = set_display_name(logged_in(ann), "QUEEN")
+    assert response.status_code == 400
+    assert "looks too much like a name in use" in response.context["form"].errors["display_name"][0]
+    ann.refresh_from_db()
+    assert ann.display_name == ""
+    monkeypatch.setattr(User.objects, "filter", lambda *a, **k: User.objects.none())  # Django's iexact check
+    response = sign_up(f"{CYRILLIC_A}NN")
+    assert response.status_code == 400 and response.context["form"].errors["username"]
+    assert User.objects.count() == 2
