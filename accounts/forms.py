@@ -1,3 +1,4 @@
+import unicodedata
 from typing import Any
 
 from django import forms
@@ -6,6 +7,14 @@ from django.contrib.auth.forms import UserCreationForm
 from django.utils.translation import gettext_lazy as _
 
 from .models import User
+from .names import name_key, reserved_reason
+
+
+def _refuse_reserved(name: str) -> str:
+    reason = reserved_reason(name)
+    if reason:
+        raise forms.ValidationError(reason, code="reserved")
+    return name
 
 
 class SignUpForm(UserCreationForm):
@@ -16,6 +25,13 @@ class SignUpForm(UserCreationForm):
     class Meta(UserCreationForm.Meta):  # type: ignore[name-defined]  # django-stubs does not declare this Meta
         model = User
         fields = ("username", "email")
+
+    def clean_username(self) -> str:
+        # Django's own check (a user name taken, whatever its case) first: it answers None after
+        # recording its error.  Then ours; names that merely look like another's are refused by
+        # User.validate_unique.
+        username = super().clean_username()
+        return _refuse_reserved(username) if username else username
 
 
 class ProfileForm(forms.ModelForm):
@@ -28,3 +44,14 @@ class ProfileForm(forms.ModelForm):
         language = self.fields["language"]
         assert isinstance(language, forms.ChoiceField)  # the model field has choices
         language.choices = [("", _("Same as my browser")), *settings.LANGUAGES]
+
+    def clean_display_name(self) -> str:
+        # Invisible characters (zero-width spaces and joiners, direction marks) only help to pose.
+        name = "".join(ch for ch in self.cleaned_data["display_name"] if unicodedata.category(ch) != "Cf")
+        name = " ".join(name.split())
+        if self.cleaned_data["display_name"] and not name_key(name):
+            raise forms.ValidationError(_("A name needs at least one visible letter."), code="invisible")
+        if name and name != self.instance.display_name:
+            # A display name chosen before the rule stays until it is changed.
+            _refuse_reserved(name)
+        return name

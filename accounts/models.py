@@ -1,7 +1,15 @@
+from typing import Any
+
 from django.conf import settings
 from django.contrib.auth.models import AbstractUser
+from django.core.exceptions import ValidationError
 from django.db import models
+from django.db.models.functions import Lower
 from django.utils.translation import gettext_lazy as _
+
+from .names import name_key
+
+NAME_TAKEN = _("That name is in use, or looks too much like a name in use: choose another.")
 
 
 class User(AbstractUser):
@@ -25,6 +33,26 @@ class User(AbstractUser):
         default=False,
         help_text=_("In games played over days, send an e-mail when a turn starts."),
     )
+    # The names as a reader sees them (accounts.names.name_key), kept by save(): the database
+    # refuses two users whose user names, or whose display names, look the same.  A display name
+    # that looks like someone else's user name is refused by validate_unique (forms, the admin).
+    username_key = models.TextField(unique=True, editable=False)
+    display_name_key = models.TextField(editable=False, default="")  # "" without a display name
+
+    class Meta(AbstractUser.Meta):  # type: ignore[name-defined]  # django-stubs does not declare this Meta
+        constraints = [
+            models.UniqueConstraint(
+                Lower("username"),
+                name="accounts_user_username_ci_unique",
+                violation_error_message=_("A user with that username already exists."),
+            ),
+            models.UniqueConstraint(
+                fields=["display_name_key"],
+                condition=~models.Q(display_name_key=""),
+                name="accounts_user_display_name_key_unique",
+                violation_error_message=NAME_TAKEN,
+            ),
+        ]
 
     @property
     def shown_name(self) -> str:
@@ -32,3 +60,29 @@ class User(AbstractUser):
 
     def __str__(self) -> str:
         return self.shown_name
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        self.username_key = name_key(self.username)
+        self.display_name_key = name_key(self.display_name)
+        update_fields = kwargs.get("update_fields")
+        if update_fields is not None:
+            keys = {"username": "username_key", "display_name": "display_name_key"}
+            kwargs["update_fields"] = {*update_fields, *(keys[f] for f in update_fields if f in keys)}
+        super().save(*args, **kwargs)
+
+    def name_clashes(self, name: str) -> bool:
+        """Whether ``name`` looks like another user's user name or display name."""
+        key = name_key(name)
+        if not key:
+            return False
+        others = User.objects.exclude(pk=self.pk) if self.pk else User.objects.all()
+        return others.filter(models.Q(username_key=key) | models.Q(display_name_key=key)).exists()
+
+    def validate_unique(self, exclude: Any = None) -> None:
+        super().validate_unique(exclude)
+        errors: dict[str, list[str]] = {}
+        for field in ("username", "display_name"):
+            if (exclude is None or field not in exclude) and self.name_clashes(getattr(self, field) or ""):
+                errors[field] = [str(NAME_TAKEN)]
+        if errors:
+            raise ValidationError(errors)

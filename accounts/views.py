@@ -1,21 +1,41 @@
+from typing import Any
+
 from django.contrib import messages
 from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
+from django.db import IntegrityError, transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
 from .forms import ProfileForm, SignUpForm
+from .models import NAME_TAKEN, User
+from .throttle import password_reset_throttled, signup_throttled
+
+
+def _save_unless_name_taken(form: SignUpForm | ProfileForm, field: str) -> User | None:
+    """Save the form's user; None (and an error on ``field``) if another request took the name meanwhile.
+
+    The forms check that a name is free; the database's unique keys decide when two requests race.
+    """
+    try:
+        with transaction.atomic():
+            return form.save()
+    except IntegrityError:
+        form.add_error(field, str(NAME_TAKEN))
+        return None
 
 
 @require_http_methods(["GET", "POST"])
 def signup(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated:
         return redirect("profile")
+    if request.method == "POST" and (refused := signup_throttled(request)):
+        return refused
     form = SignUpForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        user = form.save()
+    if request.method == "POST" and form.is_valid() and (user := _save_unless_name_taken(form, "username")):
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, _("Welcome, %(name)s! Your account is ready.") % {"name": user.shown_name})
         return redirect("profile")
@@ -26,8 +46,14 @@ def signup(request: HttpRequest) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def profile(request: HttpRequest) -> HttpResponse:
     form = ProfileForm(request.POST or None, instance=request.user)
-    if request.method == "POST" and form.is_valid():
-        form.save()
+    if request.method == "POST" and form.is_valid() and _save_unless_name_taken(form, "display_name"):
         messages.success(request, _("Your profile is saved."))
         return redirect("profile")
     return render(request, "accounts/profile.html", {"form": form}, status=400 if form.errors else 200)
+
+
+class PasswordResetView(auth_views.PasswordResetView):
+    """Django's, with requests limited per address and per e-mail (accounts.throttle)."""
+
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        return password_reset_throttled(request) or super().post(request, *args, **kwargs)

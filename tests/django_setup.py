@@ -46,6 +46,14 @@ def _fast_passwords(settings: Any) -> None:
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
+@pytest.fixture(autouse=True)
+def _fresh_cache() -> None:
+    """Throttle counts of sign-ups and password resets live in the cache: each test starts with none."""
+    from django.core.cache import cache
+
+    cache.clear()
+
+
 @pytest.fixture
 def make_user(django_user_model: Any) -> Callable[..., Any]:
     def make(username: str, password: str = "a-long-pass-phrase-42") -> Any:

@@ -5,7 +5,7 @@ variables, with development defaults that need no set-up (SQLite, the
 in-memory channel layer, e-mail printed on the console):
 
 - ``DEBUG`` ("1"/"0", default "1")
-- ``SECRET_KEY`` (required when ``DEBUG`` is off)
+- ``SECRET_KEY`` (required when ``DEBUG`` is off, and then never the development key)
 - ``ALLOWED_HOSTS`` (comma-separated; default localhost names)
 - ``CSRF_TRUSTED_ORIGINS`` (comma-separated origins, optional)
 - ``DATABASE_URL`` (e.g. ``postgres://user:pass@host/db``; default SQLite)
@@ -14,12 +14,18 @@ in-memory channel layer, e-mail printed on the console):
   ``EMAIL_HOST_PASSWORD``, ``EMAIL_USE_TLS``, ``DEFAULT_FROM_EMAIL``
 - ``SITE_URL`` (the site's address, for links in e-mails)
 - ``SECURE_SSL_REDIRECT``, ``SECURE_HSTS_SECONDS`` (production only)
+- ``CLIENT_IP_HEADER`` (behind a proxy: the header with the client's address, e.g.
+  ``X-Forwarded-For``; default ``REMOTE_ADDR``) and ``CLIENT_IP_PROXY_COUNT`` (default 1)
+- ``LOGIN_FAILURE_LIMIT`` (default 5), ``LOGIN_COOLOFF_MINUTES`` (default 15),
+  ``THROTTLE_PASSWORD_RESET_PER_IP`` ("5/15m"), ``THROTTLE_PASSWORD_RESET_PER_EMAIL`` ("3/h"),
+  ``THROTTLE_SIGNUP_PER_IP`` ("10/h")
 """
 
 from __future__ import annotations
 
 import os
 import tempfile
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -45,11 +51,15 @@ def env_list(name: str, default: list[str]) -> list[str]:
 
 DEBUG = env_bool("DEBUG", True)
 
-SECRET_KEY = os.environ.get("SECRET_KEY", "")
-if not SECRET_KEY:
-    if not DEBUG:
-        raise ImproperlyConfigured("Set SECRET_KEY when DEBUG is off.")
-    SECRET_KEY = "django-insecure-development-only-key-do-not-use-in-production"
+# The development key signs sessions on laptops only: with DEBUG off the site refuses to start
+# without a key of its own, and refuses this one (or any "django-insecure-" key) if it is set.
+DEVELOPMENT_SECRET_KEY = "django-insecure-development-only-key-do-not-use-in-production"
+SECRET_KEY = os.environ.get("SECRET_KEY", "").strip()
+if not DEBUG and not SECRET_KEY:
+    raise ImproperlyConfigured("Set SECRET_KEY when DEBUG is off.")
+if not DEBUG and (SECRET_KEY == DEVELOPMENT_SECRET_KEY or SECRET_KEY.startswith("django-insecure-")):
+    raise ImproperlyConfigured("SECRET_KEY is a development key: set a secret key of the site's own when DEBUG is off.")
+SECRET_KEY = SECRET_KEY or DEVELOPMENT_SECRET_KEY
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
@@ -144,6 +154,49 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+
+# -- Throttling of log-ins, password resets and sign-ups (accounts/throttle.py) -------------------
+# django-axes counts failed log-ins (every authenticate(), the admin's too) in the database: after
+# AXES_FAILURE_LIMIT failures for one account, or from one address, tries are refused until
+# AXES_COOLOFF_TIME has passed since the last failure.  django-ratelimit counts reset and sign-up
+# requests in the cache ("5/15m": five per fifteen minutes).
+INSTALLED_APPS += ["axes", "django_ratelimit"]
+MIDDLEWARE += ["axes.middleware.AxesMiddleware"]  # last: it turns a lockout into the 429 page
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",  # first: refuses locked-out tries before any password check
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = int(os.environ.get("LOGIN_FAILURE_LIMIT", "5"))
+AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("LOGIN_COOLOFF_MINUTES", "15")))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # either one locks: per account, per address
+AXES_RESET_ON_SUCCESS = False  # a success must not give an address its tries back
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False  # the cool-off ends when it says it does
+AXES_USERNAME_CALLABLE = "accounts.throttle.axes_username"
+AXES_CLIENT_IP_CALLABLE = "accounts.throttle.client_ip"
+AXES_LOCKOUT_CALLABLE = "accounts.throttle.lockout_response"
+# Not in the admin: unlock by hand with `manage.py axes_reset_username name` (the name in lower case,
+# as accounts.throttle.axes_username records it) or `manage.py axes_reset_ip ADDRESS`.
+AXES_ENABLE_ADMIN = False
+AXES_VERBOSE = False  # no start-up banner
+THROTTLE_PASSWORD_RESET_PER_IP = os.environ.get("THROTTLE_PASSWORD_RESET_PER_IP", "5/15m")
+THROTTLE_PASSWORD_RESET_PER_EMAIL = os.environ.get("THROTTLE_PASSWORD_RESET_PER_EMAIL", "3/h")
+THROTTLE_SIGNUP_PER_IP = os.environ.get("THROTTLE_SIGNUP_PER_IP", "10/h")
+# Behind a reverse proxy, REMOTE_ADDR is the proxy's: name the header it writes the client's address
+# in (CLIENT_IP_HEADER=X-Forwarded-For or X-Real-IP) and how many proxies of yours append to it.
+CLIENT_IP_HEADER = os.environ.get("CLIENT_IP_HEADER", "REMOTE_ADDR").strip().upper().replace("-", "_")
+if CLIENT_IP_HEADER != "REMOTE_ADDR" and not CLIENT_IP_HEADER.startswith("HTTP_"):
+    CLIENT_IP_HEADER = f"HTTP_{CLIENT_IP_HEADER}"
+CLIENT_IP_PROXY_COUNT = int(os.environ.get("CLIENT_IP_PROXY_COUNT", "1"))
+# The counts of django-ratelimit live in the cache: shared through Redis when the site runs several
+# processes (REDIS_URL, as for the channel layer), else in this process's memory.
+# (Django's Redis cache increments atomically, though django-ratelimit only knows django-redis by name.)
+SILENCED_SYSTEM_CHECKS = ["django_ratelimit.W001"]
+if REDIS_URL:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    # One process, one memory: the limits hold (several processes need REDIS_URL anyway).
+    SILENCED_SYSTEM_CHECKS += ["django_ratelimit.E003"]
 
 LANGUAGE_CODE = "en"
 LANGUAGES = [

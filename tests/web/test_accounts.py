@@ -128,3 +128,43 @@ def test_production_settings_refuse_to_start_without_a_secret_key():
         [sys.executable, "manage.py", "check"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
     )
     assert result.returncode != 0 and "SECRET_KEY" in result.stderr
+
+
+def import_settings(**env_vars: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in ("SECRET_KEY", "DEBUG")}
+    env.update(env_vars)
+    return subprocess.run(
+        [sys.executable, "-c", "import threethirteen_site.settings as s; print(s.SECRET_KEY)"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+@pytest.mark.parametrize("secret_key", ["", "   "])
+def test_settings_without_a_secret_key_refuse_to_load_with_debug_off(secret_key):
+    result = import_settings(DEBUG="0", SECRET_KEY=secret_key)
+    assert result.returncode != 0
+    assert "ImproperlyConfigured" in result.stderr and "Set SECRET_KEY when DEBUG is off" in result.stderr
+
+
+def test_the_development_key_is_refused_with_debug_off_even_when_set_by_hand():
+    from threethirteen_site.settings import DEVELOPMENT_SECRET_KEY
+
+    generated = "django-insecure-another-generated-key-0123456789"  # what startproject writes
+    for key in (DEVELOPMENT_SECRET_KEY, f" {DEVELOPMENT_SECRET_KEY} ", generated):
+        result = import_settings(DEBUG="0", SECRET_KEY=key)
+        assert result.returncode != 0, key
+        assert "ImproperlyConfigured" in result.stderr and "development key" in result.stderr, key
+
+
+def test_the_development_key_serves_with_debug_on_and_a_real_key_with_debug_off():
+    from threethirteen_site.settings import DEVELOPMENT_SECRET_KEY
+
+    result = import_settings()  # DEBUG defaults to on
+    assert result.returncode == 0 and result.stdout.strip() == DEVELOPMENT_SECRET_KEY, result.stderr
+    real = "k" * 30 + "-a-real-production-secret-0123456789"
+    result = import_settings(DEBUG="0", SECRET_KEY=real)
+    assert result.returncode == 0 and result.stdout.strip() == real, result.stderr

@@ -1,0 +1,80 @@
+"""What a player's name may be: unique as people see it, and never posing as a bot or staff.
+
+Two names are "the same" when their keys are equal.  ``name_key`` folds what a reader cannot tell
+apart: Unicode compatibility forms (NFKC: full-width letters, ligatures, mathematical letters),
+case (casefold), invisible characters (zero-width spaces and joiners, soft hyphens, direction marks:
+every "format" character), accents, runs of spaces, and the Cyrillic and Greek letters that look like
+Latin ones.  It is not a full Unicode confusables skeleton (UTS #39); it covers the look-alikes a
+person can type on a common keyboard layout.
+
+``reserved_reason`` refuses names that pose as a bot (the bots' names, with or without "bot") or as
+the site's people ("admin", "moderator", "staff", "system"), after the same folding, with separators
+dropped and digits read as the letters they imitate ("4dm1n", "b.o.t").  Substrings are refused on
+purpose: "Ada_bot", "SiteAdmin", "staff-anna" all pose; the price is that a few real words ("Abbott",
+"badminton") are refused as well.
+
+Both rules apply where people choose names (sign-up, profile); the admin may still create any name.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+from django.utils.translation import gettext_lazy as _
+
+from games.bots import BOT_NAMES
+
+# Latin look-alikes of Cyrillic and Greek letters (upper and lower case).  Applied after NFKC and
+# before casefolding, so that e.g. Cyrillic "В" (which looks like B) is caught before it becomes "в".
+_LOOK_ALIKES = str.maketrans(
+    {
+        # Cyrillic
+        "А": "A", "В": "B", "Е": "E", "К": "K", "М": "M", "Н": "H", "О": "O", "Р": "P", "С": "C",
+        "Т": "T", "Х": "X", "У": "Y", "І": "I", "Ј": "J", "Ѕ": "S", "Ԁ": "D", "Ү": "Y", "Ӏ": "I",
+        "а": "a", "е": "e", "о": "o", "р": "p", "с": "c", "у": "y", "х": "x", "і": "i", "ј": "j",
+        "ѕ": "s", "ԁ": "d", "һ": "h", "ӏ": "l", "ү": "y", "ԛ": "q", "ԝ": "w", "ɡ": "g",
+        # Greek
+        "Α": "A", "Β": "B", "Ε": "E", "Ζ": "Z", "Η": "H", "Ι": "I", "Κ": "K", "Μ": "M", "Ν": "N",
+        "Ο": "O", "Ρ": "P", "Τ": "T", "Υ": "Y", "Χ": "X",
+        "ο": "o", "ν": "v", "ι": "i", "κ": "k", "ρ": "p", "τ": "t", "υ": "u", "χ": "x", "α": "a",
+    }
+)  # fmt: skip
+
+# Digits and signs read as letters ("4dm1n", "b0t", "$taff"), for the reserved-word check only.
+_LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "$": "s", "@": "a", "|": "l"})
+
+RESERVED_WORDS = ("bot", "admin", "moderator", "staff", "system")
+
+
+def name_key(name: str) -> str:
+    """The form of ``name`` that two names must not share (see the module's docstring)."""
+    text = unicodedata.normalize("NFKC", name)
+    text = "".join(ch for ch in text if unicodedata.category(ch) != "Cf")  # zero-width and other invisibles
+    text = text.translate(_LOOK_ALIKES).casefold()
+    # Drop accents: decompose, remove the combining marks, compose again.
+    text = unicodedata.normalize("NFKD", text)
+    text = "".join(ch for ch in text if not unicodedata.combining(ch))
+    text = unicodedata.normalize("NFKC", text).translate(_LOOK_ALIKES)
+    return " ".join(text.split())
+
+
+def _letters(name: str) -> str:
+    """The key with digits read as letters and everything but letters dropped."""
+    return "".join(ch for ch in name_key(name).translate(_LEET) if ch.isalpha())
+
+
+_BOT_LETTERS = frozenset(_letters(bot) for bot in BOT_NAMES)
+
+
+def reserved_reason(name: str) -> str | None:
+    """Why ``name`` may not be chosen, or None if it may."""
+    letters = _letters(name)
+    if letters in _BOT_LETTERS:
+        return str(_("That is the name of one of the bots: choose another, so nobody takes you for one."))
+    for word in RESERVED_WORDS:
+        if word in letters:
+            return str(
+                _("Names may not contain “%(word)s”: they could be taken for a bot or for the site's staff.")
+                % {"word": word}
+            )
+    return None
