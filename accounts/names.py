@@ -7,17 +7,20 @@ every "format" character), accents, runs of spaces, and the Cyrillic and Greek l
 Latin ones.  It is not a full Unicode confusables skeleton (UTS #39); it covers the look-alikes a
 person can type on a common keyboard layout.
 
-``reserved_reason`` refuses names that pose as a bot (the bots' names, with or without "bot") or as
-the site's people ("admin", "moderator", "staff", "system"), after the same folding, with separators
-dropped and digits read as the letters they imitate ("4dm1n", "b.o.t").  Substrings are refused on
-purpose: "Ada_bot", "SiteAdmin", "staff-anna" all pose; the price is that a few real words ("Abbott",
-"badminton") are refused as well.
+``reserved_reason`` refuses names that pose as a bot (the bots' names, alone or with "bot") or as
+the site's people, after the same folding with digits read as the letters they imitate ("4dm1n"):
+a name is cut into words at spaces, signs and lower-to-upper case changes ("Ada_bot", "SiteAdmin",
+"Staff-Anna"; single letters in a row are read as one word, "b.o.t"), and a word that is a reserved
+word refuses it; "admin" and "moderator" also refuse a name that starts or ends with them
+("siteadmin", "Moderator7").  Words are compared whole so that real names that merely contain one
+("Abbott", "Talbot", "Botha", "Staffan", "badminton") stay free.
 
 Both rules apply where people choose names (sign-up, profile); the admin may still create any name.
 """
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 from django.utils.translation import gettext_lazy as _
@@ -43,7 +46,9 @@ _LOOK_ALIKES = str.maketrans(
 # Digits and signs read as letters ("4dm1n", "b0t", "$taff"), for the reserved-word check only.
 _LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "$": "s", "@": "a", "|": "l"})
 
-RESERVED_WORDS = ("bot", "admin", "moderator", "staff", "system")
+RESERVED_WORDS = ("bot", "robot", "admin", "administrator", "moderator", "staff", "system")
+#: Reserved words that no name may start or end with either (none is the edge of a real name).
+_RESERVED_EDGES = ("admin", "moderator")
 
 
 def name_key(name: str) -> str:
@@ -58,21 +63,38 @@ def name_key(name: str) -> str:
     return " ".join(text.split())
 
 
-def _letters(name: str) -> str:
-    """The key with digits read as letters and everything but letters dropped."""
-    return "".join(ch for ch in name_key(name).translate(_LEET) if ch.isalpha())
+def _words(name: str) -> list[str]:
+    """The words of ``name`` as the reserved-word check reads them (see the module's docstring)."""
+    text = unicodedata.normalize("NFKC", name)
+    text = "".join(ch for ch in text if unicodedata.category(ch) != "Cf").translate(_LOOK_ALIKES)
+    text = re.sub(r"(?<=[^\W\d_])(?=[A-Z])", " ", text)  # "SiteAdmin": a word starts at each capital after a letter
+    text = name_key(text).translate(_LEET)
+    words: list[str] = []
+    letters = ""  # single letters in a row ("b.o.t") make one word
+    for run in re.findall(r"[^\W\d_]+", text):
+        if len(run) == 1:
+            letters += run
+            continue
+        if letters:
+            words.append(letters)
+            letters = ""
+        words.append(run)
+    if letters:
+        words.append(letters)
+    return words
 
 
-_BOT_LETTERS = frozenset(_letters(bot) for bot in BOT_NAMES)
+_BOT_WORDS = frozenset(word for bot in BOT_NAMES for word in _words(bot))
 
 
 def reserved_reason(name: str) -> str | None:
     """Why ``name`` may not be chosen, or None if it may."""
-    letters = _letters(name)
-    if letters in _BOT_LETTERS:
+    words = _words(name)
+    joined = "".join(words)
+    if joined in _BOT_WORDS or any(joined in (bot + "bot", "bot" + bot) for bot in _BOT_WORDS):
         return str(_("That is the name of one of the bots: choose another, so nobody takes you for one."))
     for word in RESERVED_WORDS:
-        if word in letters:
+        if word in words or (word in _RESERVED_EDGES and (joined.startswith(word) or joined.endswith(word))):
             return str(
                 _("Names may not contain “%(word)s”: they could be taken for a bot or for the site's staff.")
                 % {"word": word}

@@ -56,7 +56,10 @@ def test_different_names_have_different_keys(different):
         "HugoBot",
         "Ada_bot",
         "b0t",
+        "b.o.t",
+        "hugobot",
         "robot",
+        "siteadmin",
         "admin",
         "SiteAdmin",
         "4dm1n",
@@ -78,7 +81,25 @@ def test_names_posing_as_a_bot_or_staff_are_reserved(name):
     assert reserved_reason(name), name
 
 
-@pytest.mark.parametrize("name", ["ann", "Marija", "Adam", "Hugh", "Grace Hopper", "Dorothea", "Čeněk", "Ivan_1"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "ann",
+        "Marija",
+        "Adam",
+        "Hugh",
+        "Grace Hopper",
+        "Dorothea",
+        "Čeněk",
+        "Ivan_1",
+        "Abbott",
+        "Talbot",
+        "Botha",
+        "Staffan",
+        "badminton",
+        "Adamo",
+    ],
+)
 def test_ordinary_names_are_not_reserved(name):
     assert reserved_reason(name) is None
 
