@@ -131,7 +131,8 @@ def game_to_watch(request: HttpRequest, game_id: int) -> tuple[Game, HttpRespons
 
     The refusal is the same whether the game is in play or over, and names
     nothing of the game (not even its variant): a stranger typing game
-    numbers learns only that the game exists.
+    numbers learns only that the game exists and whether it is private or
+    kept to its players (which its join and move refusals say anyway).
     """
     game = get_object_or_404(Game, pk=game_id)
     if may_watch(request, game):
