@@ -90,19 +90,64 @@ def seat_of(*, game: Game, user: Any) -> Seat | None:
     return next((s for s in game.seats.all() if s.user_id == user.pk), None)
 
 
-def may_watch(*, game: Game, user: Any) -> bool:
-    """May ``user`` see this game's table and hear its live updates?
+#: The session key holding the games whose invite link this browser opened (a list of game ids).
+INVITES_SESSION_KEY = "invited_games"
+#: At most this many are remembered (the oldest are forgotten first): a session cannot grow without end.
+INVITES_REMEMBERED = 200
 
-    Its players always; other signed-in people while the game is looking for
-    players (to take a seat) and, when the game allows spectators, later too
-    (they get the public view).  The table view and the game's WebSocket
-    consumer both ask this.
+
+def remember_invite(session: Any, game_id: int) -> None:
+    """This browser opened the game's invite link (with the right token): remember it in its session.
+
+    The session holds only game ids, never a token; it lives as long as the
+    session does (a log-out forgets it, a log-in keeps it).  Invite tokens
+    never change, so holding the link once is holding it.
+    """
+    held = [i for i in invited_game_ids(session) if i != int(game_id)]
+    session[INVITES_SESSION_KEY] = [*held, int(game_id)][-INVITES_REMEMBERED:]
+
+
+def invited_game_ids(session: Any) -> list[int]:
+    """The games whose invite link this session opened (an empty list for a session without any)."""
+    stored = session.get(INVITES_SESSION_KEY) if session is not None else None
+    if not isinstance(stored, list):
+        return []
+    return [i for i in stored if isinstance(i, int) and not isinstance(i, bool)]
+
+
+def holds_invite(session: Any, game_id: int) -> bool:
+    """Did this session open the game's invite link?  (What the views and the socket pass as ``invited``.)"""
+    return int(game_id) in invited_game_ids(session)
+
+
+def may_watch(*, game: Game, user: Any, invited: bool = False) -> bool:
+    """May ``user`` see this game's table, its rounds, rules, record and replay, and hear its live updates?
+
+    The one rule every page about a game and its WebSocket consumer ask:
+
+    - nobody signed out; the game's players always (a seat that a bot took
+      over still counts: the person played there);
+    - a private game: nobody else, unless they hold its invite link
+      (``invited``: the caller reads it from the session, :func:`holds_invite`);
+    - then, while the game looks for players, anyone (to take a seat), and
+      later only if the game allows spectators (they get the public view).
+
+    Game numbers are sequential, so guessing ``/games/N/`` must not open a
+    private game.  A socket asks again on every version it hears, so a
+    watcher is dropped as soon as the game closes to them (e.g. a players-only
+    game that starts).
     """
     if user is None or not user.is_authenticated:
         return False
-    if game.status == Game.Status.OPEN or game.spectators_allowed:
-        return True
-    return game.seats.filter(user=user).exists()
+    open_to_others = (not game.is_private or invited) and (game.status == Game.Status.OPEN or game.spectators_allowed)
+    return open_to_others or game.seats.filter(user=user).exists()
+
+
+def watch_refusal(game: Game) -> str:
+    """Why a stranger may not look at this game (the 403 page's message)."""
+    if game.is_private:
+        return _("This game is private: only its players and the people its invite link was sent to may look at it.")
+    return _("Only the players of this game may look at it: its creator kept it to the table.")
 
 
 def game_table(*, game: Game, user: Any, sort: str = "suit") -> dict[str, Any]:

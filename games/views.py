@@ -11,6 +11,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.crypto import constant_time_compare
@@ -34,6 +35,7 @@ HTTP_STATUS = {
     "not_moderator": 403,
     "not_found": 404,
     "stale_version": 409,
+    "out_of_time": 409,
     "game_not_open": 409,
     "game_not_active": 409,
     "game_full": 409,
@@ -118,17 +120,25 @@ def _table_response(
     return render(request, template, context, status=status)
 
 
+def may_watch(request: HttpRequest, game: Game) -> bool:
+    """``selectors.may_watch`` for this request: its user, and whether its session holds the invite link."""
+    return selectors.may_watch(game=game, user=request.user, invited=selectors.holds_invite(request.session, game.pk))
+
+
 def game_to_watch(request: HttpRequest, game_id: int) -> tuple[Game, HttpResponse | None]:
     """The game, and the 403 page to answer instead when this person may not watch it
-    (``selectors.may_watch``: every page about a game in play or its rounds asks here)."""
+    (``selectors.may_watch``: every page about a game, its rounds, rules, record and replay asks here).
+
+    The refusal is the same whether the game is in play or over, and names
+    nothing of the game (not even its variant): a stranger typing game
+    numbers learns only that the game exists and whether it is private or
+    kept to its players (which its join and move refusals say anyway).
+    """
     game = get_object_or_404(Game, pk=game_id)
-    if selectors.may_watch(game=game, user=request.user):
+    if may_watch(request, game):
         return game, None
     return game, render(
-        request,
-        "games/refused.html",
-        {"error": _("Only the players of this game may look at it: its creator kept it to the table."), "game": None},
-        status=403,
+        request, "games/refused.html", {"error": selectors.watch_refusal(game), "game": None}, status=403
     )
 
 
@@ -150,7 +160,7 @@ def table_partial(request: HttpRequest, game_id: int) -> HttpResponse:
 def _refused(request: HttpRequest, error: services.GameError, game: Game | None = None) -> HttpResponse:
     if game is not None and request.user.is_authenticated:
         game.refresh_from_db()
-        if selectors.may_watch(game=game, user=request.user):
+        if may_watch(request, game):
             return _table_response(request, game, template="games/table.html", error=error)
     return render(request, "games/refused.html", {"error": error.message, "game": game}, status=http_status(error))
 
@@ -231,8 +241,10 @@ def rematch(request: HttpRequest, game_id: int) -> HttpResponse:
 def invite(request: HttpRequest, game_id: int, token: str) -> HttpResponse:
     """The secret invite link: a page that says what the game is, and a button to take a seat."""
     game = get_object_or_404(Game, pk=game_id)
-    if not constant_time_compare(token, game.invite_token):
+    if not game.invite_token or not constant_time_compare(token, game.invite_token):
         raise Http404(_("This invite link is not valid."))
+    # Holding the link lets this browser look at the game, even a private one (``selectors.may_watch``).
+    selectors.remember_invite(request.session, game.pk)
     if request.method == "POST":
         try:
             services.game_join(game_id=game.pk, user=request.user, invite_token=token)
@@ -275,7 +287,14 @@ def round_summary(request: HttpRequest, game_id: int, round_number: int) -> Http
 
 @require_GET
 def rules(request: HttpRequest, game_id: int | None = None) -> HttpResponse:
-    game = get_object_or_404(Game, pk=game_id) if game_id is not None else None
+    """The rules of a variant (open to all), or of one game (for those who may watch it, like its table)."""
+    game = None
+    if game_id is not None:
+        if not request.user.is_authenticated:
+            return redirect_to_login(request.get_full_path())
+        game, refusal = game_to_watch(request, game_id)
+        if refusal:
+            return refusal
     variant_slug = request.GET.get("variant")
     if game is not None:
         variant_rules, variant_name = Rules.from_dict(game.rules), game.variant_name

@@ -19,7 +19,7 @@ applies ``places`` to its seats' totals itself.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from itertools import groupby
 from typing import Any
 
@@ -100,23 +100,35 @@ def finished_seats(user: Any) -> QuerySet[Seat]:
     return Seat.objects.filter(user=user, game__status=Game.Status.FINISHED)
 
 
-def visible_to(viewer: Any, player: Any) -> Q:
-    """Games of ``player`` that ``viewer`` may open: all for the player, else those open to spectators
-    or where the viewer had a seat too (the table's ``may_watch`` rule, for finished games)."""
+def visible_to(viewer: Any, player: Any, invited: Iterable[int] = ()) -> Q:
+    """Games of ``player`` that ``viewer`` may open: the table's ``selectors.may_watch`` rule, for finished games.
+
+    All of them for the player (or with no ``viewer``: internal use); for
+    someone else, those where the viewer had a seat too, and those open to
+    spectators that are not private, or private but the viewer holds the
+    invite link (``invited``: the game ids their session remembers,
+    ``selectors.invited_game_ids``).  A condition on any model with a
+    ``game`` foreign key (seats, round results).
+    """
     if viewer is None or getattr(viewer, "pk", None) == player.pk:
         return Q()
-    return Q(game__spectators_allowed=True) | Q(Exists(Seat.objects.filter(game=OuterRef("game"), user=viewer)))
+    if not getattr(viewer, "is_authenticated", False):
+        return Q(pk__in=[])
+    public = Q(game__spectators_allowed=True) & (Q(game__is_private=False) | Q(game_id__in=list(invited)))
+    return public | Q(Exists(Seat.objects.filter(game=OuterRef("game"), user=viewer)))
 
 
 # -- history ------------------------------------------------------------------
 
 
-def history_of(*, user: Any, variant: str = "", opponent: str = "", viewer: Any = None) -> QuerySet[Seat]:
+def history_of(
+    *, user: Any, variant: str = "", opponent: str = "", viewer: Any = None, invited: Iterable[int] = ()
+) -> QuerySet[Seat]:
     """The person's seats in finished games, last ended first, with place, rating change and table.
 
     ``variant`` filters on the variant's name as the game recorded it;
     ``opponent`` on a user name, or ``bot:<level>`` for a bot of that level.
-    Someone else (``viewer``) sees only the games they could open.
+    Someone else (``viewer``, holding the invite links ``invited``) sees only the games they could open.
     """
     rating = (
         GameResult.objects.filter(game=OuterRef("game"), position=OuterRef("position"))
@@ -124,7 +136,7 @@ def history_of(*, user: Any, variant: str = "", opponent: str = "", viewer: Any 
         .values("change")
     )
     seats = (
-        with_places(finished_seats(user).filter(visible_to(viewer, user)))
+        with_places(finished_seats(user).filter(visible_to(viewer, user, invited)))
         .annotate(rating_change=Subquery(rating[:1]))
         .select_related("game")
         .prefetch_related(Prefetch("game__seats", queryset=Seat.objects.select_related("user").order_by("position")))
@@ -142,9 +154,9 @@ def history_of(*, user: Any, variant: str = "", opponent: str = "", viewer: Any 
     return seats
 
 
-def history_filters(*, user: Any, viewer: Any = None) -> dict[str, list[tuple[str, str]]]:
-    """The choices of the history filters: variants played, people and bot levels met."""
-    games = Game.objects.filter(pk__in=finished_seats(user).filter(visible_to(viewer, user)).values("game"))
+def history_filters(*, user: Any, viewer: Any = None, invited: Iterable[int] = ()) -> dict[str, list[tuple[str, str]]]:
+    """The choices of the history filters: variants played, people and bot levels met (in visible games only)."""
+    games = Game.objects.filter(pk__in=finished_seats(user).filter(visible_to(viewer, user, invited)).values("game"))
     variants = list(games.order_by("variant_name").values_list("variant_name", flat=True).distinct())
     people = (
         get_user_model()

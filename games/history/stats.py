@@ -3,6 +3,7 @@ finished games (a fixed number of queries whatever the number of games)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from django.db.models import (
@@ -25,15 +26,29 @@ from games.models import BotLevel, Game, GameResult, Rating, RoundResult, Seat
 
 from . import charts
 from .ratings import MODEL, ordinal
-from .records import count_of, finished_seats, with_places
+from .records import count_of, finished_seats, visible_to, with_places
 
 #: Leaderboard entry: at least this many rated games.
 LEADERBOARD_MIN_GAMES = 5
 
 
-def player_stats(*, user: Any) -> dict[str, Any]:
-    """A person's numbers, all from aggregates over their finished games."""
-    seats = with_places(finished_seats(user))
+def player_stats(*, user: Any, viewer: Any = None, invited: Iterable[int] = ()) -> dict[str, Any]:
+    """A person's numbers, all from aggregates over their finished games that ``viewer`` may open.
+
+    Visibility, decided here: the page follows the history list's rule
+    (:func:`.records.visible_to`, the table's ``may_watch``).  Every number
+    about games (played, won, win rate, rounds, went out first, points per
+    round and by hand size) and the best and worst game count only the games
+    the viewer may open, so a private or players-only game the viewer had no
+    part in is neither linked, named nor counted.  The person sees all of
+    their own games (``viewer`` the person, or None for internal use).
+
+    The rating is the one exception: it is the person's public standing,
+    shown to everyone on the leaderboard with its number of rated games, so
+    its value and its chart count every rated game; the chart names no game.
+    """
+    visible = visible_to(viewer, user, invited)
+    seats = with_places(finished_seats(user).filter(visible))
     totals = seats.aggregate(
         played=Count("pk"),
         won=Count("pk", filter=Q(place=1)),
@@ -45,7 +60,7 @@ def player_stats(*, user: Any) -> dict[str, Any]:
     played, won = totals["played"], totals["won"]
 
     mine = Seat.objects.filter(game=OuterRef("game"), position=OuterRef("seat"), user=user)
-    rounds = RoundResult.objects.filter(game__status=Game.Status.FINISHED).filter(Exists(mine))
+    rounds = RoundResult.objects.filter(game__status=Game.Status.FINISHED).filter(Exists(mine)).filter(visible)
     round_totals = rounds.aggregate(
         n=Count("pk"),
         first=Count("pk", filter=Q(went_out_first=True)),

@@ -17,6 +17,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
+from games import selectors
 from games.models import Game, Rating
 from games.views import game_to_watch
 
@@ -49,14 +50,15 @@ def my_history(request: HttpRequest) -> HttpResponse:
 @require_GET
 def player_history(request: HttpRequest, username: str) -> HttpResponse:
     player = get_object_or_404(get_user_model(), username=username)
-    filters = records.history_filters(user=player, viewer=request.user)
+    invited = selectors.invited_game_ids(request.session)
+    filters = records.history_filters(user=player, viewer=request.user, invited=invited)
     variant = request.GET.get("variant", "")
     opponent = request.GET.get("opponent", "")
     if variant not in {value for value, _label in filters["variants"]}:
         variant = ""
     if opponent not in {value for value, _label in filters["opponents"]}:
         opponent = ""
-    seats = records.history_of(user=player, variant=variant, opponent=opponent, viewer=request.user)
+    seats = records.history_of(user=player, variant=variant, opponent=opponent, viewer=request.user, invited=invited)
     page = Paginator(seats, HISTORY_PAGE_SIZE).get_page(request.GET.get("page"))
     query = urlencode([(k, v) for k, v in (("variant", variant), ("opponent", opponent)) if v])
     return render(
@@ -106,7 +108,7 @@ def game_replay(request: HttpRequest, game_id: int) -> HttpResponse:
 @require_GET
 def player_stats(request: HttpRequest, username: str) -> HttpResponse:
     player = get_object_or_404(get_user_model(), username=username)
-    context = stats.player_stats(user=player)
+    context = stats.player_stats(user=player, viewer=request.user, invited=selectors.invited_game_ids(request.session))
     context["is_me"] = player.pk == request.user.pk
     return render(request, "games/stats.html", context)
 

@@ -4,16 +4,19 @@ Both only ever send small JSON objects and never a card:
 
 - ``GameConsumer`` (``/ws/games/<id>/``): the players seated at that game and,
   when the game allows spectators, other signed-in people (who fetch the
-  public view).  On connect and after every committed change it sends
+  public view; for a private game only those whose session opened its
+  invite link).  On connect and after every committed change it sends
   ``{"type": "version", "version": N}``; the page then fetches its own view
   of the table over HTTP.
 - ``UserConsumer`` (``/ws/user/``): one person's group, for signals shown on
   every page (the "your turn" count in the header).
+- ``NoRouteConsumer``: every other path, refused at once (``CLOSE_NOT_FOUND``).
 
 Which cards a page shows is not decided here: the page's HTTP fetch goes
 through ``games.selectors``, which builds the table from the engine's
 ``view(state, seat)`` (the one rule about hidden cards).  Who may watch is
-decided by ``selectors.may_watch``, the same rule the table view applies.
+decided by ``selectors.may_watch``, the same rule the table view applies,
+asked on connect and again before every version is passed on.
 Nothing a client sends changes anything: it gets an error.
 """
 
@@ -35,6 +38,8 @@ from . import groups
 #: Close codes (the 4000 range is ours): not signed in, not allowed to watch.
 CLOSE_NOT_LOGGED_IN = 4401
 CLOSE_FORBIDDEN = 4403
+#: No WebSocket route at this path (refused before the handshake completes).
+CLOSE_NOT_FOUND = 4404
 
 
 class _ReadOnlyConsumer(AsyncJsonWebsocketConsumer):
@@ -50,6 +55,7 @@ class _ReadOnlyConsumer(AsyncJsonWebsocketConsumer):
 
 class GameConsumer(_ReadOnlyConsumer):
     group: str | None = None
+    game_id: int | None = None
 
     async def connect(self) -> None:
         user = self.scope.get("user")
@@ -62,6 +68,7 @@ class GameConsumer(_ReadOnlyConsumer):
             return
         # Join the group before reading the version: a change that commits in
         # between is then heard as a message instead of being missed.
+        self.game_id = game_id
         self.group = groups.game_group(game_id)
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
@@ -69,16 +76,36 @@ class GameConsumer(_ReadOnlyConsumer):
         await self.send_json(groups.version_message(version))
 
     async def disconnect(self, code: int) -> None:
-        if self.group is not None:
-            await self.channel_layer.group_discard(self.group, self.channel_name)
+        await self._leave_group()
 
     async def game_version(self, event: dict[str, Any]) -> None:
+        """Pass the new version on, if this person may still watch.
+
+        Who may watch can change while the socket is open (a players-only
+        game that starts, a game a moderator closes to spectators), so every
+        version asks ``may_watch`` again (one or two indexed reads) before it
+        is sent; when it no longer holds, the socket is closed with
+        ``CLOSE_FORBIDDEN`` and hears nothing more.
+        """
+        if self.game_id is None or not await self._may_watch(self.scope.get("user"), self.game_id):
+            await self._leave_group()
+            await self.close(code=CLOSE_FORBIDDEN)
+            return
         await self.send_json(groups.version_message(event["version"]))
+
+    async def _leave_group(self) -> None:
+        if self.group is not None:
+            group, self.group = self.group, None
+            await self.channel_layer.group_discard(group, self.channel_name)
 
     @database_sync_to_async
     def _may_watch(self, user: Any, game_id: int) -> bool:
+        """``selectors.may_watch`` for this socket: its user, and whether its session holds the invite link."""
         game = Game.objects.filter(pk=game_id).first()
-        return game is not None and selectors.may_watch(game=game, user=user)
+        if game is None:
+            return False
+        invited = selectors.holds_invite(self.scope.get("session"), game_id)
+        return selectors.may_watch(game=game, user=user, invited=invited)
 
     @database_sync_to_async
     def _version(self, game_id: int) -> int:
@@ -103,3 +130,14 @@ class UserConsumer(_ReadOnlyConsumer):
 
     async def user_message(self, event: dict[str, Any]) -> None:
         await self.send_json(event["data"])
+
+
+class NoRouteConsumer(AsyncJsonWebsocketConsumer):
+    """Any WebSocket path that matches no route (``/ws/``, ``/ws/games/abc/``): refused at once.
+
+    Without it, Channels' router raises for an unknown path and the server
+    logs an error for what is only a mistyped or probing request.
+    """
+
+    async def connect(self) -> None:
+        await self.close(code=CLOSE_NOT_FOUND)

@@ -43,6 +43,13 @@ def game_timeout(*, game_id: int, turn_number: int, now: datetime.datetime | Non
     has passed, so two clock workers never play one turn twice.  After
     ``TIMEOUTS_BEFORE_TAKEOVER`` timeouts in a row the bot keeps the seat and
     the person is marked as having left.
+
+    The bot plays the turn from where it stands: all of it, or, when the
+    person drew before the deadline, the rest (the discard or going out).
+    A move of the person that arrives once ``now >= turn_deadline`` is
+    refused (``game_play``: ``out_of_time``), the same instant from which
+    this plays the turn, so a turn is never split between a late person and
+    the bot.
     """
     now = now or timezone.now()
     game = lock_game(game_id)

@@ -210,8 +210,10 @@ def game_play(*, game_id: int, user: Any, action: Action | Mapping[str, Any], ex
     """Play ``action`` for the user's seat, then every bot turn that follows.
 
     Refused, changing nothing, when the user has no seat, the version is not
-    the one the user saw (a stale page or a repeated submission), or the
-    engine finds the action illegal (its code and message are passed on).
+    the one the user saw (a stale page or a repeated submission), the turn's
+    deadline has passed (``out_of_time``: the clock plays the whole turn, or
+    what is left of it, see ``clock.game_timeout``), or the engine finds the
+    action illegal (its code and message are passed on).
     """
     game = locked_game(game_id, user)
     seat = seat_of(game, user)
@@ -231,6 +233,13 @@ def game_play(*, game_id: int, user: Any, action: Action | Mapping[str, Any], ex
                 "nothing was played. Look at the table again and choose your move."
             )
             % {"seen": expected_version, "now": game.version},
+        )
+    # Under the row lock, so the clock (``clock.game_timeout``, which plays a
+    # turn once ``now >= turn_deadline``) and a late move never both play it.
+    if seat.position == game.current_seat and game.turn_deadline is not None and timezone.now() >= game.turn_deadline:
+        raise GameError(
+            "out_of_time",
+            _("Your time for this turn ran out: nothing was played. The bot plays this turn for you."),
         )
     try:
         if not isinstance(action, (Draw, Discard, GoOut)):

@@ -17,7 +17,7 @@ from django.db import connection
 from games import selectors, services
 from games.models import Game, Move, TurnNotice
 
-from .conftest import logged_in, post_action
+from .conftest import engine_view, logged_in, post_action, state_fingerprint
 
 pytestmark = pytest.mark.django_db
 
@@ -142,6 +142,124 @@ def test_a_timeout_that_is_not_due_or_already_played_changes_nothing(make_user, 
     assert stale.value.code == "not_due"
     game.refresh_from_db()
     assert (game.version, game.turn_number, game.moves.count()) == before
+
+
+# -- a move that arrives after its deadline ---------------------------------------
+
+LATE = datetime.timedelta(milliseconds=300)
+
+
+def frozen_at(moment: datetime.datetime):
+    return mock.patch("django.utils.timezone.now", return_value=moment)
+
+
+def test_a_draw_a_moment_after_the_deadline_is_refused_and_the_clock_plays_the_whole_turn(make_user, classic):
+    game, ann, bob = two_player_game(make_user, classic)
+    seat = person_to_move(game)
+    client = logged_in(seat.user)
+    before = state_fingerprint(game)
+    with frozen_at(game.turn_deadline + LATE):
+        response = post_action(client, game, {"type": "draw", "source": "stock"})
+    assert response.status_code == 409
+    page = response.content.decode()
+    assert "Your time for this turn ran out: nothing was played" in page and 'id="table"' in page
+    assert state_fingerprint(game) == before
+    seat.refresh_from_db()
+    assert seat.timeouts_in_row == 0  # not counted until the clock plays the turn
+
+    assert services.clock_tick(now=game.turn_deadline + LATE)["timeouts"] == 1
+    moves = list(Move.objects.filter(game=game).order_by("seq"))
+    mine = [m for m in moves if m.seat == seat.position]
+    assert [m.action["type"] for m in mine][:1] == ["draw"] and mine[1].action["type"] in ("discard", "go_out")
+    assert all(m.by_bot for m in mine)  # the whole turn: the draw too
+    seat.refresh_from_db()
+    assert seat.timeouts_in_row == 1
+
+
+@pytest.mark.parametrize("offset, accepted", [(-LATE, True), (datetime.timedelta(0), False), (LATE, False)])
+def test_the_deadline_is_the_instant_the_clock_may_play_the_turn(make_user, classic, offset, accepted):
+    """A move and the clock never both get a turn: the move is refused from the instant the clock may play."""
+    game, ann, bob = two_player_game(make_user, classic)
+    seat = person_to_move(game)
+    moment = game.turn_deadline + offset
+    with frozen_at(moment):
+        if accepted:
+            game_after = services.game_play(
+                game_id=game.pk,
+                user=seat.user,
+                action={"type": "draw", "source": "stock"},
+                expected_version=game.version,
+            )
+            assert game_after.moves.filter(by_bot=False).count() == 1
+        else:
+            with pytest.raises(services.GameError) as refused:
+                services.game_play(
+                    game_id=game.pk,
+                    user=seat.user,
+                    action={"type": "draw", "source": "stock"},
+                    expected_version=game.version,
+                )
+            assert refused.value.code == "out_of_time"
+    game.refresh_from_db()
+    clock_may_play = True
+    try:
+        services.game_timeout(game_id=game.pk, turn_number=game.turn_number, now=moment)
+    except services.GameError as error:
+        assert error.code == "not_due"
+        clock_may_play = False
+    assert clock_may_play is not accepted
+
+
+def test_a_turn_begun_in_time_is_finished_by_the_bot_from_where_it_stands(make_user, classic):
+    game, ann, bob = two_player_game(make_user, classic)
+    seat = person_to_move(game)
+    client = logged_in(seat.user)
+    with frozen_at(game.turn_deadline - LATE):
+        assert post_action(client, game, {"type": "draw", "source": "stock"}).status_code == 302
+    game.refresh_from_db()
+    hand = engine_view(game, seat.position).hand
+    assert len(hand) == 4  # three dealt, one drawn: the discard is still to come
+    before = state_fingerprint(game)
+    with frozen_at(game.turn_deadline + LATE):
+        late = post_action(client, game, {"type": "discard", "card": hand[0].code})
+    assert late.status_code == 409 and "ran out" in late.content.decode()
+    assert state_fingerprint(game) == before
+
+    turn = game.turn_number
+    services.game_timeout(game_id=game.pk, turn_number=turn, now=game.turn_deadline + LATE)
+    game.refresh_from_db()
+    turn_moves = list(Move.objects.filter(game=game, seat=seat.position).order_by("seq"))
+    assert [(m.action["type"], m.by_bot) for m in turn_moves][:1] == [("draw", False)]
+    assert turn_moves[1].by_bot and turn_moves[1].action["type"] in ("discard", "go_out")
+    assert len(turn_moves) == 2 and game.turn_number > turn
+    seat.refresh_from_db()
+    assert seat.timeouts_in_row == 1
+
+
+def test_the_other_player_is_told_it_is_not_their_turn_not_that_their_time_ran_out(make_user, classic):
+    game, ann, bob = two_player_game(make_user, classic)
+    waiting = game.seats.exclude(position=game.current_seat).get()
+    with frozen_at(game.turn_deadline + LATE), pytest.raises(services.GameError) as refused:
+        services.game_play(
+            game_id=game.pk,
+            user=waiting.user,
+            action={"type": "draw", "source": "stock"},
+            expected_version=game.version,
+        )
+    assert refused.value.code == "not_your_turn"
+
+
+def test_a_game_with_no_deadline_running_refuses_nothing_for_time(make_user, classic):
+    """Between the deal and the first person's turn, or while bots move, no deadline is set: nothing to enforce."""
+    game, ann, bob = two_player_game(make_user, classic)
+    seat = person_to_move(game)
+    Game.objects.filter(pk=game.pk).update(turn_deadline=None)
+    game.refresh_from_db()
+    with frozen_at(game.turn_started_at + datetime.timedelta(days=30)):
+        played = services.game_play(
+            game_id=game.pk, user=seat.user, action={"type": "draw", "source": "stock"}, expected_version=game.version
+        )
+    assert played.moves.filter(by_bot=False).count() == 1
 
 
 def test_the_gameclock_command_applies_deadlines_with_the_clock_frozen(make_user, classic):

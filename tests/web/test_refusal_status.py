@@ -30,6 +30,8 @@ from games import services, views
         ("game_not_finished", 409),
         ("game_aborted", 409),
         ("seat_played_by_bot", 409),
+        # a move after its turn's deadline (the clock plays that turn)
+        ("out_of_time", 409),
         # what the moderation services passed as status= before
         ("not_moderator", 403),
         ("game_not_abortable", 409),

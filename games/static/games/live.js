@@ -49,9 +49,12 @@
       try { data = JSON.parse(event.data); } catch (e) { return; }
       if (self.handlers.message) self.handlers.message(data);
     };
-    socket.onclose = function () {
+    socket.onclose = function (event) {
       if (self.socket !== socket) return;
       if (self.handlers.close) self.handlers.close();
+      // 4403: this person may no longer watch (e.g. a players-only game started):
+      // reconnecting would be refused again; reload to show why.
+      if (event && event.code === 4403) { location.reload(); return; }
       self.later();
     };
   };

@@ -1,0 +1,201 @@
+"""A game's socket follows ``may_watch`` for as long as it is open; unknown paths are refused cleanly.
+
+- Private games: a stranger's socket is refused; a session that opened the
+  invite link is let in (the session is in the socket's scope).
+- Permission is asked again on every version: a socket opened while anyone
+  could watch is closed (``CLOSE_FORBIDDEN``) the moment the game closes to
+  that person, and hears no version after.
+- A path that matches no route is refused at once, with nothing logged at ERROR.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import pytest
+from asgiref.sync import async_to_sync
+from channels.db import database_sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.test import Client
+
+from games import live, services
+from games.live import consumers
+from games.models import Game
+from tests.web.conftest import logged_in
+from threethirteen_site.asgi import application
+
+from .test_consumers import ORIGIN, communicator, connects
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def socket_with_session(path: str, client: Client) -> WebsocketCommunicator:
+    """A tab of the browser ``client`` (its own session cookie, so what that session remembers)."""
+    cookie = client.cookies["sessionid"].value
+    headers = [(b"origin", ORIGIN), (b"host", b"127.0.0.1"), (b"cookie", f"sessionid={cookie}".encode())]
+    return WebsocketCommunicator(application, path, headers=headers)
+
+
+async def closed_with(comm: WebsocketCommunicator) -> int | None:
+    """The close code the server sent next (None if it sent something else)."""
+    output = await comm.receive_output(timeout=2)
+    return output.get("code") if output["type"] == "websocket.close" else None
+
+
+@pytest.fixture
+def private_game(make_user, classic):
+    ann = make_user("ann")
+    game = services.game_create(
+        creator=ann, variant=classic, seat_count=2, bot_count=1, seed=9, options={"rounds": [3]}, is_private=True
+    )
+    assert game.status == Game.Status.ACTIVE and game.spectators_allowed
+    return game, ann
+
+
+def test_a_private_games_socket_is_for_its_players_and_the_invite_holders(private_game, make_user):
+    game, ann = private_game
+    cid = make_user("cid")
+    path = f"/ws/games/{game.pk}/"
+    assert connects(path, ann)[0] is True
+    assert connects(path, cid) == (False, consumers.CLOSE_FORBIDDEN)
+    browser = logged_in(cid)
+    assert browser.get(game.invite_path()).status_code == 200
+    comm = socket_with_session(path, browser)
+
+    async def scenario():
+        assert (await comm.connect())[0]
+        assert (await comm.receive_json_from())["type"] == "version"
+        # It keeps hearing versions: asking again on each one still finds the invite.
+        await database_sync_to_async(live.send_game_version)(game.pk, 99)
+        assert await comm.receive_json_from() == {"type": "version", "version": 99}
+        await comm.disconnect()
+
+    async_to_sync(scenario)()
+    # A session that opened another game's link is still a stranger here.
+    other = services.game_create(creator=ann, variant=game.variant, seat_count=2, bot_count=1, is_private=True)
+    elsewhere = logged_in(cid)
+    assert elsewhere.get(other.invite_path()).status_code == 200
+
+    async def stranger():
+        result = await socket_with_session(path, elsewhere).connect()
+        return result
+
+    assert async_to_sync(stranger)() == (False, consumers.CLOSE_FORBIDDEN)
+
+
+def test_a_watcher_is_dropped_when_a_players_only_game_starts(make_user, classic):
+    ann, bob, cid, dan = (make_user(n) for n in ("ann", "bob", "cid", "dan"))
+    game = services.game_create(creator=ann, variant=classic, seat_count=3, seed=5, spectators_allowed=False)
+    watcher = communicator(f"/ws/games/{game.pk}/", dan)
+    player = communicator(f"/ws/games/{game.pk}/", ann)
+
+    def join(user: Any) -> int:
+        services.game_join(game_id=game.pk, user=user)
+        game.refresh_from_db()
+        return game.version
+
+    async def scenario():
+        for comm in (watcher, player):
+            assert (await comm.connect())[0]  # open: anyone may look, to take a seat
+            await comm.receive_json_from()
+        version = await database_sync_to_async(join)(bob)
+        for comm in (watcher, player):
+            assert await comm.receive_json_from() == {"type": "version", "version": version}
+        started = await database_sync_to_async(join)(cid)  # the last seat: the cards are dealt
+        assert await player.receive_json_from() == {"type": "version", "version": started}
+        assert await closed_with(watcher) == consumers.CLOSE_FORBIDDEN
+        # Later versions reach the player, never the dropped watcher.
+        await database_sync_to_async(live.send_game_version)(game.pk, started + 1)
+        assert await player.receive_json_from() == {"type": "version", "version": started + 1}
+        assert await watcher.receive_nothing(timeout=0.1)
+        await player.disconnect()
+
+    async_to_sync(scenario)()
+    game.refresh_from_db()
+    assert game.status == Game.Status.ACTIVE
+    assert connects(f"/ws/games/{game.pk}/", dan) == (False, consumers.CLOSE_FORBIDDEN)
+
+
+def test_a_watcher_is_dropped_when_the_game_is_closed_to_spectators(make_user, classic):
+    ann, dan = make_user("ann"), make_user("dan")
+    game = services.game_create(creator=ann, variant=classic, seat_count=2, bot_count=1, seed=6)
+    watcher = communicator(f"/ws/games/{game.pk}/", dan)
+
+    def close_to_spectators() -> None:
+        Game.objects.filter(pk=game.pk).update(spectators_allowed=False, version=game.version + 1)
+        live.send_game_version(game.pk, game.version + 1)
+
+    async def scenario():
+        assert (await watcher.connect())[0]
+        await watcher.receive_json_from()
+        await database_sync_to_async(close_to_spectators)()
+        assert await closed_with(watcher) == consumers.CLOSE_FORBIDDEN  # not the version message
+
+    async_to_sync(scenario)()
+
+
+def test_a_watcher_is_dropped_when_the_game_disappears(make_user, classic):
+    ann, dan = make_user("ann"), make_user("dan")
+    game = services.game_create(creator=ann, variant=classic, seat_count=2, bot_count=1, seed=6)
+    watcher = communicator(f"/ws/games/{game.pk}/", dan)
+
+    def delete() -> None:
+        Game.objects.filter(pk=game.pk).delete()
+        live.send_game_version(game.pk, 1000)
+
+    async def scenario():
+        assert (await watcher.connect())[0]
+        await watcher.receive_json_from()
+        await database_sync_to_async(delete)()
+        assert await closed_with(watcher) == consumers.CLOSE_FORBIDDEN
+
+    async_to_sync(scenario)()
+
+
+UNROUTED_PATHS = [
+    "/ws/",
+    "/ws/games/abc/",
+    "/ws/games/",
+    "/ws/games/1",
+    "/ws/games/-1/",
+    "/ws/user/x/",
+    "/ws/nothing/here/",
+    "/",
+    "/games/1/",
+    "/ws/games/1/%00/",
+]
+
+
+def test_a_path_that_matches_no_route_is_refused_and_nothing_is_logged_as_an_error(make_user, caplog):
+    ann = make_user("ann")
+    with caplog.at_level(logging.DEBUG):
+        for path in UNROUTED_PATHS:  # one test (one flush of the database), every path signed in and out
+            assert connects(path, ann) == (False, consumers.CLOSE_NOT_FOUND), path
+            assert connects(path) == (False, consumers.CLOSE_NOT_FOUND), path
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+def test_a_game_number_too_big_for_the_database_is_no_game(make_user, caplog):
+    with caplog.at_level(logging.DEBUG):
+        for number in ("9223372036854775808", "99999999999999999999999999"):
+            assert connects(f"/ws/games/{number}/", make_user(f"u{number[:3]}{len(number)}")) == (
+                False,
+                consumers.CLOSE_FORBIDDEN,
+            )
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+def test_asking_again_on_each_version_costs_at_most_two_reads(private_game, make_user, django_assert_max_num_queries):
+    """The re-check runs for every version every socket hears: one read of the game, one of the seat."""
+    game, ann = private_game
+    consumer = consumers.GameConsumer()
+    check = consumers.GameConsumer.__dict__["_may_watch"].func  # the sync body, without the thread hop
+    for user, session, expected in (
+        (ann, {}, True),
+        (make_user("cid"), {}, False),
+        (make_user("dan"), {"invited_games": [game.pk]}, True),
+    ):
+        consumer.scope = {"user": user, "session": session}
+        with django_assert_max_num_queries(2):
+            assert check(consumer, user, game.pk) is expected
