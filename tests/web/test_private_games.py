@@ -148,10 +148,11 @@ def test_an_invite_opened_before_logging_in_is_kept_and_logging_out_forgets_it(m
     browser = Client()
     assert browser.get(game.invite_path()).status_code == 200
     assert browser.get(f"/games/{game.pk}/").status_code == 302  # signed out: to the log-in page
-    assert browser.login(username="cid", password="a-long-pass-phrase-42")
+    log_in = {"username": "cid", "password": "a-long-pass-phrase-42"}  # through the form, as a person does
+    assert browser.post("/accounts/login/", log_in).status_code == 302
     assert browser.get(f"/games/{game.pk}/").status_code == 200
     browser.post("/accounts/logout/")
-    assert browser.login(username="cid", password="a-long-pass-phrase-42")
+    assert browser.post("/accounts/login/", log_in).status_code == 302
     assert browser.get(f"/games/{game.pk}/").status_code == 403
 
 
