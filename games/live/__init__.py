@@ -8,29 +8,15 @@ rule about hidden cards.
 """
 
 from .groups import (
-    GAME_VERSION,
-    USER_MESSAGE,
     announce_game_version_on_commit,
     announce_turn_counts_on_commit,
-    game_group,
     send_game_version,
     send_to_user,
-    send_to_user_on_commit,
-    send_turn_counts,
-    user_group,
-    version_message,
 )
 
 __all__ = [
-    "GAME_VERSION",
-    "USER_MESSAGE",
     "announce_game_version_on_commit",
     "announce_turn_counts_on_commit",
-    "game_group",
     "send_game_version",
     "send_to_user",
-    "send_to_user_on_commit",
-    "send_turn_counts",
-    "user_group",
-    "version_message",
 ]

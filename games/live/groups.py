@@ -61,12 +61,6 @@ def send_to_user(user_id: int, data: Mapping[str, Any]) -> None:
     async_to_sync(layer.group_send)(user_group(user_id), {"type": USER_MESSAGE, "data": dict(data)})
 
 
-def send_to_user_on_commit(user_id: int, data: Mapping[str, Any]) -> None:
-    """``send_to_user`` once the current transaction has committed."""
-    payload = dict(data)
-    transaction.on_commit(lambda: send_to_user(user_id, payload), robust=True)
-
-
 def send_turn_counts(user_ids: list[int]) -> None:
     """Send each person their "games waiting on you" count: ``{"type": "turns", "count": N}``.
 
