@@ -103,6 +103,16 @@ class Verification:
     checks: list[Check] = field(default_factory=list)
     deals: list[DealCheck] = field(default_factory=list)
     moves_replayed: int = 0
+    #: The state the replay reached (to compare with a stored snapshot).
+    final_state: GameState | None = None
+
+    def passed(self, name: str) -> bool:
+        """Whether the check called ``name`` was made and held."""
+        return any(check.name == name and check.ok for check in self.checks)
+
+    @property
+    def rebuilds(self) -> int:
+        return sum(deal.rebuilds for deal in self.deals)
 
     @property
     def ok(self) -> bool:
@@ -256,7 +266,7 @@ def verify_record(record: Any) -> Verification:
             f"{list(state.scores)}; the record says {data.final_scores}",
         )
     )
-    return Verification(checks=checks, deals=deals, moves_replayed=replayed)
+    return Verification(checks=checks, deals=deals, moves_replayed=replayed, final_state=state)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -340,7 +340,10 @@ def game_replay(*, game: Game, step: int | None = None) -> dict[str, Any]:
     step = total if step is None else max(0, min(step, total))
     rules = Rules.from_dict(game.rules)
     state = replay(
-        rules, game.seat_count, game.seed, [(seat, action_from_dict(action)) for seat, action, *_rest in moves[:step]]
+        rules,
+        game.seat_count,
+        game.engine_shuffle(),
+        [(seat, action_from_dict(action)) for seat, action, *_rest in moves[:step]],
     )
     seats = list(game.seats.select_related("user").order_by("position"))
     names = {s.position: s.name for s in seats}
