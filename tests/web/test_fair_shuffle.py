@@ -275,6 +275,20 @@ def test_the_record_page_reveals_the_seed_and_shows_it_verified(finished):
     assert game.seed_commitment in table and f"/games/{game.pk}/record/#fairness" in table
 
 
+def test_the_replay_page_replays_a_version_2_game_from_its_seed(finished):
+    game, ann = finished
+    last = game.moves.count()
+    response = logged_in(ann).get(f"/games/{game.pk}/replay/", {"step": last})
+    assert response.status_code == 200 and response.context["state_over"]
+    final = GameState.from_dict(game.state)
+    assert [h["score"] for h in response.context["hands"]] == list(final.scores)
+    first_deal = logged_in(ann).get(f"/games/{game.pk}/replay/", {"step": 0}).context["hands"]
+    derived = logged_in(ann).get(f"/games/{game.pk}/record/").context["fairness"]["deals"][0]["hands"]
+    assert [sorted(f["code"] for f in h["faces"]) for h in first_deal] == [
+        sorted(f["code"] for f in h["faces"]) for h in derived
+    ]
+
+
 def test_the_export_verifies_offline(finished, tmp_path, capsys):
     game, ann = finished
     response = logged_in(ann).get(f"/games/{game.pk}/record.json")
