@@ -6,6 +6,9 @@ Three workloads, each on freshly dealt random hands:
   * 13-card hands from two decks, Kings wild (classic last round);
   * 15-card hands from two decks with two jokers each, Aces and 2s wild;
   * go_out_discards on 14-card hands (hand_size + 1) from two decks, Kings wild;
+  * dealing: new_game (first dealer, one shuffle, the deal) of a classic
+    four-seat game and one rebuilt stock of 80 cards, with shuffle version 1
+    (random.Random) and version 2 (HMAC-SHA256, Fisher-Yates);
   * a hunt for slow hands: 12- to 15-card hands from one to four decks with
     jokers, drawn from one or two suits or a few ranks plus 0..15 wilds,
     under every wild-related rule option; it prints the slowest it met.
@@ -24,7 +27,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from games.engine import melds  # noqa: E402
+from games.engine import FairShuffle, LegacyShuffle, melds, new_game, rebuilt_stock  # noqa: E402
 from games.engine.cards import JOKER, STANDARD_DECK, parse_cards  # noqa: E402
 from games.engine.rules import Rules, wild_ranks  # noqa: E402
 
@@ -81,6 +84,7 @@ def main() -> None:
     hands14 = [rng.sample(cards, 14) for _ in range(args.hands)]
     report("go_out_discards, 14 cards, 2 decks, Kings wild", timed(melds.go_out_discards, hands14, classic, 13))
 
+    dealing(rng, args.hands)
     hunt(rng, args.hands * 3, PRESET_HUNT_RULES if args.presets_only else HUNT_RULES)
     for hand, rules, hand_size in KNOWN_SLOW:
         melds._SUIT_CACHE.clear()
@@ -99,6 +103,32 @@ KNOWN_SLOW = [
     ("XX TH QC QD 3D TC 3S TD TH 3C QS QD TC 3D QS", Rules(max_wilds_per_meld=1), 15),
     ("XX AH AC AS 3S KS 6S JS TS QS 4S 8S 5S 9S 7S", Rules(), 15),
 ]
+
+
+def dealing(rng: random.Random, count: int) -> None:
+    """Time the deal and a stock rebuild with each shuffle version (a fresh seed each time)."""
+    classic, pile = Rules(), deck(2, 0)[:80]
+    shuffles = {
+        "v1": [LegacyShuffle(rng.getrandbits(62)) for _ in range(count)],
+        "v2": [
+            FairShuffle(rng.randbytes(32), tuple(f"{rng.getrandbits(64):016x}" for _ in range(4))) for _ in range(count)
+        ],
+    }
+    for version, values in shuffles.items():
+        report(f"new_game, classic, 4 seats, shuffle {version}", timed_each(lambda s: new_game(classic, 4, s), values))
+        report(
+            f"stock rebuild, 80 cards, shuffle {version}", timed_each(lambda s: rebuilt_stock(s, pile, 3, 1), values)
+        )
+
+
+def timed_each(fn, values):
+    wall, cpu = [], []
+    for value in values:
+        start, start_cpu = time.perf_counter(), time.thread_time()
+        fn(value)
+        cpu.append((time.thread_time() - start_cpu) * 1000)
+        wall.append((time.perf_counter() - start) * 1000)
+    return wall, cpu
 
 
 HUNT_RULES = [

@@ -93,15 +93,20 @@ def seed(games: int, rounds: int) -> tuple:
         )
         ratings.game_rate(game_id=game.pk)
     classic = Variant.objects.get(slug="classic")
-    game = services.game_create(creator=ann, variant=classic, seat_count=4, bot_count=3, seed=7)
+    old = play_out(services.game_create(creator=ann, variant=classic, seat_count=4, bot_count=3, seed=7), ann)
+    fair = play_out(services.game_create(creator=ann, variant=classic, seat_count=4, bot_count=3), ann)
+    return ann, old, fair
+
+
+def play_out(game: Game, ann: Any) -> Game:
+    """Play seat 0 (ann) with the bot's choices to the end; the other seats are bots."""
     while True:
         game.refresh_from_db()
         assert game.state is not None  # dealt at creation: every seat is taken
         if game.status != Game.Status.ACTIVE:
-            break
+            return game
         action = bots.choose_action(view(GameState.from_dict(game.state), 0))
         services.game_play(game_id=game.pk, user=ann, action=action, expected_version=game.version)
-    return ann, game
 
 
 def measure(client: Client, url: str, repeat: int = 5) -> tuple[float, int]:
@@ -126,10 +131,11 @@ def main() -> None:
     settings.ALLOWED_HOSTS = [*settings.ALLOWED_HOSTS, "testserver"]
     call_command("migrate", verbosity=0)
     began = time.perf_counter()
-    ann, game = seed(args.games, args.rounds)
+    ann, game, fair = seed(args.games, args.rounds)
     print(
-        f"seeded {args.games} finished games x {args.rounds} rounds, plus one classic game of "
-        f"{game.moves.count()} moves, in {time.perf_counter() - began:.1f} s"
+        f"seeded {args.games} finished games x {args.rounds} rounds, plus two classic games of "
+        f"{game.moves.count()} and {fair.moves.count()} moves (shuffle versions 1 and 2), "
+        f"in {time.perf_counter() - began:.1f} s"
     )
     client = Client()
     client.force_login(ann)
@@ -140,6 +146,8 @@ def main() -> None:
         ("stats", "/players/ann/"),
         ("leaderboard", "/leaderboard/"),
         ("record", f"/games/{game.pk}/record/"),
+        ("record, fair check", f"/games/{fair.pk}/record/"),
+        ("record export (JSON)", f"/games/{fair.pk}/record.json"),
         ("replay, first move", f"/games/{game.pk}/replay/?step=1"),
         ("replay, last move", f"/games/{game.pk}/replay/?step={moves}"),
     ]:

@@ -7,8 +7,32 @@ from django.contrib.auth import get_user_model
 from django.utils.translation import gettext_lazy as _
 
 from games.engine.rules import MAX_SEATS, MIN_SEATS
+from games.engine.shuffle import MAX_CONTRIBUTION_LENGTH, check_contribution
 
 from .models import BotLevel, Game, Variant
+
+
+def _check_contribution(value: str) -> None:
+    try:
+        check_contribution(value)
+    except ValueError:
+        raise forms.ValidationError(
+            _("Use plain characters only: letters A-Z, digits, spaces and punctuation."), code="not_printable"
+        ) from None
+
+
+def contribution_field() -> forms.CharField:
+    """The optional seed contribution a person adds to the shuffles when creating or joining a game."""
+    return forms.CharField(
+        label=_("Your seed contribution"),
+        required=False,
+        max_length=MAX_CONTRIBUTION_LENGTH,
+        validators=[_check_contribution],
+        help_text=_(
+            "Optional: any text, mixed into every shuffle of the game and shown to everyone. "
+            "Empty: a random one is made for you."
+        ),
+    )
 
 
 class GameCreateForm(forms.Form):
@@ -60,6 +84,7 @@ class GameCreateForm(forms.Form):
         required=False,
         help_text=_("Nobody else may watch (spectators only ever see the public table)."),
     )
+    seed_contribution = contribution_field()
 
     def clean_invite(self) -> list:
         names = [name.strip() for name in self.cleaned_data["invite"].replace(";", ",").split(",") if name.strip()]
@@ -82,6 +107,15 @@ class GameCreateForm(forms.Form):
                     % {"seats": seats, "bots": bots, "invited": len(invited)}
                 )
         return data
+
+
+class JoinForm(forms.Form):
+    """Taking a seat (lobby, table, invite page): the optional seed contribution."""
+
+    seed_contribution = contribution_field()
+
+    def reasons(self) -> str:
+        return " ".join(str(e) for errors in self.errors.values() for e in errors)
 
 
 class PlayForm(forms.Form):

@@ -12,6 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from django.urls import reverse
+
 from games.engine import Action, Discard, Draw, GoOut, Phase, Rules, SeatView, discard_penalties, wild_rank_label
 
 from . import presentation
@@ -19,7 +21,7 @@ from . import presentation
 if TYPE_CHECKING:
     from .models import AuditRecord, Game, Seat
 
-__all__ = ["TableReading", "table_context", "RECENT_MOVES"]
+__all__ = ["TableReading", "table_context", "fairness_panel", "RECENT_MOVES"]
 
 #: How many lines the recent-moves list shows.
 RECENT_MOVES = 12
@@ -62,6 +64,7 @@ def table_context(reading: TableReading) -> dict[str, Any]:
         "invite_path": game.invite_path() if me is not None and game.is_open else "",
         "aborted": game.is_aborted,
         "abort_record": reading.abort_record,
+        "fairness": fairness_panel(game, seats),
     }
     v = reading.view
     if v is None:
@@ -69,6 +72,21 @@ def table_context(reading: TableReading) -> dict[str, Any]:
         return context
     context.update(_dealt(reading, v))
     return context
+
+
+def fairness_panel(game: Game, seats: Sequence[Seat]) -> dict[str, Any] | None:
+    """The public side of a provably fair game: the seed's commitment and every seat's contribution.
+
+    Never the server seed itself: the record page reveals it once the game
+    is finished.  ``None`` for a game shuffled before version 2.
+    """
+    if not game.is_provably_fair:
+        return None
+    return {
+        "commitment": game.seed_commitment,
+        "contributions": [{"name": s.name, "text": s.seed_contribution, "open": s.is_open} for s in seats],
+        "record_url": reverse("games:record", args=[game.pk]) if game.seed_revealed else "",
+    }
 
 
 def _dealt(reading: TableReading, v: SeatView) -> dict[str, Any]:

@@ -24,6 +24,7 @@ urlpatterns = [
     # looking back: history, records, replays, stats
     path("games/<int:game_id>/record/", history_views.game_record, name="record"),
     path("games/<int:game_id>/replay/", history_views.game_replay, name="replay"),
+    path("games/<int:game_id>/record.json", history_views.game_record_export, name="record_export"),
     path("history/", history_views.my_history, name="my_history"),
     path("players/<str:username>/", history_views.player_stats, name="stats"),
     path("players/<str:username>/games/", history_views.player_history, name="history"),

@@ -7,6 +7,7 @@ with the message and a 4xx status; nothing is changed.
 from __future__ import annotations
 
 import contextlib
+from functools import partial
 from typing import Any
 
 from django.contrib import messages
@@ -21,7 +22,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from games.engine import PRESETS, Rules, RulesError
 
 from . import presentation, selectors, services
-from .forms import GameCreateForm, PlayForm
+from .forms import GameCreateForm, JoinForm, PlayForm
 from .models import Game, Variant
 
 SORT_SESSION_KEY = "hand_sort"
@@ -94,6 +95,7 @@ def game_create(request: HttpRequest) -> HttpResponse:
             is_private=data["is_private"],
             spectators_allowed=not data["players_only"],
             round_count=data.get("round_count"),
+            seed_contribution=data["seed_contribution"],
         )
     except services.GameError as error:
         form.add_error(None, error.message)
@@ -189,7 +191,17 @@ def play(request: HttpRequest, game_id: int) -> HttpResponse:
 
 @require_POST
 def join(request: HttpRequest, game_id: int) -> HttpResponse:
-    return _lifecycle(request, game_id, services.game_join, _("You took a seat."))
+    form = JoinForm(request.POST)
+    if not form.is_valid():
+        return _refused(request, _bad_contribution(form), get_object_or_404(Game, pk=game_id))
+    join_game = partial(services.game_join, seed_contribution=form.cleaned_data["seed_contribution"])
+    return _lifecycle(request, game_id, join_game, _("You took a seat."))
+
+
+def _bad_contribution(form: JoinForm) -> services.GameError:
+    return services.GameError(
+        "bad_contribution", _("Your seed contribution was not taken: %(reasons)s") % {"reasons": form.reasons()}
+    )
 
 
 @require_POST
@@ -246,8 +258,16 @@ def invite(request: HttpRequest, game_id: int, token: str) -> HttpResponse:
     # Holding the link lets this browser look at the game, even a private one (``selectors.may_watch``).
     selectors.remember_invite(request.session, game.pk)
     if request.method == "POST":
+        form = JoinForm(request.POST)
         try:
-            services.game_join(game_id=game.pk, user=request.user, invite_token=token)
+            if not form.is_valid():
+                raise _bad_contribution(form)
+            services.game_join(
+                game_id=game.pk,
+                user=request.user,
+                invite_token=token,
+                seed_contribution=form.cleaned_data["seed_contribution"],
+            )
         except services.GameError as error:
             if error.code == "already_seated":
                 return redirect(game)

@@ -25,9 +25,11 @@ from .game import (
     TableMeld,
     action_from_dict,
     apply,
+    dealt_cards,
     game_deck,
     legal_actions,
     new_game,
+    rebuilt_stock,
     replay,
 )
 from .melds import (
@@ -54,6 +56,7 @@ from .rules import (
     wild_ranks,
 )
 from .seat_view import SeatView, view
+from .shuffle import SHUFFLE_FAIR, SHUFFLE_LEGACY, FairShuffle, LegacyShuffle, Shuffle, shuffle_from_dict
 
 __all__ = [
     # cards
@@ -115,4 +118,13 @@ __all__ = [
     "view",
     "replay",
     "game_deck",
+    "dealt_cards",
+    "rebuilt_stock",
+    # shuffles
+    "SHUFFLE_LEGACY",
+    "SHUFFLE_FAIR",
+    "Shuffle",
+    "LegacyShuffle",
+    "FairShuffle",
+    "shuffle_from_dict",
 ]

@@ -4,8 +4,10 @@ A game is an immutable :class:`GameState`.  ``apply(state, seat, action)``
 returns a new state and the public :class:`Event` list of what happened;
 an illegal action raises :class:`IllegalAction` (a ``ValueError`` with a
 stable ``code``) and, states being immutable, changes nothing.  All
-randomness comes from the game's seed, so ``replay`` of the same actions
-rebuilds an equal state and a game can be stored as rules + seed + actions.
+randomness comes from the game's shuffle (``shuffle.py``: version 1, an
+integer seed; version 2, the provably fair HMAC shuffle), so ``replay`` of
+the same actions rebuilds an equal state and a game can be stored as
+rules + shuffle + actions.
 
 ``view(state, seat)`` (in ``seat_view``) is the single visibility policy:
 what one seat (or a spectator, ``seat=None``) may see.  While the game runs
@@ -53,7 +55,6 @@ Decisions on points RULES.md leaves open (each has a test in
 
 from __future__ import annotations
 
-import random
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -63,6 +64,7 @@ from typing import Any, Final, Literal, TypeAlias
 from .cards import JOKER, STANDARD_DECK, Card
 from .melds import Arrangement, Meld, MeldKind, best_arrangement, can_meld_all, go_out_discards, redemption_score
 from .rules import Rules, wild_ranks
+from .shuffle import FairShuffle, LegacyShuffle, Shuffle, shuffle_from_dict
 
 __all__ = [
     "Phase",
@@ -89,6 +91,8 @@ __all__ = [
     "apply",
     "replay",
     "game_deck",
+    "dealt_cards",
+    "rebuilt_stock",
 ]
 
 
@@ -124,7 +128,10 @@ class EventKind(StrEnum):
 PHASE_DRAW = Phase.DRAW
 PHASE_DISCARD = Phase.DISCARD
 PHASE_GAME_OVER = Phase.GAME_OVER
-SNAPSHOT_VERSION = 1
+#: Version 2 stores the shuffle (``"shuffle"``); version 1 (before shuffle
+#: version 2 existed) stored an integer ``"seed"``, read as a version-1 shuffle.
+SNAPSHOT_VERSION = 2
+_SNAPSHOT_VERSIONS = (1, 2)
 
 ENDED_WENT_OUT = RoundEnd.WENT_OUT
 ENDED_STOCK_EXHAUSTED = RoundEnd.STOCK_EXHAUSTED
@@ -346,11 +353,13 @@ class GameState:
     turn after ``went_out`` went out.  ``settled`` holds the round result of
     seats whose score is already fixed this round (went out, or laid down
     in redemption).  ``penalties`` are this round's failed go-out penalties.
+    ``shuffle`` is where every shuffle comes from (it holds the secret server
+    seed of a version-2 game: the snapshot is for storage, never for a player).
     """
 
     rules: Rules
     seat_count: int
-    seed: int
+    shuffle: Shuffle
     round_index: int
     dealer: int
     current_seat: int | None
@@ -424,7 +433,7 @@ class GameState:
             "version": SNAPSHOT_VERSION,
             "rules": self.rules.to_dict(),
             "seat_count": self.seat_count,
-            "seed": self.seed,
+            "shuffle": self.shuffle.to_dict(),
             "round_index": self.round_index,
             "dealer": self.dealer,
             "current_seat": self.current_seat,
@@ -449,16 +458,18 @@ class GameState:
         """Read a snapshot written by :meth:`to_dict`; a malformed one raises ``ValueError``."""
         if not isinstance(data, Mapping):
             raise ValueError("a game snapshot must be a JSON object")
-        if data.get("version") != SNAPSHOT_VERSION:
-            raise ValueError(f"unknown game snapshot version {data.get('version')!r}")
+        version = data.get("version")
+        if version not in _SNAPSHOT_VERSIONS or isinstance(version, bool):
+            raise ValueError(f"unknown game snapshot version {version!r}")
         try:
+            shuffle = LegacyShuffle(_int(data["seed"])) if version == 1 else shuffle_from_dict(data["shuffle"])
             taken = data["taken_from_discard"]
             went_out = data["went_out"]
             current = data["current_seat"]
             state = cls(
                 rules=Rules.from_dict(data["rules"]),
                 seat_count=_int(data["seat_count"]),
-                seed=_int(data["seed"]),
+                shuffle=shuffle,
                 round_index=_int(data["round_index"]),
                 dealer=_int(data["dealer"]),
                 current_seat=None if current is None else _int(current),
@@ -491,6 +502,14 @@ def _check_snapshot(state: GameState) -> None:
         raise ValueError("malformed game snapshot: round out of range")
     if state.card_counter() != Counter(game_deck(state.rules, n)):
         raise ValueError("malformed game snapshot: the cards do not add up to the decks dealt")
+    _check_shuffle(state.shuffle, n)
+
+
+def _check_shuffle(shuffle: Shuffle, seat_count: int) -> None:
+    if not isinstance(shuffle, (LegacyShuffle, FairShuffle)):
+        raise ValueError(f"{shuffle!r} is not a shuffle: use LegacyShuffle or FairShuffle")
+    if isinstance(shuffle, FairShuffle) and len(shuffle.contributions) != seat_count:
+        raise ValueError(f"{len(shuffle.contributions)} seed contributions for {seat_count} seats: one per seat")
 
 
 # -- building a game ------------------------------------------------------
@@ -509,53 +528,63 @@ def game_deck(rules: Rules, seat_count: int) -> tuple[Card, ...]:
     return one_deck * rules.deck_count(seat_count)
 
 
-def _shuffled(cards: Sequence[Card], seed: int, round_index: int, rebuild: int) -> list[Card]:
-    pile = list(cards)
-    random.Random(f"{seed}:{round_index}:{rebuild}").shuffle(pile)
-    return pile
-
-
-def new_game(rules: Rules, seat_count: int, seed: int) -> GameState:
+def new_game(rules: Rules, seat_count: int, shuffle: Shuffle | int) -> GameState:
     """Start a game and deal its first round.
 
     A seat count the rules cannot deal to raises ``RulesError``.  The first
-    dealer is drawn from ``seed``; every shuffle is too.
+    dealer is drawn from ``shuffle``; every shuffle of the game is too.  A
+    whole number stands for ``LegacyShuffle(number)`` (shuffle version 1); a
+    ``FairShuffle`` needs one contribution per seat (``ValueError``).
     """
     rules.check_seats(seat_count)
-    if not isinstance(seed, int) or isinstance(seed, bool):
-        raise ValueError(f"a game's seed is a whole number, not {seed!r}")
-    first_dealer = random.Random(f"{seed}:dealer").randrange(seat_count)
+    if not isinstance(shuffle, (LegacyShuffle, FairShuffle)):
+        shuffle = LegacyShuffle(shuffle)  # raises ValueError unless a whole number
+    _check_shuffle(shuffle, seat_count)
+    first_dealer = shuffle.first_dealer(seat_count)
     zeros = (0,) * seat_count
-    return _deal(rules, seat_count, seed, 0, first_dealer, zeros, (), 0)
+    return _deal(rules, seat_count, shuffle, 0, first_dealer, zeros, (), 0)
+
+
+def dealt_cards(
+    rules: Rules, seat_count: int, shuffle: Shuffle, round_index: int, dealer: int
+) -> tuple[tuple[tuple[Card, ...], ...], Card, tuple[Card, ...]]:
+    """The deal of a round: each seat's hand (sorted), the up-card and the stock (bottom to top)."""
+    hand_size = rules.rounds[round_index]
+    stock = shuffle.shuffled(game_deck(rules, seat_count), round_index, 0)
+    hands: list[list[Card]] = [[] for _ in range(seat_count)]
+    for _ in range(hand_size):  # one card at a time, starting left of the dealer
+        for offset in range(1, seat_count + 1):
+            hands[(dealer + offset) % seat_count].append(stock.pop())
+    up_card = stock.pop()
+    return tuple(tuple(sorted(h)) for h in hands), up_card, tuple(stock)
+
+
+def rebuilt_stock(shuffle: Shuffle, discard_pile: Sequence[Card], round_index: int, rebuild: int) -> tuple[Card, ...]:
+    """The stock rebuilt from a discard pile (bottom to top) less its top card: rebuild number ``rebuild``."""
+    return tuple(shuffle.shuffled(discard_pile[:-1], round_index, rebuild))
 
 
 def _deal(
     rules: Rules,
     seat_count: int,
-    seed: int,
+    shuffle: Shuffle,
     round_index: int,
     dealer: int,
     scores: tuple[int, ...],
     results: tuple[RoundResult, ...],
     move_count: int,
 ) -> GameState:
-    hand_size = rules.rounds[round_index]
-    stock = _shuffled(game_deck(rules, seat_count), seed, round_index, 0)
-    hands: list[list[Card]] = [[] for _ in range(seat_count)]
-    for _ in range(hand_size):  # one card at a time, starting left of the dealer
-        for offset in range(1, seat_count + 1):
-            hands[(dealer + offset) % seat_count].append(stock.pop())
-    up_card = stock.pop()
+    hands, up_card, stock = dealt_cards(rules, seat_count, shuffle, round_index, dealer)
     return GameState(
         rules=rules,
         seat_count=seat_count,
-        seed=seed,
+        shuffle=shuffle,
         round_index=round_index,
         dealer=dealer,
         current_seat=(dealer + 1) % seat_count,
         phase=PHASE_DRAW,
-        hands=tuple(tuple(sorted(h)) for h in hands),
-        stock=tuple(stock),
+        hands=hands,
+        stock=stock,
         discard_pile=(up_card,),
         settled=(None,) * seat_count,
         penalties=(0,) * seat_count,
@@ -565,9 +594,9 @@ def _deal(
     )
 
 
-def replay(rules: Rules, seat_count: int, seed: int, actions: Iterable[tuple[int, Action]]) -> GameState:
-    """Rebuild a game from its options, seed and action log (``(seat, action)`` pairs)."""
-    state = new_game(rules, seat_count, seed)
+def replay(rules: Rules, seat_count: int, shuffle: Shuffle | int, actions: Iterable[tuple[int, Action]]) -> GameState:
+    """Rebuild a game from its options, shuffle (or version-1 seed) and action log (``(seat, action)`` pairs)."""
+    state = new_game(rules, seat_count, shuffle)
     for seat, action in actions:
         state, _ = apply(state, seat, action)
     return state
@@ -828,8 +857,8 @@ def _end_turn(state: GameState, seat: int, events: list[Event]) -> tuple[GameSta
             return _score_round(state, ENDED_STOCK_EXHAUSTED, events)
         if len(state.discard_pile) > 1:
             rebuilds = state.rebuilds + 1
-            stock = _shuffled(state.discard_pile[:-1], state.seed, state.round_index, rebuilds)
-            state = replace(state, stock=tuple(stock), discard_pile=state.discard_pile[-1:], rebuilds=rebuilds)
+            stock = rebuilt_stock(state.shuffle, state.discard_pile, state.round_index, rebuilds)
+            state = replace(state, stock=stock, discard_pile=state.discard_pile[-1:], rebuilds=rebuilds)
             events = [*events, Event(EventKind.STOCK_REBUILT, None, {"stock_size": len(stock), "rebuilds": rebuilds})]
     return state, events
 
@@ -872,7 +901,7 @@ def _score_round(state: GameState, ended: RoundEnd, events: list[Event]) -> tupl
         return final, events
     dealer = (state.dealer + 1) % state.seat_count
     new = _deal(
-        state.rules, state.seat_count, state.seed, state.round_index + 1, dealer, scores, results, state.move_count
+        state.rules, state.seat_count, state.shuffle, state.round_index + 1, dealer, scores, results, state.move_count
     )
     events.append(
         Event(

@@ -37,10 +37,12 @@ from django.db.models import (
     Value,
 )
 from django.db.models.functions import Coalesce
+from django.urls import reverse
 from django.utils.translation import gettext as _
 
 from games import presentation
 from games.engine import (
+    GameState,
     Meld,
     MeldKind,
     RoundEnd,
@@ -54,6 +56,7 @@ from games.engine import (
     wild_rank_label,
 )
 from games.engine import RoundResult as EngineRoundResult
+from games.engine.verify import RECORD_FORMAT, RECORD_FORMAT_VERSION, Verification, verify_record
 from games.models import BotLevel, Game, GameResult, Move, RoundResult, Seat
 
 from . import charts
@@ -299,6 +302,7 @@ def game_record(*, game: Game) -> dict[str, Any]:
         "chart": chart,
         "rules": rules,
         "names": [names[s.position] for s in seats],
+        "fairness": fairness_check(game=game, seats=seats),
     }
 
 
@@ -352,7 +356,10 @@ def game_replay(*, game: Game, step: int | None = None) -> dict[str, Any]:
     step = total if step is None else max(0, min(step, total))
     rules = Rules.from_dict(game.rules)
     state = replay(
-        rules, game.seat_count, game.seed, [(seat, action_from_dict(action)) for seat, action, *_rest in moves[:step]]
+        rules,
+        game.seat_count,
+        game.engine_shuffle(),
+        [(seat, action_from_dict(action)) for seat, action, *_rest in moves[:step]],
     )
     seats = list(game.seats.select_related("user").order_by("position"))
     names = {s.position: s.name for s in seats}
@@ -414,3 +421,98 @@ def game_replay(*, game: Game, step: int | None = None) -> dict[str, Any]:
         "current_name": names.get(state.current_seat) if state.current_seat is not None else None,
         "phase": state.phase,
     }
+
+
+# -- provably fair shuffles: the export and the record page's check -----------
+
+
+def fair_record_export(*, game: Game, seats: Sequence[Seat] | None = None) -> dict[str, Any]:
+    """The record of a finished version-2 game that ``python -m games.engine.verify`` checks offline.
+
+    Refused (:class:`ReplayRefused`) for any other game: it holds the server
+    seed, secret until the game is finished, and an old game has none.
+    """
+    if not game.seed_revealed:
+        raise ReplayRefused
+    if seats is None:
+        seats = list(game.seats.order_by("position"))
+    moves = Move.objects.filter(game=game).order_by("seq").values_list("seat", "action", "events")
+    return {
+        "format": RECORD_FORMAT,
+        "format_version": RECORD_FORMAT_VERSION,
+        "game": game.pk,
+        "rules": game.rules,
+        "seat_count": game.seat_count,
+        "shuffle_version": game.shuffle_version,
+        "server_seed": game.server_seed,
+        "commitment": game.seed_commitment,
+        "contributions": [s.seed_contribution for s in seats],
+        "moves": [{"seat": seat, "action": action, "events": events} for seat, action, events in moves],
+        "final_scores": [s.total_score for s in seats],
+    }
+
+
+def fairness_check(*, game: Game, seats: Sequence[Seat]) -> dict[str, Any] | None:
+    """The record page's "provably fair" block: the seed revealed and every check made again.
+
+    ``None`` for a game shuffled before version 2 (nothing to prove).  The
+    export is checked as a stranger would check it (``verify_record``), and
+    the state the replay reaches is compared with the one the server kept.
+    """
+    if not game.seed_revealed:
+        return None
+    names = {s.position: s.name for s in seats}
+    result = verify_record(fair_record_export(game=game, seats=seats))
+    stored = GameState.from_dict(game.state) if game.state is not None else None
+    kept = stored is not None and result.final_state == stored
+    checks = [
+        (result.passed("commitment"), _("SHA-256 of the revealed seed is the commitment shown at the table.")),
+        (
+            result.passed("deals"),
+            _("%(deals)s deals and %(rebuilds)s stock rebuilds derived again from the seed and the contributions.")
+            % {"deals": len(result.deals), "rebuilds": result.rebuilds},
+        ),
+        (
+            result.passed("moves"),
+            _("All %(moves)s moves replayed from those deals, each with the public events recorded in play.")
+            % {"moves": result.moves_replayed},
+        ),
+        (result.passed("final scores"), _("The replay ends with the final scores.")),
+        (kept, _("The replay ends on the very table the server kept: every hand, the stock, the discard pile.")),
+    ]
+    return {
+        "verified": result.ok and kept,
+        "server_seed": game.server_seed,
+        "commitment": game.seed_commitment,
+        "contributions": [{"name": names[s.position], "text": s.seed_contribution} for s in seats],
+        "checks": [{"ok": ok, "text": text} for ok, text in checks],
+        "deals": _derived_deals(result, names),
+        "export_url": reverse("games:record_export", args=[game.pk]),
+        "verify_command": f"python -m games.engine.verify {export_filename(game)}",
+    }
+
+
+def export_filename(game: Game) -> str:
+    """The file name the record export is downloaded as."""
+    return f"threethirteen-game-{game.pk}.json"
+
+
+def _derived_deals(result: Verification, names: dict[int, str]) -> list[dict[str, Any]]:
+    deals = []
+    for deal in result.deals:
+        wild = wild_rank_chars(deal.hand_size)
+        deals.append(
+            {
+                "round": deal.round_number,
+                "hand_size": deal.hand_size,
+                "dealer": names.get(deal.dealer),
+                "up_card": presentation.card_face(deal.up_card, wild),
+                "rebuilds": deal.rebuilds,
+                "ok": deal.ok,
+                "hands": [
+                    {"name": names.get(seat), "faces": presentation.card_faces(hand, wild)}
+                    for seat, hand in enumerate(deal.hands)
+                ],
+            }
+        )
+    return deals

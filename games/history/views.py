@@ -12,7 +12,7 @@ from urllib.parse import urlencode
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
@@ -89,6 +89,32 @@ def game_record(request: HttpRequest, game_id: int) -> HttpResponse:
     except records.ReplayRefused:
         return _not_over(request, game, _("This game is not over yet: its record opens when the last round ends."))
     return render(request, "games/record.html", record)
+
+
+@login_required
+@require_GET
+def game_record_export(request: HttpRequest, game_id: int) -> HttpResponse:
+    """A finished game's record as JSON, with its revealed seed: ``python -m games.engine.verify`` checks it."""
+    game, refusal = game_to_watch(request, game_id)
+    if refusal:
+        return refusal
+    try:
+        record = records.fair_record_export(game=game)
+    except records.ReplayRefused:
+        if game.status == Game.Status.FINISHED:  # shuffled before provably fair shuffles: no seed to show
+            return render(
+                request,
+                "games/refused.html",
+                {
+                    "error": _("This game was dealt before provably fair shuffles: it has no record to verify."),
+                    "game": game,
+                },
+                status=404,
+            )
+        return _not_over(request, game, _("The seed is revealed only once the game is over."))
+    response = JsonResponse(record, json_dumps_params={"indent": 1})
+    response["Content-Disposition"] = f'attachment; filename="{records.export_filename(game)}"'
+    return response
 
 
 @login_required

@@ -2,13 +2,16 @@
 
 The ``Move`` rows are the truth: ``Game.state`` is a snapshot of the engine
 state after the last move, kept for speed; replaying the moves from the
-game's rule options and seed gives the same snapshot (tested).  Every change
+game's rule options and shuffle (``shuffle_version`` with ``seed``, or
+``server_seed`` with the seats' contributions) gives the same snapshot (tested).  Every change
 goes through ``games.services``.
 """
 
 from __future__ import annotations
 
 import datetime
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.db import models
@@ -17,6 +20,9 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
+
+if TYPE_CHECKING:
+    from games.engine.shuffle import Shuffle
 
 
 class Variant(models.Model):
@@ -104,7 +110,31 @@ class Game(models.Model):
     )
     variant_name = models.CharField(_("variant name"), max_length=80)
     rules = models.JSONField(_("rule options"), help_text=_("Copied from the variant at creation."))
-    seed = models.BigIntegerField(_("seed"))
+    #: How the cards are shuffled (``games.engine.shuffle``): 1 for games created
+    #: before provably fair shuffles (``seed``), 2 since (``server_seed`` and the
+    #: seats' ``seed_contribution``).  Never changes once the game exists.  The
+    #: services create every new game as version 2; the default 1 is what rows
+    #: written before version 2 existed hold.
+    shuffle_version = models.PositiveSmallIntegerField(
+        _("shuffle version"),
+        default=1,
+        choices=[(1, _("1: a secret whole-number seed")), (2, _("2: provably fair"))],
+    )
+    seed = models.BigIntegerField(
+        _("seed"), null=True, blank=True, help_text=_("Shuffle version 1 only: secret, never shown.")
+    )
+    server_seed = models.CharField(
+        _("server seed"),
+        max_length=64,
+        blank=True,
+        help_text=_("Shuffle version 2: 256 bits in hex, secret until the game is over."),
+    )
+    seed_commitment = models.CharField(
+        _("seed commitment"),
+        max_length=64,
+        blank=True,
+        help_text=_("SHA-256 of the server seed in hex, shown from the moment the game exists."),
+    )
     seat_count = models.PositiveSmallIntegerField(_("seats"))
     status = models.CharField(_("status"), max_length=10, choices=Status.choices, default=Status.OPEN)
     created_by = models.ForeignKey(
@@ -155,6 +185,13 @@ class Game(models.Model):
         verbose_name = _("game")
         verbose_name_plural = _("games")
         indexes = [models.Index(fields=["status", "-updated_at"]), models.Index(fields=["status", "turn_deadline"])]
+        constraints = [
+            models.CheckConstraint(
+                name="game_shuffle_has_its_seed",
+                condition=Q(shuffle_version=1, seed__isnull=False)
+                | (Q(shuffle_version=2, seed__isnull=True) & ~Q(server_seed="") & ~Q(seed_commitment="")),
+            )
+        ]
 
     def __str__(self) -> str:
         return f"#{self.pk} {self.variant_name}"
@@ -207,6 +244,31 @@ class Game(models.Model):
         self.turn_deadline = None
         return ["status", "finished_at", "current_seat", "turn_deadline"]
 
+    @property
+    def is_provably_fair(self) -> bool:
+        """Shuffled with shuffle version 2 (a committed server seed and the seats' contributions)."""
+        return self.shuffle_version == 2
+
+    @property
+    def seed_revealed(self) -> bool:
+        """Whether the server seed may be shown: once a version-2 game is finished (never in play, nor aborted)."""
+        return self.is_provably_fair and self.status == self.Status.FINISHED
+
+    def engine_shuffle(self, contributions: Sequence[str] | None = None) -> Shuffle:
+        """The engine's shuffle of this game: it holds the secret seed, for the engine only.
+
+        ``contributions`` are the seats' in seat order (read from the seats when not given).
+        """
+        from games.engine.shuffle import FairShuffle, LegacyShuffle, seed_from_hex
+
+        if not self.is_provably_fair:
+            if self.seed is None:
+                raise ValueError(f"game {self.pk}: shuffle version 1 without a seed")
+            return LegacyShuffle(self.seed)
+        if contributions is None:
+            contributions = list(self.seats.order_by("position").values_list("seed_contribution", flat=True))
+        return FairShuffle(seed_from_hex(self.server_seed), tuple(contributions))
+
     def invite_path(self) -> str:
         return reverse("games:invite", args=[self.pk, self.invite_token]) if self.invite_token else ""
 
@@ -239,6 +301,12 @@ class Seat(models.Model):
     )
     bot_level = models.CharField(_("bot level"), max_length=10, choices=BotLevel.choices, blank=True)
     bot_name = models.CharField(_("bot name"), max_length=40, blank=True)
+    seed_contribution = models.CharField(
+        _("seed contribution"),
+        max_length=64,
+        blank=True,
+        help_text=_("Public text mixed into every shuffle (shuffle version 2); fixed when the cards are dealt."),
+    )
 
     class Left(models.TextChoices):
         STAYED = "", _("still playing")

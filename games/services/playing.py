@@ -24,6 +24,7 @@ from games import bots
 from games.engine import Action, Discard, Draw, GoOut, IllegalAction, Rules, RulesError, action_from_dict
 from games.models import BotLevel, Game, Seat, Variant
 
+from . import fairness
 from .errors import GameError
 from .turns import (
     TAKEOVER_BOT_LEVEL,
@@ -60,16 +61,21 @@ def game_create(
     spectators_allowed: bool = True,
     options: Mapping[str, Any] | None = None,
     round_count: int | None = None,
+    seed_contribution: str | None = None,
     seed: int | None = None,
 ) -> Game:
     """Create a game: the creator in seat 0, then invitees, bots, and open seats.
 
     ``options`` override the variant's rule options (e.g. ``{"rounds": [3, 4]}``);
     ``round_count`` plays only the first rounds of the variant.  A game whose
-    seats are all taken starts (deals) at once.
+    seats are all taken starts (deals) at once.  The game shuffles provably
+    fairly (``fairness``): ``seed_contribution`` is the creator's text (a
+    random one when empty).  A whole-number ``seed`` makes a version-1 game
+    instead (tests and benches only).
     """
     if creator is None or not creator.is_authenticated:
         raise GameError("not_logged_in", _("Log in to create a game."))
+    contribution = fairness.contribution_or_random(seed_contribution)
     invitees = [u for u in dict.fromkeys(invitees) if u.pk != creator.pk]
     if bot_level not in BotLevel.values:
         raise GameError("bad_bot_level", _("Unknown bot level “%(level)s”.") % {"level": bot_level})
@@ -93,7 +99,7 @@ def game_create(
         variant=variant,
         variant_name=variant.name,
         rules=rules.to_dict(),
-        seed=seed if seed is not None else secrets.randbits(62),
+        **fairness.new_game_shuffle_fields(seed),
         seat_count=seat_count,
         created_by=creator,
         time_limit_seconds=time_limit_seconds,
@@ -106,7 +112,9 @@ def game_create(
     people = [creator, *invitees]
     seats = []
     for position in range(seat_count):
-        if position < len(people):
+        if position == 0:
+            seats.append(Seat(game=game, position=0, user=creator, joined_at=now, seed_contribution=contribution))
+        elif position < len(people):  # invitees were not asked: a random contribution at the deal
             seats.append(Seat(game=game, position=position, user=people[position], joined_at=now))
         elif position < len(people) + bot_count:
             seats.append(
@@ -127,11 +135,16 @@ def game_create(
 
 
 @transaction.atomic
-def game_join(*, game_id: int, user: Any, invite_token: str | None = None) -> Game:
+def game_join(
+    *, game_id: int, user: Any, invite_token: str | None = None, seed_contribution: str | None = None
+) -> Game:
     """Take the first open seat; the game starts when that was the last one.
 
     A private game takes only people who bring its invite token.
+    ``seed_contribution`` is the person's public text for the shuffles (a
+    random one when empty).
     """
+    contribution = fairness.clean_contribution(seed_contribution)
     game = locked_game(game_id, user)
     if game.status != Game.Status.OPEN:
         raise GameError("game_not_open", _("This game is not taking players any more."))
@@ -144,7 +157,8 @@ def game_join(*, game_id: int, user: Any, invite_token: str | None = None) -> Ga
         raise GameError("game_full", _("Every seat at this table is taken."))
     seat.user = user
     seat.joined_at = timezone.now()
-    seat.save(update_fields=["user", "joined_at"])
+    seat.seed_contribution = contribution or fairness.contribution_or_random(None)
+    seat.save(update_fields=["user", "joined_at", "seed_contribution"])
     game.version += 1
     if not game.seats.filter(user__isnull=True, bot_level="").exists():
         deal(game)
@@ -173,7 +187,8 @@ def vacate_seat(game: Game, seat: Seat) -> None:
     user_id = seat.user_id
     seat.user = None
     seat.joined_at = None
-    seat.save(update_fields=["user", "joined_at"])
+    seat.seed_contribution = ""  # the next person to sit brings their own
+    seat.save(update_fields=["user", "joined_at", "seed_contribution"])
     game.version += 1
     fields = ["version", "created_by", "updated_at"]
     remaining = game.seats.filter(user__isnull=False).order_by("position").first()
@@ -278,6 +293,7 @@ def game_rematch(*, game_id: int, user: Any) -> Game:
 
     The first player to ask creates it; everyone else who asks is sent to it.
     People who left the first game come back as people (they are invited again).
+    It is dealt at once, with a new server seed and random contributions.
     """
     game = locked_game(game_id, user)
     seat_of(game, user)
@@ -291,7 +307,7 @@ def game_rematch(*, game_id: int, user: Any) -> Game:
         variant=game.variant,
         variant_name=game.variant_name,
         rules=game.rules,
-        seed=secrets.randbits(62),
+        **fairness.new_game_shuffle_fields(),
         seat_count=game.seat_count,
         created_by=user,
         time_limit_seconds=game.time_limit_seconds,

@@ -20,6 +20,7 @@ from games.history import ratings
 from games.models import BotLevel, Game, Move, RoundResult, Seat
 
 from .errors import GameError
+from .fairness import shuffle_at_deal
 
 logger = logging.getLogger(__name__)
 
@@ -243,6 +244,6 @@ def announce(game: Game, *, turn_moved: bool = False) -> None:
 
 def deal(game: Game) -> None:
     rules = Rules.from_dict(game.rules)
-    state = new_game(rules, game.seat_count, game.seed)
+    state = new_game(rules, game.seat_count, shuffle_at_deal(game))
     game.set_status(Game.Status.ACTIVE)
     play_bots(game, state, Recorder(game))

@@ -17,6 +17,7 @@ from games.engine import (
     GameState,
     GoOut,
     IllegalAction,
+    LegacyShuffle,
     Phase,
     Rules,
     RulesError,
@@ -92,7 +93,7 @@ SHORT = Rules(rounds=(3, 4))
 
 @pytest.mark.parametrize("seats", range(2, 9))
 def test_deal_gives_each_seat_the_round_size_and_turns_one_up_card(seats):
-    state = new_game(Rules(rounds=(5, 13)), seats, seed=7)
+    state = new_game(Rules(rounds=(5, 13)), seats, 7)
     assert [len(h) for h in state.hands] == [5] * seats
     assert len(state.discard_pile) == 1
     assert state.card_counter() == Counter(game_deck(state.rules, seats))
@@ -101,7 +102,7 @@ def test_deal_gives_each_seat_the_round_size_and_turns_one_up_card(seats):
 
 @pytest.mark.parametrize("seats,decks", [(2, 1), (3, 2), (4, 2), (5, 3), (8, 4)])
 def test_game_uses_half_the_players_decks_plus_jokers(seats, decks):
-    state = new_game(Rules(jokers_per_deck=2), seats, seed=1)
+    state = new_game(Rules(jokers_per_deck=2), seats, 1)
     counter = state.card_counter()
     assert sum(counter.values()) == 54 * decks
     assert counter[C("XX")] == 2 * decks and counter[C("7H")] == decks
@@ -110,12 +111,12 @@ def test_game_uses_half_the_players_decks_plus_jokers(seats, decks):
 def test_new_game_refuses_a_seat_count_outside_two_to_eight():
     for seats in (1, 9):
         with pytest.raises(RulesError):
-            new_game(Rules(), seats, seed=1)
+            new_game(Rules(), seats, 1)
 
 
 def test_new_game_refuses_seats_the_decks_cannot_deal_to():
     with pytest.raises(RulesError):
-        new_game(Rules(decks=1, rounds=(13,)), 4, seed=1)
+        new_game(Rules(decks=1, rounds=(13,)), 4, 1)
 
 
 def test_player_left_of_dealer_starts():
@@ -426,7 +427,7 @@ def test_empty_stock_is_rebuilt_from_the_discard_pile_less_its_top_card():
 
 def test_rebuilt_stock_order_comes_from_the_seed():
     a = empty_stock(rig(SHORT, ["AS 2D 6C", "5H 6H KS"], "9C", stock_top="TD", dealer=0, seed=3))
-    b = replace(a, seed=4)
+    b = replace(a, shuffle=LegacyShuffle(4))
     moves = [(1, Draw("stock")), (1, Discard(C("TD")))]
     assert play(a, *moves)[0].stock == play(a, *moves)[0].stock
     assert play(a, *moves)[0].stock != play(b, *moves)[0].stock
@@ -669,7 +670,7 @@ def test_malformed_snapshot_is_refused(corrupt):
 
 def test_events_are_json_safe_and_never_name_a_stock_card():
     rng = random.Random(0)
-    state = new_game(Rules(rounds=(3, 4)), 3, seed=0)
+    state = new_game(Rules(rounds=(3, 4)), 3, 0)
     while not state.is_over:
         seat = state.current_seat
         action = rng.choice(legal_actions(state, seat))

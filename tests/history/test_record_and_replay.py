@@ -22,7 +22,10 @@ CARD = re.compile(r'data-card="([A2-9TJQKX][CDHSX])"')
 def _engine_replay(game: Game, upto: int | None = None):
     moves = list(game.moves.order_by("seq"))[:upto]
     return replay(
-        Rules.from_dict(game.rules), game.seat_count, game.seed, [(m.seat, action_from_dict(m.action)) for m in moves]
+        Rules.from_dict(game.rules),
+        game.seat_count,
+        game.engine_shuffle(),
+        [(m.seat, action_from_dict(m.action)) for m in moves],
     )
 
 

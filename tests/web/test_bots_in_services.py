@@ -36,7 +36,7 @@ def test_services_give_a_bot_only_its_seats_view_and_public_events(make_user, cl
     # Every move a bot made was chosen from a view of its own seat, and that view
     # is exactly what the engine's visibility policy gives that seat: replaying
     # the log, the view before each bot move equals what the bot was handed.
-    state = new_game(Rules.from_dict(game.rules), game.seat_count, game.seed)
+    state = new_game(Rules.from_dict(game.rules), game.seat_count, game.engine_shuffle())
     handed = iter(calls)
     for move in Move.objects.filter(game=game).order_by("seq"):
         if move.by_bot:

@@ -42,7 +42,10 @@ def _assert_replay_matches(game: Game) -> None:
     moves = list(game.moves.order_by("seq"))
     assert [m.seq for m in moves] == list(range(1, len(moves) + 1))
     state = replay(
-        Rules.from_dict(game.rules), game.seat_count, game.seed, [(m.seat, action_from_dict(m.action)) for m in moves]
+        Rules.from_dict(game.rules),
+        game.seat_count,
+        game.engine_shuffle(),
+        [(m.seat, action_from_dict(m.action)) for m in moves],
     )
     assert state.to_dict() == game.state
 

@@ -1,0 +1,405 @@
+"""Provably fair shuffles through the site: the commitment, the contributions, the reveal and the check."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
+
+from games import services
+from games.engine import FairShuffle, GameState, Rules, action_from_dict, replay
+from games.engine.verify import main as verify_main
+from games.engine.verify import verify_record
+from games.history import records
+from games.models import Game, Move, Seat
+from tests.history.conftest import finish_with_bot_moves
+from tests.web.conftest import logged_in
+
+pytestmark = pytest.mark.django_db
+
+HEX64 = re.compile(r"^[0-9a-f]{64}$")
+CREATE = {
+    "seat_count": 2,
+    "bot_count": 0,
+    "bot_level": "medium",
+    "invite": "",
+    "time_limit_seconds": 86400,
+    "round_count": "",
+}
+
+
+def create_form(classic, **extra: Any) -> dict[str, Any]:
+    return {**CREATE, "variant": classic.pk, **extra}
+
+
+def short_game(classic, creator, *, bots: int = 1, **extra: Any) -> Game:
+    return services.game_create(
+        creator=creator, variant=classic, seat_count=bots + 1, bot_count=bots, options={"rounds": [3, 4]}, **extra
+    )
+
+
+def contributions(game: Game) -> list[str]:
+    return list(game.seats.order_by("position").values_list("seed_contribution", flat=True))
+
+
+# -- a new game: a fresh seed, its commitment, the contributions ---------------------
+
+
+def test_a_new_game_draws_a_fresh_256_bit_seed_and_commits_to_it(make_user, classic):
+    ann = make_user("ann")
+    games = [services.game_create(creator=ann, variant=classic, seat_count=2) for _ in range(3)]
+    for game in games:
+        assert game.shuffle_version == 2 and game.seed is None
+        assert HEX64.match(game.server_seed) and HEX64.match(game.seed_commitment)
+        assert hashlib.sha256(bytes.fromhex(game.server_seed)).hexdigest() == game.seed_commitment
+    assert len({g.server_seed for g in games}) == 3
+
+
+def test_the_lobby_form_takes_the_creators_contribution(make_user, classic):
+    ann = make_user("ann")
+    response = logged_in(ann).post("/games/new/", create_form(classic, seed_contribution="  ann's lucky 7  "))
+    assert response.status_code == 302
+    game = Game.objects.get()
+    assert contributions(game) == ["ann's lucky 7", ""]  # spaces around it dropped; seat 1 is open
+    page = logged_in(ann).get(f"/games/{game.pk}/").content.decode()
+    assert game.seed_commitment in page and "ann&#x27;s lucky 7" in page
+    assert game.server_seed not in page
+
+
+def test_without_a_contribution_the_creator_gets_a_random_one(make_user, classic):
+    ann = make_user("ann")
+    assert logged_in(ann).post("/games/new/", create_form(classic)).status_code == 302
+    assert re.fullmatch(r"[0-9a-f]{16}", contributions(Game.objects.get())[0])
+
+
+@pytest.mark.parametrize("text", ["x" * 65, "tab\tinside", "caf\u00e9", "nul\x00", "\U0001f0a1"])
+def test_a_bad_contribution_refuses_the_create_form_and_makes_no_game(make_user, classic, text):
+    response = logged_in(make_user("ann")).post("/games/new/", create_form(classic, seed_contribution=text))
+    assert response.status_code == 400
+    assert "seed_contribution" in response.context["form"].errors
+    assert not Game.objects.exists()
+
+
+def test_joining_from_the_lobby_or_the_table_adds_the_contribution(make_user, classic):
+    ann, bob, cid = make_user("ann"), make_user("bob"), make_user("cid")
+    game = services.game_create(creator=ann, variant=classic, seat_count=3, seed_contribution="ann")
+    assert logged_in(bob).post(f"/games/{game.pk}/join/", {"seed_contribution": "bob was here"}).status_code == 302
+    game.refresh_from_db()
+    assert game.status == Game.Status.OPEN and contributions(game) == ["ann", "bob was here", ""]
+    lobby = logged_in(cid).get("/").content.decode()
+    assert 'name="seed_contribution"' in lobby  # the lobby's join button has the field
+    assert logged_in(cid).post(f"/games/{game.pk}/join/").status_code == 302  # none given: a random one
+    game.refresh_from_db()
+    assert game.status == Game.Status.ACTIVE
+    last = contributions(game)[2]
+    assert re.fullmatch(r"[0-9a-f]{16}", last)
+    assert contributions(game)[:2] == ["ann", "bob was here"]
+
+
+@pytest.mark.parametrize("text", ["y" * 65, "line\nbreak", "\u0107evapi"])
+def test_a_bad_contribution_on_join_is_refused_and_changes_nothing(make_user, classic, text):
+    ann, bob = make_user("ann"), make_user("bob")
+    game = services.game_create(creator=ann, variant=classic, seat_count=2)
+    version = game.version
+    response = logged_in(bob).post(f"/games/{game.pk}/join/", {"seed_contribution": text})
+    assert response.status_code == 400
+    assert "seed contribution" in response.content.decode()
+    game.refresh_from_db()
+    assert game.version == version and game.status == Game.Status.OPEN
+    assert not game.seats.filter(user=bob).exists()
+
+
+def test_the_service_refuses_a_bad_contribution_too(make_user, classic):
+    ann, bob = make_user("ann"), make_user("bob")
+    with pytest.raises(services.GameError) as refused:
+        services.game_create(creator=ann, variant=classic, seat_count=2, seed_contribution="\x07")
+    assert refused.value.code == "bad_contribution" and not Game.objects.exists()
+    game = services.game_create(creator=ann, variant=classic, seat_count=2)
+    with pytest.raises(services.GameError):
+        services.game_join(game_id=game.pk, user=bob, seed_contribution="z" * 100)
+    assert not game.seats.filter(user=bob).exists()
+
+
+def test_the_invite_page_takes_a_contribution(make_user, classic):
+    ann, bob, cid = make_user("ann"), make_user("bob"), make_user("cid")
+    game = services.game_create(creator=ann, variant=classic, seat_count=3, is_private=True)
+    url = f"/games/{game.pk}/invite/{game.invite_token}/"
+    assert 'name="seed_contribution"' in logged_in(bob).get(url).content.decode()
+    refused = logged_in(bob).post(url, {"seed_contribution": "\u00fcber"})
+    assert refused.status_code == 400 and not game.seats.filter(user=bob).exists()
+    assert logged_in(bob).post(url, {"seed_contribution": "from the invite"}).status_code == 302
+    assert contributions(game)[1] == "from the invite"
+    # the token still decides: a wrong one is a 404 whatever the contribution
+    assert logged_in(cid).post(f"/games/{game.pk}/invite/wrong/", {"seed_contribution": "x"}).status_code == 404
+
+
+def test_leaving_clears_the_seats_contribution(make_user, classic):
+    ann, bob = make_user("ann"), make_user("bob")
+    game = services.game_create(creator=ann, variant=classic, seat_count=3)
+    services.game_join(game_id=game.pk, user=bob, seed_contribution="bob's")
+    services.game_leave(game_id=game.pk, user=bob)
+    assert contributions(game)[1] == ""
+
+
+def test_the_deal_fixes_every_seats_contribution_bots_included_and_uses_them(make_user, classic):
+    ann, bob = make_user("ann"), make_user("bob")
+    game = services.game_create(creator=ann, variant=classic, seat_count=4, bot_count=0, seed_contribution="ann")
+    services.game_join(game_id=game.pk, user=bob, seed_contribution="bob")
+    services.game_start(game_id=game.pk, user=ann)  # bots take seats 2 and 3
+    game.refresh_from_db()
+    texts = contributions(game)
+    assert texts[:2] == ["ann", "bob"] and all(re.fullmatch(r"[0-9a-f]{16}", t) for t in texts[2:])
+    state = GameState.from_dict(game.state)
+    assert state.shuffle == FairShuffle(bytes.fromhex(game.server_seed), tuple(texts))
+    moves = [(m.seat, action_from_dict(m.action)) for m in game.moves.order_by("seq")]
+    assert replay(Rules.from_dict(game.rules), 4, game.engine_shuffle(), moves) == state
+
+
+def test_an_invitee_seated_by_the_creator_gets_a_random_contribution_at_the_deal(make_user, classic):
+    ann, bob = make_user("ann"), make_user("bob")
+    game = services.game_create(creator=ann, variant=classic, seat_count=2, invitees=[bob], seed_contribution="a")
+    assert game.status == Game.Status.ACTIVE
+    assert contributions(game)[0] == "a" and re.fullmatch(r"[0-9a-f]{16}", contributions(game)[1])
+
+
+def test_a_rematch_draws_a_new_seed(make_user, classic):
+    ann = make_user("ann")
+    first = finish_with_bot_moves(short_game(classic, ann))
+    new = services.game_rematch(game_id=first.pk, user=ann)
+    assert new.shuffle_version == 2 and new.server_seed != first.server_seed
+    assert new.seed_commitment == hashlib.sha256(bytes.fromhex(new.server_seed)).hexdigest()
+    assert all(contributions(new)) and contributions(new) != contributions(first)
+
+
+# -- secret while in play -------------------------------------------------------------
+
+
+def test_the_seed_appears_nowhere_while_the_game_is_in_play(make_user, classic, role_client, monkeypatch):
+    from games.live import groups
+
+    sent: list[Any] = []
+
+    class Recorder:
+        async def group_send(self, group: str, message: dict) -> None:
+            sent.append((group, message))
+
+    monkeypatch.setattr(groups, "get_channel_layer", lambda: Recorder())
+    ann, bob = make_user("ann"), make_user("bob")
+    game = services.game_create(creator=ann, variant=classic, seat_count=3, seed_contribution="ann")
+    services.game_join(game_id=game.pk, user=bob)
+    watcher = logged_in(make_user("cid"))
+    moderator, _user = role_client("moderator")
+    superuser, _user = role_client("superuser")
+    for step in range(4):
+        game.refresh_from_db()
+        seed = game.server_seed
+        pages = [
+            logged_in(ann).get(f"/games/{game.pk}/"),
+            logged_in(bob).get(f"/games/{game.pk}/table/"),
+            watcher.get(f"/games/{game.pk}/"),
+            watcher.get(f"/games/{game.pk}/record/"),
+            watcher.get(f"/games/{game.pk}/record.json"),
+            watcher.get(f"/games/{game.pk}/replay/"),
+            logged_in(ann).get(f"/games/{game.pk}/record.json"),
+            logged_in(ann).get("/"),
+            moderator.get(f"/admin/games/game/{game.pk}/change/"),
+            moderator.get("/admin/games/game/"),
+            moderator.get("/admin/games/seat/"),
+            superuser.get(f"/admin/games/game/{game.pk}/change/"),
+        ]
+        for response in pages:
+            assert seed not in response.content.decode(), response.wsgi_request.path
+        assert game.seed_commitment in pages[2].content.decode()
+        if step == 0:  # open: two of three seats taken
+            services.game_start(game_id=game.pk, user=ann)
+            continue
+        game.refresh_from_db()
+        seat = game.seats.get(position=game.current_seat)
+        if seat.user is None:
+            break
+        from games import bots
+        from games.engine import view
+
+        action = bots.choose_action(view(GameState.from_dict(game.state), seat.position))
+        services.game_play(game_id=game.pk, user=seat.user, action=action, expected_version=game.version)
+    assert logged_in(ann).get(f"/games/{game.pk}/record.json").status_code == 409
+    assert game.server_seed not in json.dumps(sent)
+
+
+def test_the_seed_is_not_in_the_game_admin_fields():
+    from django.contrib import admin
+
+    game_admin = admin.site._registry[Game]
+    shown = set(game_admin.fields or ()) | set(game_admin.readonly_fields or ()) | set(game_admin.list_display)
+    assert not shown & {"server_seed", "seed", "state"}
+
+
+# -- revealed and checked when the game is over -----------------------------------------
+
+
+@pytest.fixture
+def deterministic(monkeypatch):
+    """Seeds and random contributions from a counter, so that a failure replays the same game."""
+    from games.services import fairness
+
+    counter = iter(range(10**6))
+    monkeypatch.setattr(fairness, "new_server_seed", lambda: hashlib.sha256(b"seed %d" % next(counter)).digest())
+    monkeypatch.setattr(fairness, "random_contribution", lambda: f"r{next(counter)}")
+
+
+@pytest.fixture
+def finished(make_user, classic, deterministic):
+    ann = make_user("ann")
+    game = finish_with_bot_moves(short_game(classic, ann, bots=2, seed_contribution="ann's text"))
+    assert game.status == Game.Status.FINISHED
+    return game, ann
+
+
+def test_the_record_page_reveals_the_seed_and_shows_it_verified(finished):
+    game, ann = finished
+    response = logged_in(ann).get(f"/games/{game.pk}/record/")
+    assert response.status_code == 200
+    fairness = response.context["fairness"]
+    assert fairness["verified"] and all(check["ok"] for check in fairness["checks"]) and len(fairness["checks"]) == 5
+    assert [d["round"] for d in fairness["deals"]] == [1, 2]
+    page = response.content.decode()
+    assert game.server_seed in page and game.seed_commitment in page and "ann&#x27;s text" in page
+    assert f"/games/{game.pk}/record.json" in page
+    # the finished table links to it and still shows the commitment
+    table = logged_in(ann).get(f"/games/{game.pk}/").content.decode()
+    assert game.seed_commitment in table and f"/games/{game.pk}/record/#fairness" in table
+
+
+def test_the_replay_page_replays_a_version_2_game_from_its_seed(finished):
+    game, ann = finished
+    last = game.moves.count()
+    response = logged_in(ann).get(f"/games/{game.pk}/replay/", {"step": last})
+    assert response.status_code == 200 and response.context["state_over"]
+    final = GameState.from_dict(game.state)
+    assert [h["score"] for h in response.context["hands"]] == list(final.scores)
+    first_deal = logged_in(ann).get(f"/games/{game.pk}/replay/", {"step": 0}).context["hands"]
+    derived = logged_in(ann).get(f"/games/{game.pk}/record/").context["fairness"]["deals"][0]["hands"]
+    assert [sorted(f["code"] for f in h["faces"]) for h in first_deal] == [
+        sorted(f["code"] for f in h["faces"]) for h in derived
+    ]
+
+
+def test_the_export_verifies_offline(finished, tmp_path, capsys):
+    game, ann = finished
+    response = logged_in(ann).get(f"/games/{game.pk}/record.json")
+    assert response.status_code == 200 and response["Content-Type"] == "application/json"
+    assert f'filename="threethirteen-game-{game.pk}.json"' in response["Content-Disposition"]
+    record = json.loads(response.content)
+    assert record["server_seed"] == game.server_seed and record["contributions"] == contributions(game)
+    assert len(record["moves"]) == game.moves.count() and record["shuffle_version"] == 2
+    assert verify_record(record).ok
+    path = tmp_path / "record.json"
+    path.write_bytes(response.content)
+    assert verify_main([str(path)]) == 0
+    assert capsys.readouterr().out.strip().endswith("VERIFIED")
+
+
+def tamper_first_draw(game: Game) -> None:
+    move = game.moves.order_by("seq").first()
+    assert move is not None and move.action["type"] == "draw"
+    source = "discard" if move.action["source"] == "stock" else "stock"
+    Move.objects.filter(pk=move.pk).update(action={"type": "draw", "source": source})
+
+
+@pytest.mark.parametrize(
+    "tamper",
+    [
+        lambda game: Game.objects.filter(pk=game.pk).update(server_seed="0" * 64),
+        lambda game: Seat.objects.filter(game=game, position=1).update(seed_contribution="forged"),
+        lambda game: tamper_first_draw(game),
+        lambda game: Game.objects.filter(pk=game.pk).update(seed_commitment="f" * 64),
+    ],
+    ids=["seed", "contribution", "move", "commitment"],
+)
+def test_a_tampered_game_shows_a_mismatch_not_an_error(finished, tamper):
+    game, ann = finished
+    tamper(game)
+    response = logged_in(ann).get(f"/games/{game.pk}/record/")
+    assert response.status_code == 200
+    fairness = response.context["fairness"]
+    assert not fairness["verified"] and not all(check["ok"] for check in fairness["checks"])
+    assert "does not match" in response.content.decode()
+
+
+def test_the_kept_table_is_compared_too(finished):
+    game, ann = finished
+    state = GameState.from_dict(game.state)
+    Game.objects.filter(pk=game.pk).update(state={**state.to_dict(), "move_count": state.move_count + 1})
+    checks = logged_in(ann).get(f"/games/{game.pk}/record/").context["fairness"]["checks"]
+    assert [c["ok"] for c in checks] == [True, True, True, True, False]
+
+
+def test_a_stranger_may_not_export_a_players_only_game(finished, make_user):
+    game, ann = finished
+    Game.objects.filter(pk=game.pk).update(spectators_allowed=False)
+    assert logged_in(make_user("eve")).get(f"/games/{game.pk}/record.json").status_code == 403
+    assert logged_in(ann).get(f"/games/{game.pk}/record.json").status_code == 200
+
+
+def test_an_aborted_game_never_reveals_its_seed(make_user, classic):
+    ann, bob = make_user("ann"), make_user("bob")
+    game = services.game_create(creator=ann, variant=classic, seat_count=2, invitees=[bob])
+    Game.objects.filter(pk=game.pk).update(status=Game.Status.ABORTED)
+    game.refresh_from_db()
+    for url in (f"/games/{game.pk}/record.json", f"/games/{game.pk}/record/", f"/games/{game.pk}/"):
+        response = logged_in(ann).get(url)
+        assert response.status_code in (200, 409) and game.server_seed not in response.content.decode()
+    assert logged_in(ann).get(f"/games/{game.pk}/record.json").status_code == 409
+
+
+def test_a_version_1_game_has_no_fairness_block_and_no_export(make_user, classic):
+    ann = make_user("ann")
+    game = finish_with_bot_moves(short_game(classic, ann, seed=5))
+    assert game.shuffle_version == 1 and game.server_seed == "" and game.seed == 5
+    response = logged_in(ann).get(f"/games/{game.pk}/record/")
+    assert response.status_code == 200 and response.context["fairness"] is None
+    assert logged_in(ann).get(f"/games/{game.pk}/record.json").status_code == 404
+    assert "Fair shuffle" not in logged_in(ann).get(f"/games/{game.pk}/").content.decode()
+    assert logged_in(ann).get(f"/games/{game.pk}/replay/", {"step": 4}).status_code == 200
+
+
+def test_unknown_game_export_is_a_404(make_user):
+    assert logged_in(make_user("ann")).get("/games/999999/record.json").status_code == 404
+
+
+def test_the_record_page_check_costs_one_query_more(finished, django_assert_max_num_queries):
+    from tests.history.test_queries import RECORD_QUERIES
+
+    game, ann = finished
+    client = logged_in(ann)
+    with django_assert_max_num_queries(RECORD_QUERIES + 1):
+        assert client.get(f"/games/{game.pk}/record/").status_code == 200
+
+
+def test_export_reads_a_fixed_number_of_queries(finished, django_assert_max_num_queries):
+    game, _ann = finished
+    with django_assert_max_num_queries(2):
+        records.fair_record_export(game=game)
+
+
+# -- the migration: games stored before it are version 1 and replay as before --------------
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_migration_makes_existing_games_version_1():
+    executor = MigrationExecutor(connection)
+    executor.migrate([("games", "0008_history_ratings")])
+    old_apps = executor.loader.project_state([("games", "0008_history_ratings")]).apps
+    OldGame = old_apps.get_model("games", "Game")
+    old = OldGame.objects.create(variant_name="Classic", rules=Rules().to_dict(), seed=77, seat_count=2)
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate(executor.loader.graph.leaf_nodes())
+    game = Game.objects.get(pk=old.pk)
+    assert (game.shuffle_version, game.seed, game.server_seed, game.seed_commitment) == (1, 77, "", "")
+    assert game.engine_shuffle().to_dict() == {"version": 1, "seed": 77}
