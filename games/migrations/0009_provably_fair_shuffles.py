@@ -5,40 +5,72 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('games', '0008_history_ratings'),
+        ("games", "0008_history_ratings"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='game',
-            name='seed_commitment',
-            field=models.CharField(blank=True, help_text='SHA-256 of the server seed in hex, shown from the moment the game exists.', max_length=64, verbose_name='seed commitment'),
+            model_name="game",
+            name="seed_commitment",
+            field=models.CharField(
+                blank=True,
+                help_text="SHA-256 of the server seed in hex, shown from the moment the game exists.",
+                max_length=64,
+                verbose_name="seed commitment",
+            ),
         ),
         migrations.AddField(
-            model_name='game',
-            name='server_seed',
-            field=models.CharField(blank=True, help_text='Shuffle version 2: 256 bits in hex, secret until the game is over.', max_length=64, verbose_name='server seed'),
+            model_name="game",
+            name="server_seed",
+            field=models.CharField(
+                blank=True,
+                help_text="Shuffle version 2: 256 bits in hex, secret until the game is over.",
+                max_length=64,
+                verbose_name="server seed",
+            ),
         ),
         migrations.AddField(
-            model_name='game',
-            name='shuffle_version',
-            field=models.PositiveSmallIntegerField(choices=[(1, '1: a secret whole-number seed'), (2, '2: provably fair')], default=1, verbose_name='shuffle version'),
+            model_name="game",
+            name="shuffle_version",
+            field=models.PositiveSmallIntegerField(
+                choices=[(1, "1: a secret whole-number seed"), (2, "2: provably fair")],
+                default=1,
+                verbose_name="shuffle version",
+            ),
         ),
         migrations.AddField(
-            model_name='seat',
-            name='seed_contribution',
-            field=models.CharField(blank=True, help_text='Public text mixed into every shuffle (shuffle version 2); fixed when the cards are dealt.', max_length=64, verbose_name='seed contribution'),
+            model_name="seat",
+            name="seed_contribution",
+            field=models.CharField(
+                blank=True,
+                help_text="Public text mixed into every shuffle (shuffle version 2); fixed when the cards are dealt.",
+                max_length=64,
+                verbose_name="seed contribution",
+            ),
         ),
         migrations.AlterField(
-            model_name='game',
-            name='seed',
-            field=models.BigIntegerField(blank=True, help_text='Shuffle version 1 only: secret, never shown.', null=True, verbose_name='seed'),
+            model_name="game",
+            name="seed",
+            field=models.BigIntegerField(
+                blank=True, help_text="Shuffle version 1 only: secret, never shown.", null=True, verbose_name="seed"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='game',
-            constraint=models.CheckConstraint(condition=models.Q(models.Q(('seed__isnull', False), ('shuffle_version', 1)), models.Q(('seed__isnull', True), ('shuffle_version', 2), models.Q(('server_seed', ''), _negated=True), models.Q(('seed_commitment', ''), _negated=True)), _connector='OR'), name='game_shuffle_has_its_seed'),
+            model_name="game",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    models.Q(("seed__isnull", False), ("shuffle_version", 1)),
+                    models.Q(
+                        ("seed__isnull", True),
+                        ("shuffle_version", 2),
+                        models.Q(("server_seed", ""), _negated=True),
+                        models.Q(("seed_commitment", ""), _negated=True),
+                    ),
+                    _connector="OR",
+                ),
+                name="game_shuffle_has_its_seed",
+            ),
         ),
     ]
