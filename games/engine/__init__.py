@@ -6,9 +6,6 @@ the hand solver and the game state machine.
 
 from .cards import ACE, JACK, JOKER, KING, QUEEN, RANK_CHARS, STANDARD_DECK, SUIT_CHARS, Card, format_cards, parse_cards
 from .game import (
-    PHASE_DISCARD,
-    PHASE_DRAW,
-    PHASE_GAME_OVER,
     Action,
     Discard,
     Draw,
@@ -97,9 +94,6 @@ __all__ = [
     "EventKind",
     "RoundEnd",
     "DrawSource",
-    "PHASE_DRAW",
-    "PHASE_DISCARD",
-    "PHASE_GAME_OVER",
     "IllegalAction",
     "Action",
     "Draw",

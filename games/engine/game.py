@@ -71,9 +71,6 @@ __all__ = [
     "EventKind",
     "RoundEnd",
     "DrawSource",
-    "PHASE_DRAW",
-    "PHASE_DISCARD",
-    "PHASE_GAME_OVER",
     "SNAPSHOT_VERSION",
     "IllegalAction",
     "Draw",
@@ -125,16 +122,10 @@ class EventKind(StrEnum):
     GAME_OVER = "game_over"
 
 
-PHASE_DRAW = Phase.DRAW
-PHASE_DISCARD = Phase.DISCARD
-PHASE_GAME_OVER = Phase.GAME_OVER
 #: Version 2 stores the shuffle (``"shuffle"``); version 1 (before shuffle
 #: version 2 existed) stored an integer ``"seed"``, read as a version-1 shuffle.
 SNAPSHOT_VERSION = 2
 _SNAPSHOT_VERSIONS = (1, 2)
-
-ENDED_WENT_OUT = RoundEnd.WENT_OUT
-ENDED_STOCK_EXHAUSTED = RoundEnd.STOCK_EXHAUSTED
 
 
 class IllegalAction(ValueError):
@@ -395,7 +386,7 @@ class GameState:
 
     @property
     def is_over(self) -> bool:
-        return self.phase == PHASE_GAME_OVER
+        return self.phase == Phase.GAME_OVER
 
     @property
     def final_lap(self) -> bool:
@@ -582,7 +573,7 @@ def _deal(
         round_index=round_index,
         dealer=dealer,
         current_seat=(dealer + 1) % seat_count,
-        phase=PHASE_DRAW,
+        phase=Phase.DRAW,
         hands=hands,
         stock=stock,
         discard_pile=(up_card,),
@@ -631,7 +622,7 @@ def legal_actions(state: GameState, seat: int) -> list[Action]:
     check_seat(state, seat)
     if state.is_over or seat != state.current_seat:
         return []
-    if state.phase == PHASE_DRAW:
+    if state.phase == Phase.DRAW:
         actions: list[Action] = []
         if state.stock:
             actions.append(Draw(STOCK))
@@ -663,10 +654,10 @@ def apply(state: GameState, seat: int, action: Action) -> tuple[GameState, list[
     if seat != state.current_seat:
         raise IllegalAction("not_your_turn", f"it is seat {state.current_seat}'s turn, not seat {seat}'s")
     if isinstance(action, Draw):
-        if state.phase != PHASE_DRAW:
+        if state.phase != Phase.DRAW:
             raise IllegalAction("wrong_phase", "you have drawn already: now discard or go out")
         return _draw(state, seat, action.source)
-    if state.phase == PHASE_DRAW:
+    if state.phase == Phase.DRAW:
         raise IllegalAction("wrong_phase", "draw a card first, from the stock or the discard pile")
     if not isinstance(card, Card):  # pragma: no cover - refused above
         raise IllegalAction("bad_action", f"{card!r} is not a card")
@@ -700,7 +691,7 @@ def _draw(state: GameState, seat: int, source: DrawSource) -> tuple[GameState, l
             state,
             stock=state.stock[:-1],
             hands=_set(state.hands, seat, tuple(sorted(hand + (card,)))),
-            phase=PHASE_DISCARD,
+            phase=Phase.DISCARD,
             taken_from_discard=None,
             move_count=state.move_count + 1,
         )
@@ -712,7 +703,7 @@ def _draw(state: GameState, seat: int, source: DrawSource) -> tuple[GameState, l
         state,
         discard_pile=state.discard_pile[:-1],
         hands=_set(state.hands, seat, tuple(sorted(hand + (card,)))),
-        phase=PHASE_DISCARD,
+        phase=Phase.DISCARD,
         taken_from_discard=card,
         move_count=state.move_count + 1,
     )
@@ -841,20 +832,20 @@ def _run_low(cards: Sequence[Card], rules: Rules, hand_size: int) -> int | None:
 
 def _end_turn(state: GameState, seat: int, events: list[Event]) -> tuple[GameState, list[Event]]:
     n = state.seat_count
-    state = replace(state, taken_from_discard=None, phase=PHASE_DRAW)
+    state = replace(state, taken_from_discard=None, phase=Phase.DRAW)
     if state.went_out is not None:
         # ``last_turns`` starts with the seat that went out, then the last lap.
         last_turns = state.last_turns[1:]
         state = replace(state, last_turns=last_turns)
         if not last_turns:
-            return _score_round(state, ENDED_WENT_OUT, events)
+            return _score_round(state, RoundEnd.WENT_OUT, events)
         next_seat = last_turns[0]
     else:
         next_seat = (seat + 1) % n
     state = replace(state, current_seat=next_seat)
     if not state.stock:
         if state.rebuilds >= state.rules.max_stock_rebuilds:
-            return _score_round(state, ENDED_STOCK_EXHAUSTED, events)
+            return _score_round(state, RoundEnd.STOCK_EXHAUSTED, events)
         if len(state.discard_pile) > 1:
             rebuilds = state.rebuilds + 1
             stock = rebuilt_stock(state.shuffle, state.discard_pile, state.round_index, rebuilds)
@@ -894,7 +885,7 @@ def _score_round(state: GameState, ended: RoundEnd, events: list[Event]) -> tupl
     results = state.results + (result,)
     events = [*events, Event(EventKind.ROUND_SCORED, None, result.to_dict())]
     if state.round_index + 1 >= len(state.rules.rounds):
-        final = replace(state, scores=scores, results=results, phase=PHASE_GAME_OVER, current_seat=None, last_turns=())
+        final = replace(state, scores=scores, results=results, phase=Phase.GAME_OVER, current_seat=None, last_turns=())
         events.append(
             Event(EventKind.GAME_OVER, None, {"standings": _standings(scores), "winners": list(final.winners)})
         )

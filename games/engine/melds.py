@@ -51,7 +51,8 @@ class MeldKind(StrEnum):
     RUN = "run"
 
 
-SET, RUN = MeldKind.SET, MeldKind.RUN
+# Module-level names for the solver's inner loops (a global is cheaper to read than an enum attribute).
+_SET, _RUN = MeldKind.SET, MeldKind.RUN
 _HIGH_ACE = 14
 _CACHE_LIMIT = 500_000
 
@@ -488,7 +489,7 @@ def _build(
         for group in groups:
             need = max(0, 3 - len(group))
             room = (10**6) if ctx.max_wilds is None else ctx.max_wilds
-            skeletons.append({"kind": SET, "naturals": group, "need": need, "room": room})
+            skeletons.append({"kind": _SET, "naturals": group, "need": need, "room": room})
     for s, runs in enumerate(runs_by_suit):
         suit = SUIT_CHARS[s]
         for positions, run_lo, _run_hi in _runs_of(runs):
@@ -496,7 +497,7 @@ def _build(
             room = 13 - len(positions)
             if ctx.max_wilds is not None:
                 room = min(room, ctx.max_wilds)
-            skeletons.append({"kind": RUN, "naturals": run_cards, "need": run_lo, "room": room})
+            skeletons.append({"kind": _RUN, "naturals": run_cards, "need": run_lo, "room": room})
 
     to_place = list(hand.wilds[:placed])  # the most expensive wilds go into melds
     left_out = list(hand.wilds[placed:])
@@ -518,10 +519,10 @@ def _build(
     melds: list[Meld] = []
     for sk, n_wilds in zip(skeletons, extra, strict=True):
         wild_cards = [to_place.pop() for _ in range(n_wilds)]
-        if sk["kind"] == SET:
-            melds.append(Meld(SET, tuple(sk["naturals"]) + tuple(wild_cards)))
+        if sk["kind"] == _SET:
+            melds.append(Meld(_SET, tuple(sk["naturals"]) + tuple(wild_cards)))
         else:
-            melds.append(Meld(RUN, _lay_run(ctx, sk["naturals"], wild_cards)))
+            melds.append(Meld(_RUN, _lay_run(ctx, sk["naturals"], wild_cards)))
     if to_place:  # melds of wild cards only
         rest = to_place
         size = ctx.max_wilds or len(rest)
@@ -529,7 +530,7 @@ def _build(
             chunk = min(size, len(rest))
             if len(rest) - chunk and len(rest) - chunk < 3:
                 chunk = len(rest) - 3
-            melds.append(Meld(SET, tuple(rest[:chunk])))
+            melds.append(Meld(_SET, tuple(rest[:chunk])))
             rest = rest[chunk:]
     deadwood = [c for cards in pool.values() for c in cards] + left_out
     deadwood.sort(key=lambda c: (c.rank or 99, c.suit))
@@ -576,9 +577,9 @@ def meld_kind(cards: Sequence[Card], rules: Rules, hand_size: int) -> MeldKind |
     if rules.max_wilds_per_meld is not None and len(wild) > rules.max_wilds_per_meld:
         return None
     if not natural:
-        return SET if rules.all_wild_melds else None
+        return _SET if rules.all_wild_melds else None
     if len({c.rank for c in natural}) == 1:
-        return SET
+        return _SET
     if len(cards) > 13 or len({c.suit for c in natural}) != 1:
         return None
     for ace_position in (1, _HIGH_ACE) if rules.aces_high else (1,):
@@ -587,7 +588,7 @@ def meld_kind(cards: Sequence[Card], rules: Rules, hand_size: int) -> MeldKind |
             return None  # a run never holds one rank twice
         span = max(positions) - min(positions) + 1
         if span <= 13 and span - len(positions) <= len(wild):
-            return RUN
+            return _RUN
     return None
 
 
@@ -690,9 +691,9 @@ class _TableMeld:
 def _table_shape(index: int, meld: Meld, rules: Rules, hand_size: int) -> _TableMeld:
     natural = [c for c in meld.cards if not rules.is_wild(c, hand_size)]
     wilds = len(meld.cards) - len(natural)
-    if meld.kind == SET or not natural:
+    if meld.kind == _SET or not natural:
         rank = natural[0].rank if natural else None
-        return _TableMeld(index, SET, rank, None, 0, 0, wilds, len(meld.cards))
+        return _TableMeld(index, _SET, rank, None, 0, 0, wilds, len(meld.cards))
     suit = natural[0].suit
     for ace in (1, _HIGH_ACE):
         starts = {
@@ -701,12 +702,12 @@ def _table_shape(index: int, meld: Meld, rules: Rules, hand_size: int) -> _Table
         if len(starts) == 1:
             low = starts.pop()
             if low >= 1 and low + len(meld.cards) - 1 <= (_HIGH_ACE if rules.aces_high else 13):
-                return _TableMeld(index, RUN, None, suit, low, low + len(meld.cards) - 1, wilds, len(meld.cards))
+                return _TableMeld(index, _RUN, None, suit, low, low + len(meld.cards) - 1, wilds, len(meld.cards))
     raise ValueError(f"not a run in table order: {' '.join(meld.codes)}")
 
 
 def _wild_room(rules: Rules, table: _TableMeld, added_wilds: int, added_cards: int) -> int:
-    room = 10**6 if table.kind == SET else 13 - table.size - added_cards
+    room = 10**6 if table.kind == _SET else 13 - table.size - added_cards
     if rules.max_wilds_per_meld is not None:
         room = min(room, rules.max_wilds_per_meld - table.wilds - added_wilds)
     return max(0, room)
@@ -786,11 +787,11 @@ def redemption_score(
     """
     cards = _cards(hand)
     tables = [_table_shape(i, meld, rules, hand_size) for i, meld in enumerate(table_melds)]
-    free_ranks = frozenset(t.rank for t in tables if t.kind == SET and t.rank is not None)
+    free_ranks = frozenset(t.rank for t in tables if t.kind == _SET and t.rank is not None)
     wild = [c for c in cards if rules.is_wild(c, hand_size)]
     wild.sort(key=lambda c: (-rules.card_points(c, hand_size), c.code))
     naturals = Counter(c for c in cards if not rules.is_wild(c, hand_size))
-    runs = [t for t in tables if t.kind == RUN]
+    runs = [t for t in tables if t.kind == _RUN]
 
     _Extended: TypeAlias = list[tuple[_TableMeld, tuple[Card, ...], int, int]]
     best: tuple[int, _Plan, _Hand, list[tuple[int, int]], _Extended, _Context] | None = None
@@ -835,7 +836,7 @@ def redemption_score(
             (
                 t.index
                 for t in tables
-                if t.kind == SET and t.rank == card.rank and not card.is_joker and not rules.is_wild(card, hand_size)
+                if t.kind == _SET and t.rank == card.rank and not card.is_joker and not rules.is_wild(card, hand_size)
             ),
             None,
         )
