@@ -229,12 +229,11 @@ def game_record(*, game: Game) -> dict[str, Any]:
     ratings = {r.position: r for r in GameResult.objects.filter(game=game)}
     running = [0] * len(seats)
     series_values: list[list[int]] = [[] for _ in seats]
-    rounds = []
-    for round_number, group in groupby(
+    rounds: list[dict[str, Any]] = []
+    for _round_number, group in groupby(
         RoundResult.objects.filter(game=game).order_by("round_number", "seat"), key=lambda r: r.round_number
     ):
         rows = list(group)
-        hand_size = rows[0].hand_size
         first = next((r.seat for r in rows if r.went_out_first), None)
         cells = []
         for row in rows:
@@ -251,12 +250,8 @@ def game_record(*, game: Game) -> dict[str, Any]:
             )
         rounds.append(
             {
-                "round": round_number,
-                "hand_size": hand_size,
-                "wild_label": wild_rank_label(hand_size),
                 "cells": cells,
-                "went_out_name": names.get(first) if first is not None else None,
-                "stock_exhausted": first is None,
+                # round, hand size, wild label, who went out: the one round header of every page
                 "summary": presentation.round_result(_stored_result(rows, rules, first), names, with_cards=True),
             }
         )
@@ -287,7 +282,7 @@ def game_record(*, game: Game) -> dict[str, Any]:
         )
     chart = charts.line_chart(
         series=[charts.Series(names[s.position], series_values[s.position]) for s in seats],
-        x_labels=[str(r["round"]) for r in rounds],
+        x_labels=[str(r["summary"]["round"]) for r in rounds],
         title=_("Running totals, round by round"),
         desc=_("Each player's total points after each round (lower is better). Final totals: %(totals)s.")
         % {"totals": ", ".join(f"{names[s.position]} {s.total_score}" for s in seats)},

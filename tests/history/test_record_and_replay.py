@@ -51,7 +51,7 @@ def test_finished_game_record_matches_the_engine_replay(finished):
     record = history.game_record(game=game)
     assert len(record["rounds"]) == len(state.results) == 4
     for row, result in zip(record["rounds"], state.results, strict=True):
-        assert row["hand_size"] == result.hand_size
+        assert row["summary"]["hand_size"] == result.hand_size
         assert [c["points"] for c in row["cells"]] == list(result.points)
         assert [c["first"] for c in row["cells"]] == [p == result.went_out for p in range(4)]
         assert [c["went_out"] for c in row["cells"]] == [s.went_out for s in result.seats]
