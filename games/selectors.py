@@ -139,7 +139,7 @@ def may_watch(*, game: Game, user: Any, invited: bool = False) -> bool:
     """
     if user is None or not user.is_authenticated:
         return False
-    open_to_others = (not game.is_private or invited) and (game.status == Game.Status.OPEN or game.spectators_allowed)
+    open_to_others = (not game.is_private or invited) and (game.is_open or game.spectators_allowed)
     return open_to_others or game.seats.filter(user=user).exists()
 
 

@@ -35,7 +35,7 @@ def _int_param(request: HttpRequest, name: str) -> int | None:
 
 
 def _not_over(request: HttpRequest, game: Game, message: str) -> HttpResponse:
-    if game.status == Game.Status.ABORTED:
+    if game.is_aborted:
         message = _("This game was called off before its end: it has no record and no replay.")
     return render(request, "games/refused.html", {"error": message, "game": game}, status=409)
 
@@ -101,7 +101,7 @@ def game_record_export(request: HttpRequest, game_id: int) -> HttpResponse:
     try:
         record = records.fair_record_export(game=game)
     except records.ReplayRefused:
-        if game.status == Game.Status.FINISHED:  # shuffled before provably fair shuffles: no seed to show
+        if game.is_finished:  # shuffled before provably fair shuffles: no seed to show
             return render(
                 request,
                 "games/refused.html",

@@ -14,6 +14,7 @@ import json
 import random
 from collections import Counter
 
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -157,6 +158,7 @@ def play_game(rules: Rules, seats: int, seed: int, driver: int):
     return state, log, states
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(games())
 def test_random_games_conserve_cards_end_and_score_by_the_rules_and_replay_exactly(game):
@@ -181,6 +183,7 @@ def random_action(rng: random.Random):
     return Discard(card) if kind == 1 else GoOut(card)
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(games(), st.integers(0, 2**32))
 def test_random_actions_are_either_legal_or_raise_and_change_nothing(game, probe_seed):
