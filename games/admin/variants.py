@@ -22,6 +22,8 @@ from games.engine import Rules, RulesError, wild_rank_label
 from games.engine.rules import MAX_SEATS, MIN_SEATS
 from games.models import Variant
 
+from .lookups import StrictLookupsMixin
+
 #: The rule options, grouped as on the change form (the names of Rules.to_dict()).
 DEAL_OPTIONS = ("rounds", "decks", "jokers_per_deck", "max_stock_rebuilds")
 MELD_OPTIONS = ("aces", "max_wilds_per_meld", "all_wild_melds", "redemption", "bad_go_out_penalty")
@@ -283,7 +285,7 @@ def deck_table(rules: Rules) -> list[dict[str, Any]]:
 
 
 @admin.register(Variant)
-class VariantAdmin(admin.ModelAdmin):
+class VariantAdmin(StrictLookupsMixin, admin.ModelAdmin):
     """Only superusers add, change or delete variants; moderators may look."""
 
     form = VariantForm
