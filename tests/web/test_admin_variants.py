@@ -343,7 +343,9 @@ NOT_PLAIN_NUMBERS = [
 
 
 @pytest.mark.parametrize("field", ["max_stock_rebuilds", "max_wilds_per_meld", "position", "rounds"])
-@pytest.mark.parametrize("typed", NOT_PLAIN_NUMBERS, ids=lambda typed: typed if len(typed) < 8 else f"{len(typed)} digits")
+@pytest.mark.parametrize(
+    "typed", NOT_PLAIN_NUMBERS, ids=lambda typed: typed if len(typed) < 8 else f"{len(typed)} digits"
+)
 def test_number_fields_refuse_anything_but_a_short_number_in_the_digits_0_to_9(classic, superuser_client, field, typed):
     before = (dict(classic.options), classic.position)
     response = superuser_client.post(change_url(classic), form_data(classic, **{field: typed}))
