@@ -516,3 +516,25 @@ def test_positive_control_without_the_strict_lookups_the_seed_is_read_in_about_6
     assert high == game.seed and requests <= 63
     monkeypatch.undo()
     assert client.get(f"/admin/games/game/?id={game.pk}&seed__gt=0").status_code == 400
+
+
+@pytest.mark.parametrize("label", admin_ids())
+def test_a_nul_in_a_search_term_never_reaches_the_database(dealt, label):
+    """PostgreSQL refuses NUL in text (a 500): the autocomplete's term goes to ``get_search_results`` unchecked."""
+    from django.db.models.query import EmptyQuerySet
+    from django.test import RequestFactory
+
+    model, model_admin = next(item for item in registry() if item[0]._meta.label == label)
+    request = RequestFactory().get("/admin/")
+    request.user = dealt.superuser
+    queryset, _duplicates = model_admin.get_search_results(request, model._default_manager.all(), "a\x00b")
+    assert isinstance(queryset, EmptyQuerySet)
+
+
+def test_the_autocomplete_answers_a_nul_with_nothing(dealt):
+    client = client_for(dealt.superuser)
+    query = {"app_label": "games", "model_name": "seat", "field_name": "game"}
+    found = client.get(f"/admin/autocomplete/?{urlencode({**query, 'term': 'ann'})}")
+    assert found.status_code == 200 and found.json()["results"]
+    refused = client.get(f"/admin/autocomplete/?{urlencode({**query, 'term': 'ann' + chr(0)})}")
+    assert refused.status_code == 200 and refused.json()["results"] == []
