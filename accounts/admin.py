@@ -7,6 +7,7 @@ from typing import Any
 from django.contrib import admin
 from django.contrib.admin.utils import unquote
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
+from django.contrib.auth.models import Group
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
@@ -17,7 +18,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
 from games import services
-from games.admin import ReadOnlyInline, ReasonForm, game_link, moderation_step
+from games.admin import ReadOnlyInline, ReasonForm, StrictLookupsMixin, game_link, moderation_step, restrict_lookups
 from games.models import AuditRecord, Seat
 
 from .models import User
@@ -72,7 +73,7 @@ class AuditByUserInline(ReadOnlyInline):
 
 
 @admin.register(User)
-class UserAdmin(BaseUserAdmin):
+class UserAdmin(StrictLookupsMixin, BaseUserAdmin):
     fieldsets = (
         *(BaseUserAdmin.fieldsets or ()),
         (gettext_lazy("Preferences"), {"fields": ("display_name", "language", "notify_by_email")}),
@@ -178,3 +179,7 @@ class UserAdmin(BaseUserAdmin):
         back = reverse("admin:accounts_user_change", args=[user.pk])
         # Without an action name the step always answers (the page, or a redirect once done).
         return self._deactivate(request, [user], action_name=None, back_url=back) or HttpResponseRedirect(back)
+
+
+# Django's group admin: its list has no filter, so no lookup passes (auth's admin module is loaded first).
+restrict_lookups(admin.site, Group)

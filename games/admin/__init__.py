@@ -8,8 +8,11 @@
   only through the moderation services (abort, hand a seat to a bot), each
   asking for a reason on a confirmation page and writing an audit record.
 * Audit records: read-only for everyone, no add, change or delete.
+* Changelist filters: only the list's own (:mod:`.lookups`): a URL filtering
+  on the seed, the state or the invite token gets a 400.
 """
 
+from .lookups import StrictLookupsMixin, restrict_lookups
 from .moderation import (
     AbortForm,
     AuditRecordAdmin,
@@ -28,6 +31,8 @@ from .moderation import (
 from .variants import VariantAdmin, VariantForm, deck_table, parse_rounds, round_table, rounds_text
 
 __all__ = [
+    "StrictLookupsMixin",
+    "restrict_lookups",
     "VariantAdmin",
     "VariantForm",
     "deck_table",

@@ -29,6 +29,7 @@ from games import services
 from games.engine import Rules, RulesError, wild_rank_label
 from games.models import AuditRecord, BotLevel, Game, Move, RoundResult, Seat
 
+from .lookups import StrictLookupsMixin
 from .variants import rounds_text
 
 # -- moderation: the confirmation page ------------------------------------------------
@@ -273,8 +274,11 @@ def hand_seats_to_bot_step(
     )
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
-    """Staff may look, nobody edits here: what games record changes only through the services."""
+class ReadOnlyAdmin(StrictLookupsMixin, admin.ModelAdmin):
+    """Staff may look, nobody edits here: what games record changes only through the services.
+
+    Filters: only the list's own (:class:`StrictLookupsMixin`), never the seed or the state.
+    """
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

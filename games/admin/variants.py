@@ -22,13 +22,20 @@ from games.engine import Rules, RulesError, wild_rank_label
 from games.engine.rules import MAX_SEATS, MIN_SEATS
 from games.models import Variant
 
+from .lookups import StrictLookupsMixin
+
 #: The rule options, grouped as on the change form (the names of Rules.to_dict()).
 DEAL_OPTIONS = ("rounds", "decks", "jokers_per_deck", "max_stock_rebuilds")
 MELD_OPTIONS = ("aces", "max_wilds_per_meld", "all_wild_melds", "redemption", "bad_go_out_penalty")
 SCORE_OPTIONS = ("ace_points", "face_points", "wild_points", "double_royal_rounds", "jokers_free")
 RULE_OPTIONS = DEAL_OPTIONS + MELD_OPTIONS + SCORE_OPTIONS
 
-_RANGE = re.compile(r"^(\d+)\s*(?:-|–|\.\.)\s*(\d+)$")
+#: Hand sizes are written with the digits 0-9 (``\d`` would take ``١`` too), at most 3 of them.
+_SIZE = r"[0-9]{1,3}"
+_RANGE = re.compile(rf"^({_SIZE})\s*(?:-|–|\.\.)\s*({_SIZE})$", re.ASCII)
+_NUMBER = re.compile(r"-?[0-9]+", re.ASCII)
+#: Digits a number field takes: every option's limit is far below, and ``int()`` of 4,301 digits raises.
+MAX_DIGITS = 6
 
 
 def rounds_text(rounds: Iterable[int]) -> str:
@@ -53,7 +60,7 @@ def parse_rounds(text: str) -> list[int]:
         part = part.strip()
         if not part:
             continue
-        if part.isdigit():
+        if re.fullmatch(_SIZE, part, re.ASCII):
             sizes.append(int(part))
             continue
         match = _RANGE.match(part)
@@ -69,10 +76,37 @@ def parse_rounds(text: str) -> list[int]:
     return sizes
 
 
+class WholeNumberField(forms.IntegerField):
+    """A whole number written with the digits 0-9 (and a leading minus), at most :data:`MAX_DIGITS` of them.
+
+    Django's ``IntegerField`` reads ``int(text)``: it takes ``١`` (an Arabic-Indic one) as 1 and
+    thousands of digits as a number; here both get a form error.
+    """
+
+    def to_python(self, value: Any) -> int | None:
+        if value in self.empty_values:
+            return None
+        text = str(value).strip()
+        if text in self.empty_values:
+            return None
+        if not _NUMBER.fullmatch(text):
+            raise forms.ValidationError(self.error_messages["invalid"], code="invalid")
+        if len(text.lstrip("-")) > MAX_DIGITS:
+            raise forms.ValidationError(
+                _("Enter a number of at most %(digits)s digits.") % {"digits": MAX_DIGITS}, code="too_long"
+            )
+        return int(text)
+
+
 class RoundsField(forms.CharField):
     # Typed in text, cleaned to the list of hand sizes (CharField's to_python returns text).
     def to_python(self, value: Any) -> list[int]:  # type: ignore[override]
-        text = super().to_python(value)
+        text = super().to_python(value) or ""
+        if self.max_length is not None and len(text) > self.max_length:
+            # Before parsing: a refusal then never quotes thousands of characters back.
+            raise forms.ValidationError(
+                _("Write the rounds in at most %(limit)s characters.") % {"limit": self.max_length}, code="max_length"
+            )
         return parse_rounds(text) if text else []
 
 
@@ -110,7 +144,7 @@ class VariantForm(forms.ModelForm):
         choices=[(0, "0"), (1, "1"), (2, "2")],
         help_text=gettext_lazy("Jokers are extra wild cards; an unmelded joker scores 20."),
     )
-    max_stock_rebuilds = forms.IntegerField(
+    max_stock_rebuilds = WholeNumberField(
         label=gettext_lazy("Stock rebuilds"),
         help_text=gettext_lazy(
             "When the stock is empty, the discard pile less its top card is shuffled to "
@@ -127,7 +161,7 @@ class VariantForm(forms.ModelForm):
         ],
         help_text=gettext_lazy("High or low: an Ace may sit below 2 or above K in a run (still no wrap-around)."),
     )
-    max_wilds_per_meld = forms.IntegerField(
+    max_wilds_per_meld = WholeNumberField(
         label=gettext_lazy("Wild cards per meld"),
         required=False,
         widget=forms.NumberInput(attrs={"placeholder": gettext_lazy("unlimited")}),
@@ -200,6 +234,7 @@ class VariantForm(forms.ModelForm):
     class Meta:
         model = Variant
         fields = ("name", "slug", "description", "is_active", "position")
+        field_classes = {"position": WholeNumberField}
         labels = {"is_active": gettext_lazy("Enabled")}
         help_texts = {
             "is_active": gettext_lazy(
@@ -283,7 +318,7 @@ def deck_table(rules: Rules) -> list[dict[str, Any]]:
 
 
 @admin.register(Variant)
-class VariantAdmin(admin.ModelAdmin):
+class VariantAdmin(StrictLookupsMixin, admin.ModelAdmin):
     """Only superusers add, change or delete variants; moderators may look."""
 
     form = VariantForm

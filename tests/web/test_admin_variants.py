@@ -325,3 +325,65 @@ def test_staff_given_the_change_variant_permission_still_cannot_change_variants(
     assert client.post(change_url(classic), form_data(classic, rounds="3-4")).status_code == 403
     classic.refresh_from_db()
     assert classic.options == before
+
+
+# -- numbers typed by hand: digits 0-9 only, and not thousands of them ------------------------------
+
+NOT_PLAIN_NUMBERS = [
+    "²",  # a superscript two: str.isdigit() says yes, int() raises
+    "١",  # an Arabic-Indic one: int() reads it as 1
+    "٣",
+    "1e5",
+    "1.5",
+    "0x10",
+    "+-1",
+    "9" * 4300,  # the most digits int() reads
+    "9" * 4301,  # int() raises
+]
+
+
+@pytest.mark.parametrize("field", ["max_stock_rebuilds", "max_wilds_per_meld", "position", "rounds"])
+@pytest.mark.parametrize(
+    "typed", NOT_PLAIN_NUMBERS, ids=lambda typed: typed if len(typed) < 8 else f"{len(typed)} digits"
+)
+def test_number_fields_refuse_anything_but_a_short_number_in_the_digits_0_to_9(classic, superuser_client, field, typed):
+    before = (dict(classic.options), classic.position)
+    response = superuser_client.post(change_url(classic), form_data(classic, **{field: typed}))
+    assert response.status_code == 200
+    errors = response.context["adminform"].form.errors
+    assert list(errors) == [field], errors
+    assert len(errors[field][0]) < 200  # the refusal never quotes thousands of digits back
+    classic.refresh_from_db()
+    assert (classic.options, classic.position) == before
+
+
+@pytest.mark.parametrize("typed", ["3-²", "٣-١٣", "3-" + "9" * 4300, "3, " + "4" * 50, "1000"])
+def test_rounds_refuse_other_digits_and_huge_sizes(classic, superuser_client, typed):
+    before = dict(classic.options)
+    response = superuser_client.post(change_url(classic), form_data(classic, rounds=typed))
+    assert response.status_code == 200
+    assert list(response.context["adminform"].form.errors) == ["rounds"]
+    classic.refresh_from_db()
+    assert classic.options == before
+
+
+def test_the_add_form_refuses_the_same_numbers(superuser_client, classic):
+    for typed in ("²", "١", "9" * 4301):
+        response = superuser_client.post(
+            "/admin/games/variant/add/", form_data(classic, slug="new-one", max_stock_rebuilds=typed)
+        )
+        assert response.status_code == 200
+        assert "max_stock_rebuilds" in response.context["adminform"].form.errors
+    assert not Variant.objects.filter(slug="new-one").exists()
+
+
+def test_plain_numbers_still_pass(classic, superuser_client):
+    response = superuser_client.post(
+        change_url(classic),
+        form_data(classic, rounds=" 3 - 5, 7 ", max_stock_rebuilds=" 12 ", max_wilds_per_meld="2", position="007"),
+    )
+    assert response.status_code == 302, response.context["adminform"].form.errors
+    classic.refresh_from_db()
+    assert classic.options["rounds"] == [3, 4, 5, 7]
+    assert classic.options["max_stock_rebuilds"] == 12 and classic.options["max_wilds_per_meld"] == 2
+    assert classic.position == 7
