@@ -30,7 +30,7 @@ from django.urls import URLPattern, reverse
 from accounts.models import User
 from games import services
 from games.admin import GameAdmin, StrictLookupsMixin
-from games.engine import PHASE_DRAW, GameState
+from games.engine import GameState, Phase
 from games.models import AuditRecord, Game, Move, RoundResult
 
 from .conftest import state_fingerprint
@@ -54,6 +54,7 @@ class World:
     finished: Game
     superuser: Any
     moderator: Any
+    fair: Game  # a provably fair (shuffle version 2) game in play, by dan
     hidden_cards: set[str] = field(default_factory=set)
     secrets: dict[str, str] = field(default_factory=dict)  # what -> the text that must not appear
 
@@ -74,7 +75,7 @@ def play_until_a_round_is_scored(game: Game, users: dict[int, Any]) -> None:
         state = GameState.from_dict(game.state)
         position = state.current_seat
         assert position is not None and position in users, "a bot is to move after its turn"
-        if state.phase == PHASE_DRAW:
+        if state.phase == Phase.DRAW:
             action = {"type": "draw", "source": "stock" if state.stock else "discard"}
         else:
             hand = state.hands[position]
@@ -125,6 +126,11 @@ def build_world(make_user: Any, classic: Any, role_client: Any, *, play: bool) -
         creator=cleo, variant=classic, seat_count=2, bot_count=1, options={"rounds": [3]}, seed=SEED_FINISHED
     )
     services.seat_hand_to_bot(game_id=finished.pk, position=0, moderator=moderator, reason=REASON)
+    # A provably fair (shuffle version 2) game in play: its server seed is as secret as a seed.
+    dan = make_user("dan")
+    fair = services.game_create(creator=dan, variant=classic, seat_count=2, bot_count=1, options={"rounds": [3, 4]})
+    fair.refresh_from_db()
+    assert fair.in_play and fair.server_seed
     for game in (in_play, open_game, finished):
         game.refresh_from_db()
     # A user's page shows the first 2 characters of the password's salt ("salt: 2C******"): random text that
@@ -145,9 +151,10 @@ def build_world(make_user: Any, classic: Any, role_client: Any, *, play: bool) -
     secrets = {
         f"the seed of game #{in_play.pk} (in play)": str(in_play.seed),
         f"the seed of game #{open_game.pk} (open)": str(open_game.seed),
+        f"the server seed of game #{fair.pk} (in play)": fair.server_seed,
         **{f"the invite token of game #{g.pk}": g.invite_token for g in (in_play, open_game, finished)},
     }
-    return World(in_play, open_game, finished, superuser, moderator, hidden, secrets)
+    return World(in_play, open_game, finished, superuser, moderator, fair, hidden, secrets)
 
 
 @pytest.fixture
@@ -207,7 +214,7 @@ def sample_objects(model: type[Model], size: int = 6) -> list[Model]:
     """Objects whose pages the walk opens: those of the game in play first (its latest moves), then others."""
     objects = model._default_manager.order_by("-pk")
     if any(f.name == "game" for f in model._meta.get_fields()):
-        in_play = Game.objects.get(status=Game.Status.ACTIVE)
+        in_play = Game.objects.get(status=Game.Status.ACTIVE, shuffle_version=1)  # build_world's ``in_play``
         return [*objects.filter(game=in_play)[: size - 2], *objects.exclude(game=in_play)[:2]]
     return list(objects[:size])
 
@@ -350,7 +357,12 @@ def hidden_lookups(world: World, prefix: str) -> list[dict[str, str]]:
     """Filters on the hidden fields of a game reached through ``prefix``; ``?id=N&...`` with the first."""
     game = world.in_play
     seed = game.seed
+    assert seed is not None
+    fair = world.fair
     lookups = [
+        {f"{prefix}server_seed__startswith": fair.server_seed[:1]},
+        {f"{prefix}server_seed": fair.server_seed},
+        {f"{prefix}state__shuffle__server_seed__startswith": fair.server_seed[:1]},
         {f"{prefix}seed__gt": str(seed - 1)},
         {f"{prefix}seed": str(seed)},
         {f"{prefix}seed__range": f"{seed - 10},{seed + 10}"},
@@ -439,10 +451,10 @@ def test_the_game_lists_filters_find_the_games(dealt):
         return {game.pk for game in response.context["cl"].result_list}
 
     day = dealt.in_play.created_at
-    assert listed("status__exact=active") == {dealt.in_play.pk}
+    assert listed("status__exact=active") == {dealt.in_play.pk, dealt.fair.pk}
     assert listed(f"player=ann&created_at__year={day.year}&created_at__month={day.month}") == {dealt.in_play.pk}
     assert listed("q=cleo") == {dealt.open.pk, dealt.finished.pk}
-    assert listed("o=-1&p=0") == {dealt.in_play.pk, dealt.open.pk, dealt.finished.pk}
+    assert listed("o=-1&p=0") == {dealt.in_play.pk, dealt.open.pk, dealt.finished.pk, dealt.fair.pk}
 
 
 BAD_VALUES = ["abc", "²", "١", "9" * 30, "9" * 4301, "99999-01-01", "\x00", ""]
