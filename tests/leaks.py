@@ -23,8 +23,9 @@ and reports every way a secret shows in it:
     reference, checked like words below.
 ``word``
     A card named in words outside the markup: "10 of hearts", "10♥" (the
-    recent-moves list) or a bare code ``TH`` as a token of text (the admin's
-    move log and round results, JSON).  Words are checked by presence: a code
+    recent-moves list) or a bare code ``TH`` as a word of text (the admin's
+    move log and round results, JSON; not inside a random string such as a
+    password salt the admin shows as ``6H****`` or a token).  Words are checked by presence: a code
     leaks when it is secret and no public source ever named it in this game
     (the cards above, the whole discard pile, every card a public engine event named: discards,
     draws from the discard pile, up cards, melds laid; every finished round).
@@ -60,6 +61,9 @@ from games.engine import GameState, RoundResult, view
 
 #: A card code standing alone, upper case as the site writes it ("TH", "XX").
 CODE_RE = re.compile(r"(?<![A-Za-z0-9])([A2-9TJQK][CDHS]|XX)(?![A-Za-z0-9])")
+#: A card code as a word of text: not a piece of a random string (a password salt shown as "6H****",
+#: a token "ab-7H_cd" or a path), which may hold any two characters.
+CODE_WORD_RE = re.compile(r"(?<![A-Za-z0-9_*/+=.-])([A2-9TJQK][CDHS]|XX)(?![A-Za-z0-9_*/+=-])")
 #: A card's name as presentation.card_face writes it in English ("10 of hearts", "ace of spades", "joker").
 NAME_RE = re.compile(r"\b(ace|10|[2-9]|jack|queen|king) of (clubs|diamonds|hearts|spades)\b|\b(joker)\b", re.I)
 #: A card as rank and suit symbol ("10♥", "A♠"), as the recent-moves list and the go-out button write it.
@@ -132,7 +136,7 @@ def words(text: str) -> set[str]:
     """Every card ``text`` names: by name, by rank and suit symbol, or by bare code."""
     named = {_name_code(m) for m in NAME_RE.finditer(text)}
     named |= {_symbol_code(m) for m in SYMBOL_RE.finditer(text)}
-    named |= set(CODE_RE.findall(text))
+    named |= set(CODE_WORD_RE.findall(text))
     return named
 
 

@@ -596,9 +596,22 @@ def test_the_checker_sees_names_symbols_dumps_and_secret_strings(dealt):
     ]
     for body, caught in cases:
         assert caught(find_leaks(body, secrets)), body
-    # Public words are not leaks: the top discard by name, a finished round's cards on its summary page.
+    # Random strings are not card words: a password salt the admin shows masked, a token, a path.
+    assert find_leaks(f"<p>salt: {never_seen}******</p><p>ab-{never_seen}_cd /x/{never_seen}/</p>", secrets) == []
+    # Public words are not leaks: the top discard by name.
     top = state.discard_pile[-1].code
     assert find_leaks(f"<p>{presentation.card_face(top)['name']}</p>", secrets) == []
+
+
+def test_a_finished_rounds_cards_are_allowed_on_its_summary_page_only_as_often_as_it_had_them(dealt):
+    game, _, _ = dealt
+    secrets = game_secrets(game, None)
+    hidden = next(code for code in secrets.hidden if code not in secrets.said)
+    one = render_to_string("games/_card.html", {"card": presentation.card_face(hidden)})
+    past_round = Counter({hidden: 1})  # as if the round before had ended with this card in someone's melds
+    assert find_leaks(one, secrets, extra_shown=past_round) == []
+    assert [leak.kind for leak in find_leaks(one + one, secrets, extra_shown=past_round)] == ["card"]
+    assert [leak.kind for leak in find_leaks(one, secrets)] == ["card"]
 
 
 def test_the_checker_reads_websocket_messages(dealt):
