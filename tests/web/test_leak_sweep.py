@@ -12,12 +12,12 @@ The games (rules cut to two rounds of 3 and 4 cards):
 The parties: ann and bob (players), ``watcher`` (signed in, no seat), an anonymous
 visitor, a moderator (staff in the "Moderators" group) and a superuser; the two staff
 also walk the admin.  People move through the HTTP play endpoint (the bots' choice for
-them); the bots move by themselves.  After every person's move, each party fetches
-every page it may reach:
+them); the bots move by themselves.  Each party fetches every page it may reach (when:
+see the cadences below):
 
 * every named URL of the site, read from the URL resolver (games/urls.py,
   accounts/urls.py, i18n), reversed with each game, each round played so far, each
-  party's name, the invite token (the real one for its players); the table page and
+  player's and the watcher's name, the invite token (the real one for its players); the table page and
   its partial ``/games/<id>/table/``; after the end, replay steps.  A URL added later
   is swept as well; one whose arguments the sweep cannot fill fails the test;
 * for the staff: the admin index and app pages and every URL of every model admin
@@ -41,7 +41,10 @@ What a party may not see at one moment is computed from the engine state
 (``tests.leaks.secrets_of``): other seats' hands and the stock while the game is in
 play (the discard pile's top, the melds on the table and finished rounds are public;
 at the end everything is), the seed while the game is in play, and the invite token
-for anyone without a seat.  ``tests.leaks.find_leaks`` says how a page is read.
+for anyone without a seat.  ``tests.leaks.find_leaks`` says how a page is read (the
+rules pages' examples, "7♣ 7♦ 7♠", read before any game exists, are allowed there).
+A leak fails the test as "party GET url: kind card" (or "party WS path: ..."); the
+test prints its figures (moves, pages by status, card elements read, messages, time).
 
 Positive controls: at the first move the selector that builds ann's table is patched
 to slip one of bob's cards into her hand, and the same fetch-and-check must report
