@@ -228,12 +228,13 @@ def secrets_of(
     *,
     events: Iterable[Mapping[str, Any]] = (),
     seed: int | None = None,
+    server_seed: str = "",
     invite_token: str = "",
 ) -> Secrets:
     """What ``seat`` (``None``: anyone without a seat) may not see now, from the engine state alone.
 
     ``events``: the game's public engine events so far (what anyone saw happen);
-    ``seed``: secret while the game is in play; ``invite_token``: pass it for a party
+    ``seed`` (shuffle version 1) and ``server_seed`` (version 2): secret while the game is in play; ``invite_token``: pass it for a party
     without a seat (the players are shown their invite link).
     """
     strings = {invite_token} if invite_token else set()
@@ -258,6 +259,8 @@ def secrets_of(
     if seed is not None:
         assert len(str(seed)) >= 8, "a seed this short would be found in any page by chance: use a long one"
         strings.add(str(seed))
+    if server_seed:
+        strings.add(server_seed)
     # The engine's own view must agree that these cards are hidden (a check of this helper).
     seen = view(state, seat)
     assert seen.hands is None and seen.stock is None

@@ -148,6 +148,7 @@ def game_secrets(game: Game, seat: int | None) -> Secrets:
         seat,
         events=public_events(game),
         seed=game.seed,
+        server_seed=game.server_seed,
         invite_token="" if seat is not None else game.invite_token,
     )
 
@@ -443,8 +444,7 @@ def test_no_party_ever_sees_a_card_it_may_not(make_user, classic, django_user_mo
         variant=classic,
         seat_count=2,
         bot_count=1,
-        options={"rounds": ROUNDS},
-        seed=5_118_604_927_330_271,
+        options={"rounds": ROUNDS},  # no seed: a provably fair game, whose server seed is secret in play
         is_private=True,
         spectators_allowed=False,
     )
