@@ -234,8 +234,8 @@ def secrets_of(
     """What ``seat`` (``None``: anyone without a seat) may not see now, from the engine state alone.
 
     ``events``: the game's public engine events so far (what anyone saw happen);
-    ``seed`` (shuffle version 1) and ``server_seed`` (version 2): secret while the game is in play; ``invite_token``: pass it for a party
-    without a seat (the players are shown their invite link).
+    ``seed`` (shuffle version 1) and ``server_seed`` (version 2): secret while the game is in play;
+    ``invite_token``: pass it for a party without a seat (the players are shown their invite link).
     """
     strings = {invite_token} if invite_token else set()
     if state.is_over:  # everything is shown at the end (the invite token stays the players')
