@@ -9,6 +9,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 
 from games.engine import JOKER, RANK_CHARS, RoundEnd, RoundResult, wild_rank_chars, wild_rank_label
 
@@ -22,12 +23,43 @@ SUIT_ORDER = {"S": 0, "H": 1, "C": 2, "D": 3, JOKER.suit: 4}
 SORTS = ("suit", "rank")
 
 
-def suit_name(suit: str) -> str:
-    return {"C": _("clubs"), "D": _("diamonds"), "H": _("hearts"), "S": _("spades")}.get(suit, "")
+def card_name(rank: str, suit: str) -> str:
+    """A card's full name, "seven of hearts", translated whole.
 
-
-def rank_name(rank: str) -> str:
-    return {"A": _("ace"), "J": _("jack"), "Q": _("queen"), "K": _("king")}.get(rank, RANK_LABELS.get(rank, rank))
+    Each card name is one message per suit (and per face card), because
+    languages build it differently: Czech makes the suit an adjective that
+    agrees with the rank ("srdcové eso", "srdcová dáma"), Afrikaans a compound
+    ("harte-aas"), so a name pieced together from a rank and a suit word
+    cannot be translated.
+    """
+    faces = {
+        ("A", "C"): pgettext("card", "ace of clubs"),
+        ("A", "D"): pgettext("card", "ace of diamonds"),
+        ("A", "H"): pgettext("card", "ace of hearts"),
+        ("A", "S"): pgettext("card", "ace of spades"),
+        ("J", "C"): pgettext("card", "jack of clubs"),
+        ("J", "D"): pgettext("card", "jack of diamonds"),
+        ("J", "H"): pgettext("card", "jack of hearts"),
+        ("J", "S"): pgettext("card", "jack of spades"),
+        ("Q", "C"): pgettext("card", "queen of clubs"),
+        ("Q", "D"): pgettext("card", "queen of diamonds"),
+        ("Q", "H"): pgettext("card", "queen of hearts"),
+        ("Q", "S"): pgettext("card", "queen of spades"),
+        ("K", "C"): pgettext("card", "king of clubs"),
+        ("K", "D"): pgettext("card", "king of diamonds"),
+        ("K", "H"): pgettext("card", "king of hearts"),
+        ("K", "S"): pgettext("card", "king of spades"),
+    }
+    if (rank, suit) in faces:
+        return faces[rank, suit]
+    number = RANK_LABELS.get(rank, rank)
+    numbered = {
+        "C": pgettext("card", "%(number)s of clubs"),
+        "D": pgettext("card", "%(number)s of diamonds"),
+        "H": pgettext("card", "%(number)s of hearts"),
+        "S": pgettext("card", "%(number)s of spades"),
+    }
+    return numbered[suit] % {"number": number}
 
 
 def card_face(code: str, wild_ranks: Iterable[str] = ()) -> dict[str, Any]:
@@ -37,7 +69,7 @@ def card_face(code: str, wild_ranks: Iterable[str] = ()) -> dict[str, Any]:
         return {"code": code, "rank": "★", "suit": "", "color": "joker", "wild": True, "name": _("joker (wild)")}
     rank, suit = code[0], code[1]
     wild = rank in set(wild_ranks)
-    name = _("%(rank)s of %(suit)s") % {"rank": rank_name(rank), "suit": suit_name(suit)}
+    name = card_name(rank, suit)
     if wild:
         name = _("%(card)s (wild)") % {"card": name}
     return {
