@@ -15,7 +15,8 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from games.engine import GameState, Rules, view, wild_rank_label
+from games.engine import JOKER, GameState, Rules, parse_cards, view, wild_rank_chars, wild_rank_label
+from games.engine.rules import JOKER_POINTS
 
 from . import presentation
 from .history.ratings import places
@@ -269,3 +270,89 @@ def rules_summary(rules: Rules) -> list[tuple[str, str]]:
         (_("Stock rebuilds before the round ends"), str(d["max_stock_rebuilds"])),
     ]
     return rows
+
+
+def _first_fitting(candidates: list[list[str]], wild: set[str]) -> list[str] | None:
+    """The first list of card codes none of whose ranks is wild (a natural example), if any."""
+    return next((codes for codes in candidates if not any(code[0] in wild for code in codes)), None)
+
+
+def rules_text(rules: Rules, *, seat_count: int | None = None) -> dict[str, Any]:
+    """What the rules page needs to write its sentences for this variant (and, for a game, its table).
+
+    The template picks each sentence from these facts; the example melds are laid out for the variant's
+    first round (its wild rank) and are valid melds under its options.
+    """
+    rounds = list(rules.rounds)
+    climb = len(rounds) > 1 and rounds == list(range(rounds[0], rounds[-1] + 1))
+    peak = rounds.index(max(rounds))
+    up, down = rounds[: peak + 1], rounds[peak + 1 :]
+    up_and_down = (
+        bool(down)
+        and up == list(range(up[0], up[-1] + 1))
+        and down[0] in (up[-1], up[-1] - 1)
+        and down == list(range(down[0], down[-1] - 1, -1))
+    )
+    size = rounds[0]
+    wild_chars = wild_rank_chars(size)
+    wild = set(wild_chars)
+    wild_card = f"{wild_chars[0]}H"
+    examples: list[dict[str, Any]] = []
+
+    def example(kind: str, codes: list[str] | None) -> None:
+        if codes is not None:
+            examples.append({"kind": kind, "cards": presentation.card_faces(codes, wild_chars)})
+
+    example("set", _first_fitting([["7C", "7D", "7S"], ["9C", "9D", "9S"]], wild))
+    example("run", _first_fitting([["AH", "2H", "3H"], ["4H", "5H", "6H"], ["8H", "9H", "TH"]], wild))
+    pair = _first_fitting([["9C", "9S"], ["4C", "4S"]], wild)
+    example("set_wild", pair and [*pair, wild_card])
+    gap = _first_fitting([["8S", "9S", "TS"], ["4S", "5S", "6S"]], wild)
+    example("run_wild", gap and [gap[0], wild_card, gap[2]])
+    if rules.aces_high:
+        example("run_high", _first_fitting([["QD", "KD", "AD"]], wild))
+    if rules.jokers_per_deck:
+        ends = _first_fitting([["JD", "QD", "KD"], ["5D", "6D", "7D"]], wild)
+        example("run_joker", ends and [ends[0], JOKER.code, ends[2]])
+    leftover = (_first_fitting([["KS", "QD", "AC"], ["7S", "4D", "9C"]], wild) or []) + [wild_card]
+    if rules.jokers_per_deck:
+        leftover.append(JOKER.code)
+    score_points = sum(rules.card_points(card, size) for card in parse_cards(leftover)) * rules.round_multiplier(size)
+    decks = None if rules.decks == "auto" else int(rules.decks)
+    table_decks = rules.deck_count(seat_count) if seat_count else None
+    doubled = [r for r in dict.fromkeys(rounds) if rules.round_multiplier(r) == 2]
+    max_wilds = rules.max_wilds_per_meld
+    return {
+        "round_count": len(rounds),
+        "rounds_shape": "up_and_down" if up_and_down else "climb" if climb else "list",
+        "first_size": rounds[0],
+        "last_size": rounds[-1],
+        "peak_size": max(rounds),
+        "sizes": ", ".join(str(r) for r in rounds),
+        "has_ace_two_rounds": any(r >= 14 for r in rounds),
+        "decks": decks,
+        "seat_count": seat_count,
+        "table_decks": table_decks,
+        "several_decks": (table_decks or decks or 2) > 1,
+        "jokers": rules.jokers_per_deck,
+        "aces_high": rules.aces_high,
+        "max_wilds": max_wilds,
+        "all_wild_melds": rules.all_wild_melds and (max_wilds is None or max_wilds >= 3),
+        "example_size": size,
+        "example_wild": wild_rank_label(size),
+        "examples": examples,
+        "ace_points": rules.ace_points,
+        "royal_points": rules.face_points == "11-12-13",
+        "wild_points": None if rules.wild_points == "face" else rules.wild_points,
+        "joker_points": JOKER_POINTS,
+        "jokers_free": rules.jokers_free,
+        "doubled_rounds": ", ".join(str(r) for r in doubled),
+        "redemption": rules.redemption,
+        "bad_go_out_penalty": rules.bad_go_out_penalty,
+        "max_stock_rebuilds": rules.max_stock_rebuilds,
+        "score_example": {
+            "cards": presentation.card_faces(leftover, wild_chars),
+            "points": score_points,
+            "doubled": rules.round_multiplier(size) == 2,
+        },
+    }

@@ -331,6 +331,7 @@ def rules(request: HttpRequest, game_id: int | None = None) -> HttpResponse:
             "game": game,
             "variant_name": variant_name,
             "options": selectors.rules_summary(variant_rules),
+            "text": selectors.rules_text(variant_rules, seat_count=game.seat_count if game is not None else None),
             "variants": Variant.objects.filter(is_active=True),
         },
     )

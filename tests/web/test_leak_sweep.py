@@ -42,7 +42,8 @@ What a party may not see at one moment is computed from the engine state
 play (the discard pile's top, the melds on the table and finished rounds are public;
 at the end everything is), the seed while the game is in play, and the invite token
 for anyone without a seat.  ``tests.leaks.find_leaks`` says how a page is read (the
-rules pages' examples, "7♣ 7♦ 7♠", read before any game exists, are allowed there).
+rules pages' examples, "7♣ 7♦ 7♠" and the example melds drawn as cards, read before any game
+exists, are allowed there).
 A leak fails the test as "party GET url: kind card" (or "party WS path: ..."); the
 test prints its figures (moves, pages by status, card elements read, messages, time).
 
@@ -78,7 +79,17 @@ from games import bots, presentation, selectors, services
 from games.engine import GameState, view
 from games.live import consumers
 from games.models import Game, Move, RoundResult, Variant
-from tests.leaks import Leak, Secrets, find_leaks, find_leaks_in_message, result_cards, secrets_of, text_of, words
+from tests.leaks import (
+    Leak,
+    Secrets,
+    card_marks,
+    find_leaks,
+    find_leaks_in_message,
+    result_cards,
+    secrets_of,
+    text_of,
+    words,
+)
 from tests.live.conftest import session_cookie
 from tests.web.conftest import logged_in, post_action
 from threethirteen_site.asgi import application
@@ -190,6 +201,8 @@ class Sweep:
     parties: list[Party]
     #: Cards the rules pages name whatever the game (their examples), read before any game existed.
     rules_examples: frozenset[str] = frozenset()
+    #: Card elements the rules pages draw whatever the game (their example melds), read likewise.
+    rules_example_cards: Counter[str] = field(default_factory=Counter)
     pages: int = 0
     #: Card elements (data-card) read on the pages: the checker had cards to look at.
     cards_read: int = 0
@@ -239,6 +252,8 @@ class Sweep:
         body = response.content.decode()
         self.cards_read += body.count('data-card="')
         said = self.rules_examples if name in ("games:rules", "games:game_rules") else frozenset()
+        if name in ("games:rules", "games:game_rules"):
+            extra = (extra or Counter()) + self.rules_example_cards
         for leak in find_leaks(body, secrets, extra_shown=extra, extra_said=said):
             self.leaks.append(f"{party.name} GET {url}: {leak}")
         return response
@@ -420,8 +435,11 @@ def leak_into_anns_hand(game: Game, ann: Party, bob: Party, monkeypatch: pytest.
 
 @pytest.mark.slow
 def test_no_party_ever_sees_a_card_it_may_not(make_user, classic, django_user_model, monkeypatch):
-    rules_examples = frozenset(words(text_of(Client().get(reverse("games:rules")).content.decode())))
+    rules_page = Client().get(reverse("games:rules")).content.decode()
+    rules_examples = frozenset(words(text_of(rules_page)))
     assert rules_examples  # "7♣ 7♦ 7♠", "A♥ 2♥ 3♥": read before any game exists
+    rules_example_cards = card_marks(rules_page)[0]
+    assert rules_example_cards["7C"] == 1  # the example melds, drawn as cards, likewise
     ann_user, bob_user, watcher_user = make_user("ann"), make_user("bob"), make_user("watcher")
     moderator_user = django_user_model.objects.create_user(
         username="moderator", email="moderator@example.com", password="a-long-pass-phrase-42", is_staff=True
@@ -460,7 +478,12 @@ def test_no_party_ever_sees_a_card_it_may_not(make_user, classic, django_user_mo
         Party("moderator", moderator_user, logged_in(moderator_user), staff=True),
         Party("superuser", superuser, logged_in(superuser), staff=True),
     ]
-    sweep = Sweep(games=[public, private], parties=parties, rules_examples=rules_examples)
+    sweep = Sweep(
+        games=[public, private],
+        parties=parties,
+        rules_examples=rules_examples,
+        rules_example_cards=rules_example_cards,
+    )
     players = {public.pk: {0: ann.client, 1: bob.client}, private.pk: {0: ann.client}}
 
     # Every party opens every socket; those who may not watch a game (or are not signed in) are refused.
