@@ -241,7 +241,8 @@ def rules_summary(rules: Rules) -> list[tuple[str, str]]:
     rows = [
         (
             _("Rounds"),
-            _("%(count)s: %(sizes)s cards") % {"count": len(rounds), "sizes": ", ".join(str(r) for r in rounds)},
+            ngettext("%(count)s round (hand sizes %(sizes)s)", "%(count)s rounds (hand sizes %(sizes)s)", len(rounds))
+            % {"count": len(rounds), "sizes": ", ".join(str(r) for r in rounds)},
         ),
         (_("Decks"), _("one per two players") if d["decks"] == "auto" else str(d["decks"])),
         (_("Jokers per deck"), str(d["jokers_per_deck"])),
@@ -265,7 +266,8 @@ def rules_summary(rules: Rules) -> list[tuple[str, str]]:
             _("Failed go-out"),
             _("refused")
             if d["bad_go_out_penalty"] is None
-            else _("costs %(points)s points") % {"points": d["bad_go_out_penalty"]},
+            else ngettext("costs %(points)s point", "costs %(points)s points", d["bad_go_out_penalty"])
+            % {"points": d["bad_go_out_penalty"]},
         ),
         (_("Stock rebuilds before the round ends"), str(d["max_stock_rebuilds"])),
     ]

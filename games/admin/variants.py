@@ -16,7 +16,7 @@ from django.contrib import admin
 from django.http import HttpRequest, HttpResponse
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, ngettext
 
 from games.engine import Rules, RulesError, wild_rank_label
 from games.engine.rules import MAX_SEATS, MIN_SEATS
@@ -93,7 +93,13 @@ class WholeNumberField(forms.IntegerField):
             raise forms.ValidationError(self.error_messages["invalid"], code="invalid")
         if len(text.lstrip("-")) > MAX_DIGITS:
             raise forms.ValidationError(
-                _("Enter a number of at most %(digits)s digits.") % {"digits": MAX_DIGITS}, code="too_long"
+                ngettext(
+                    "Enter a number of at most %(digits)s digit.",
+                    "Enter a number of at most %(digits)s digits.",
+                    MAX_DIGITS,
+                )
+                % {"digits": MAX_DIGITS},
+                code="too_long",
             )
         return int(text)
 
@@ -105,7 +111,13 @@ class RoundsField(forms.CharField):
         if self.max_length is not None and len(text) > self.max_length:
             # Before parsing: a refusal then never quotes thousands of characters back.
             raise forms.ValidationError(
-                _("Write the rounds in at most %(limit)s characters.") % {"limit": self.max_length}, code="max_length"
+                ngettext(
+                    "Write the rounds in at most %(limit)s character.",
+                    "Write the rounds in at most %(limit)s characters.",
+                    self.max_length,
+                )
+                % {"limit": self.max_length},
+                code="max_length",
             )
         return parse_rounds(text) if text else []
 

@@ -13,6 +13,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from games.models import AuditRecord, BotLevel, Game, Seat
 
@@ -31,7 +32,13 @@ def moderation_reason(reason: Any) -> str:
         raise GameError("reason_missing", _("Give a reason: it is kept in the audit log."))
     if len(text) > REASON_MAX_LENGTH:
         raise GameError(
-            "reason_too_long", _("Keep the reason under %(count)s characters.") % {"count": REASON_MAX_LENGTH}
+            "reason_too_long",
+            ngettext(
+                "Keep the reason under %(count)s character.",
+                "Keep the reason under %(count)s characters.",
+                REASON_MAX_LENGTH,
+            )
+            % {"count": REASON_MAX_LENGTH},
         )
     return text
 
