@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 PORT ?= 8000
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-fast lint format install clean
+.PHONY: run test test-fast lint format install catalogs clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -16,13 +16,21 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
+# The message catalogs, compiled in pure Python (polib: no msgfmt needed), whenever a .po
+# changed; the .mo files are git-ignored build products (threethirteen_site/catalogs.py).
+PO_FILES := $(wildcard locale/*/LC_MESSAGES/*.po)
+MO_FILES := $(PO_FILES:.po=.mo)
+catalogs: $(MO_FILES)
+$(MO_FILES) &: $(PO_FILES) | $(STAMP)
+	$(PY) manage.py compile_catalogs --force --verbosity 0
+
 # Migrating seeds the built-in variants (data migration); load_variants adds any
 # preset that a later engine version brought; rate_games rates finished games
 # that ended before ratings existed (a no-op afterwards).  Bots need no set-up:
 # they are seats, not user accounts.  runserver is daphne's, so it serves ASGI.
 # The move clock (gameclock: timeouts and turn e-mails) runs in the background
 # beside it and is stopped when the server stops.
-run: $(STAMP)
+run: $(STAMP) catalogs
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py load_variants
 	$(PY) manage.py rate_games
@@ -33,7 +41,7 @@ run: $(STAMP)
 # Every test, whatever its marker (CI runs them all).  To leave some out, pass
 # pytest's -m through ARGS, e.g. make test ARGS='-m "not browser and not slow"'
 # (markers: slow, browser, redis; see pyproject.toml).
-test: $(STAMP)
+test: $(STAMP) catalogs
 	$(PY) -m pytest $(ARGS)
 
 # The rules and the bots alone, in seconds: without pytest-django, and the run
@@ -52,4 +60,4 @@ format: $(STAMP)
 	$(VENV)/bin/ruff format .
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .hypothesis $(MO_FILES)

@@ -6,7 +6,7 @@ from django.conf import settings
 from django.contrib.auth.forms import UserCreationForm
 from django.utils.translation import gettext_lazy as _
 
-from .models import User
+from .models import User, time_zone_names, validate_time_zone
 from .names import name_key, reserved_reason
 
 
@@ -17,14 +17,30 @@ def _refuse_reserved(name: str) -> str:
     return name
 
 
+def _time_zone_choices() -> list[tuple[str, str]]:
+    return [("", str(_("Same as my browser"))), *((name, name.replace("_", " ")) for name in time_zone_names())]
+
+
 class SignUpForm(UserCreationForm):
     email = forms.EmailField(
         label=_("E-mail"), help_text=_("Used only to reset your password and, if you ask, for turn notices.")
     )
+    # Filled by games/static/games/timezone.js with the browser's zone; a bad value is dropped, not refused.
+    time_zone = forms.CharField(
+        required=False, max_length=64, widget=forms.HiddenInput(attrs={"data-browser-time-zone": ""})
+    )
 
     class Meta(UserCreationForm.Meta):  # type: ignore[name-defined]  # django-stubs does not declare this Meta
         model = User
-        fields = ("username", "email")
+        fields = ("username", "email", "time_zone")
+
+    def clean_time_zone(self) -> str:
+        zone = self.cleaned_data.get("time_zone") or ""
+        try:
+            validate_time_zone(zone)
+        except forms.ValidationError:
+            return ""
+        return zone
 
     def clean_username(self) -> str:
         # Django's own check (a user name taken, whatever its case) first: it answers None after
@@ -37,13 +53,21 @@ class SignUpForm(UserCreationForm):
 class ProfileForm(forms.ModelForm):
     class Meta:
         model = User
-        fields = ("display_name", "email", "language", "notify_by_email")
+        fields = ("display_name", "email", "language", "time_zone", "notify_by_email")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         language = self.fields["language"]
         assert isinstance(language, forms.ChoiceField)  # the model field has choices
         language.choices = [("", _("Same as my browser")), *settings.LANGUAGES]
+        model_field = User._meta.get_field("time_zone")
+        self.fields["time_zone"] = forms.TypedChoiceField(
+            label=model_field.verbose_name,
+            help_text=model_field.help_text,
+            required=False,
+            choices=_time_zone_choices(),
+            empty_value="",
+        )
 
     def clean_display_name(self) -> str:
         # Invisible characters (zero-width spaces and joiners, direction marks) only help to pose.

@@ -1,4 +1,7 @@
+import functools
+import zoneinfo
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractUser
@@ -8,6 +11,23 @@ from django.db.models.functions import Lower
 from django.utils.translation import gettext_lazy as _
 
 from .names import name_key
+
+
+def time_zone_names() -> list[str]:
+    """The IANA time zones a player may choose (zoneinfo's list, sorted)."""
+    return sorted(zoneinfo_names())
+
+
+@functools.cache
+def zoneinfo_names() -> frozenset[str]:
+    """Every IANA time zone name the system knows (read once: it walks the zone files)."""
+    return frozenset(zoneinfo.available_timezones())
+
+
+def validate_time_zone(value: str) -> None:
+    if value and value not in zoneinfo_names():
+        raise ValidationError(_("“%(zone)s” is not a known time zone."), code="bad_time_zone", params={"zone": value})
+
 
 NAME_TAKEN = _("That name is in use, or looks too much like a name in use: choose another.")
 
@@ -27,6 +47,13 @@ class User(AbstractUser):
         blank=True,
         choices=settings.LANGUAGES,
         help_text=_("Leave empty to follow your browser."),
+    )
+    time_zone = models.CharField(
+        _("time zone"),
+        max_length=64,
+        blank=True,
+        validators=[validate_time_zone],
+        help_text=_("Deadlines and times are shown in this zone. Leave empty to follow your browser."),
     )
     notify_by_email = models.BooleanField(
         _("e-mail me when it is my turn"),
@@ -53,6 +80,11 @@ class User(AbstractUser):
                 violation_error_message=NAME_TAKEN,
             ),
         ]
+
+    @property
+    def zone(self) -> ZoneInfo | None:
+        """The chosen time zone, or None (none chosen, or a name the system no longer knows)."""
+        return zone_or_none(self.time_zone)
 
     @property
     def shown_name(self) -> str:
@@ -86,3 +118,10 @@ class User(AbstractUser):
                 errors[field] = [str(NAME_TAKEN)]
         if errors:
             raise ValidationError(errors)
+
+
+def zone_or_none(name: str | None) -> ZoneInfo | None:
+    """The time zone of that IANA name, or None for an empty or unknown name (never an error)."""
+    if not name or name not in zoneinfo_names():
+        return None
+    return ZoneInfo(name)

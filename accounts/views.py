@@ -1,5 +1,6 @@
 from typing import Any
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
@@ -7,7 +8,9 @@ from django.contrib.auth.decorators import login_required
 from django.db import IntegrityError, transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import check_for_language
 from django.utils.translation import gettext as _
+from django.views import i18n
 from django.views.decorators.http import require_http_methods
 
 from .forms import ProfileForm, SignUpForm
@@ -50,6 +53,24 @@ def profile(request: HttpRequest) -> HttpResponse:
         messages.success(request, _("Your profile is saved."))
         return redirect("profile")
     return render(request, "accounts/profile.html", {"form": form}, status=400 if form.errors else 200)
+
+
+@require_http_methods(["POST"])
+def set_language(request: HttpRequest) -> HttpResponse:
+    """Django's language switch (cookie, then back to ``next`` if it is a page of this site);
+    a signed-in person's choice is also saved on their profile, so it follows them to every
+    device, to e-mails and to turn notices (accounts.middleware.UserLanguageMiddleware)."""
+    response = i18n.set_language(request)
+    language = request.POST.get("language", "")
+    user = request.user
+    if (
+        isinstance(user, User)
+        and user.is_authenticated
+        and language in dict(settings.LANGUAGES)
+        and check_for_language(language)
+    ):
+        User.objects.filter(pk=user.pk).update(language=language)
+    return response
 
 
 class PasswordResetView(auth_views.PasswordResetView):

@@ -38,6 +38,14 @@ def _reseed_after_flush(sender: Any, using: str = "default", **kwargs: Any) -> N
 post_migrate.connect(_reseed_after_flush, dispatch_uid="tests-reseed-after-flush")
 
 
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Compile the message catalogs changed since their .mo (as `make test` does), so a plain pytest run
+    shows the translations of the .po files as they are now (threethirteen_site/catalogs.py)."""
+    from threethirteen_site.catalogs import compile_catalogs
+
+    compile_catalogs()
+
+
 # -- fixtures shared by every Django test folder ---------------------------------
 
 

@@ -1,9 +1,15 @@
 from django.contrib import admin
 from django.urls import include, path
+from django.views.i18n import JavaScriptCatalog
+
+from accounts import views as accounts_views
 
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/", include("accounts.urls")),
-    path("i18n/", include("django.conf.urls.i18n")),
+    # The words of the site's scripts (the djangojs catalogs) in the request's language.
+    path("i18n/js/", JavaScriptCatalog.as_view(), name="javascript-catalog"),
+    # Django's set_language, which also saves a signed-in person's choice on their profile.
+    path("i18n/setlang/", accounts_views.set_language, name="set_language"),
     path("", include("games.urls")),
 ]

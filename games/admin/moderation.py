@@ -28,6 +28,7 @@ from django.utils.translation import gettext_lazy, ngettext
 from games import services
 from games.engine import Rules, RulesError, wild_rank_label
 from games.models import AuditRecord, BotLevel, Game, Move, RoundResult, Seat
+from games.services.rule_errors import describe_rules_error
 
 from .lookups import StrictLookupsMixin
 from .variants import rounds_text
@@ -350,7 +351,7 @@ class GameAdmin(GameModerationAdmin):
         try:
             rules = Rules.from_dict(game.rules)
         except RulesError as error:
-            return str(error)
+            return describe_rules_error(error)
         changed = rules.changed_options()
         rounds = changed.pop("rounds", None)
         parts = [_("rounds %(rounds)s") % {"rounds": rounds_text(rounds)}] if rounds else []

@@ -21,6 +21,7 @@ from django.utils.translation import gettext_lazy, ngettext
 from games.engine import Rules, RulesError, wild_rank_label
 from games.engine.rules import MAX_SEATS, MIN_SEATS
 from games.models import Variant
+from games.services.rule_errors import describe_rules_error
 
 from .lookups import StrictLookupsMixin
 
@@ -292,7 +293,7 @@ class VariantForm(forms.ModelForm):
             self.rules = Rules.from_dict(options)
         except RulesError as error:
             field = error.option if error.option in self.fields else None
-            self.add_error(field, _("The rules engine refuses this: %(reason)s") % {"reason": error})
+            self.add_error(field, describe_rules_error(error))
             return data
         self.instance.options = self.rules.to_dict()
         return data
@@ -316,7 +317,7 @@ def deck_table(rules: Rules) -> list[dict[str, Any]]:
             rules.check_seats(players)
             problem = ""
         except RulesError as error:
-            problem = str(error)
+            problem = describe_rules_error(error)
         rows.append(
             {
                 "players": players,
@@ -372,7 +373,7 @@ class VariantAdmin(StrictLookupsMixin, admin.ModelAdmin):
         try:
             rows = rules_summary(Rules.from_dict(obj.options))
         except RulesError as error:
-            return str(error)
+            return describe_rules_error(error)
         return format_html(
             '<table class="rules-in-words">{}</table>',
             format_html_join("", "<tr><th scope='row'>{}</th><td>{}</td></tr>", rows),
@@ -390,7 +391,7 @@ class VariantAdmin(StrictLookupsMixin, admin.ModelAdmin):
         try:
             changed = Rules.from_dict(obj.options).changed_options()
         except RulesError as error:
-            return str(error)
+            return describe_rules_error(error)
         changed.pop("rounds", None)
         return ", ".join(f"{key}={value}" for key, value in changed.items()) or "—"
 

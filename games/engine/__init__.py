@@ -42,6 +42,7 @@ from .melds import (
 )
 from .rules import (
     PRESETS,
+    RULES_ERROR_CODES,
     Aces,
     Decks,
     FacePoints,
@@ -71,6 +72,7 @@ __all__ = [
     # rules
     "Rules",
     "RulesError",
+    "RULES_ERROR_CODES",
     "Decks",
     "Aces",
     "FacePoints",

@@ -3,7 +3,9 @@
 ``Rules.to_dict()`` gives the JSON form of a game's options, named and
 valued exactly as in RULES.md; ``Rules.from_dict()`` reads it back and
 refuses unknown keys, bad values and impossible combinations with a
-``RulesError`` (a ``ValueError``) that says what is wrong.
+``RulesError`` (a ``ValueError``) that says what is wrong: a stable ``code``
+and its ``params`` for the site to say in the reader's language, and an
+English sentence for logs and tests.
 """
 
 from __future__ import annotations
@@ -27,16 +29,46 @@ WildPoints: TypeAlias = int | Literal["face"]
 HIGH_WILD_POINTS = 15
 
 
+#: The stable codes of :class:`RulesError` and the params each one carries.
+RULES_ERROR_CODES: dict[str, tuple[str, ...]] = {
+    "bad_hand_size": ("hand_size", "min", "max"),
+    "bad_option": ("option", "value"),
+    "too_few_decks": ("decks", "hand_size", "seats"),
+    "bad_seat_count": ("seats", "min", "max"),
+    "not_an_object": ("type",),
+    "unknown_options": ("options",),
+}
+
+
 class RulesError(ValueError):
     """A rule option is unknown, has a bad value, or contradicts another.
 
+    ``code`` is stable and machine-readable (a key of ``RULES_ERROR_CODES``);
+    ``params`` holds the values its message needs (numbers, option names, a
+    bad value's ``repr``); the message is an English sentence for logs.
     ``option`` names the option at fault when there is one (forms put the
     message next to that option's field), else ``None``.
     """
 
-    def __init__(self, message: str, *, option: str | None = None) -> None:
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        *,
+        option: str | None = None,
+        params: Mapping[str, str | int] | None = None,
+    ) -> None:
         super().__init__(message)
+        self.code = code
         self.option = option
+        self.params: dict[str, str | int] = dict(params or {})
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rules_error, (self.code, str(self), self.option, self.params))
+
+
+def _rules_error(code: str, message: str, option: str | None, params: dict[str, str | int]) -> RulesError:
+    return RulesError(code, message, option=option, params=params)
 
 
 def wild_ranks(hand_size: int) -> frozenset[int]:
@@ -46,7 +78,11 @@ def wild_ranks(hand_size: int) -> frozenset[int]:
     Aces and 2s.
     """
     if not MIN_HAND_SIZE <= hand_size <= MAX_HAND_SIZE:
-        raise RulesError(f"a round deals {MIN_HAND_SIZE} to {MAX_HAND_SIZE} cards, not {hand_size}")
+        raise RulesError(
+            "bad_hand_size",
+            f"a round deals {MIN_HAND_SIZE} to {MAX_HAND_SIZE} cards, not {hand_size}",
+            params={"hand_size": repr(hand_size), "min": MIN_HAND_SIZE, "max": MAX_HAND_SIZE},
+        )
     if hand_size >= 14:
         return frozenset({ACE, 2})
     return frozenset({hand_size})
@@ -91,7 +127,12 @@ class Rules:
 
     def _validate(self) -> None:
         def bad(option: str, value: Any, expected: str) -> RulesError:
-            return RulesError(f"option {option!r} cannot be {value!r}: expected {expected}", option=option)
+            return RulesError(
+                "bad_option",
+                f"option {option!r} cannot be {value!r}: expected {expected}",
+                option=option,
+                params={"option": option, "value": repr(value)},
+            )
 
         if not (self.decks == "auto" or (_is_int(self.decks) and 1 <= self.decks <= 4)):
             raise bad("decks", self.decks, '"auto" or a whole number from 1 to 4')
@@ -127,21 +168,29 @@ class Rules:
         # the largest round (here for two players, in check_seats for more).
         if isinstance(self.decks, int) and self.decks * 52 < max(self.rounds) * MIN_SEATS + 2:
             raise RulesError(
+                "too_few_decks",
                 f"{self.decks} deck(s) cannot deal a {max(self.rounds)}-card round "
                 f"to {MIN_SEATS} players with an up-card and a stock",
                 option="decks",
+                params={"decks": self.decks, "hand_size": max(self.rounds), "seats": MIN_SEATS},
             )
 
     def check_seats(self, seat_count: int) -> None:
         """Refuse a seat count these rules cannot deal to (RULES.md, "Players, decks, seats")."""
         if not (_is_int(seat_count) and MIN_SEATS <= seat_count <= MAX_SEATS):
-            raise RulesError(f"a game has {MIN_SEATS} to {MAX_SEATS} players, not {seat_count!r}")
+            raise RulesError(
+                "bad_seat_count",
+                f"a game has {MIN_SEATS} to {MAX_SEATS} players, not {seat_count!r}",
+                params={"seats": repr(seat_count), "min": MIN_SEATS, "max": MAX_SEATS},
+            )
         needed = max(self.rounds) * seat_count + 2  # largest deal, the up-card, one stock card
         available = self.deck_count(seat_count) * 52 + self.deck_count(seat_count) * self.jokers_per_deck
         if available < needed:
             raise RulesError(
+                "too_few_decks",
                 f"{self.deck_count(seat_count)} deck(s) cannot deal {max(self.rounds)} cards "
-                f"to {seat_count} players with an up-card and a stock"
+                f"to {seat_count} players with an up-card and a stock",
+                params={"decks": self.deck_count(seat_count), "hand_size": max(self.rounds), "seats": seat_count},
             )
 
     # -- derived values -----------------------------------------------------
@@ -194,16 +243,27 @@ class Rules:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Rules:
         if not isinstance(data, Mapping):
-            raise RulesError(f"rule options must be a JSON object, not {type(data).__name__}")
+            raise RulesError(
+                "not_an_object",
+                f"rule options must be a JSON object, not {type(data).__name__}",
+                params={"type": type(data).__name__},
+            )
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(data) - known)
         if unknown:
-            raise RulesError(f"unknown rule option(s): {', '.join(unknown)}")
+            raise RulesError(
+                "unknown_options",
+                f"unknown rule option(s): {', '.join(unknown)}",
+                params={"options": ", ".join(unknown)},
+            )
         values = dict(data)
         if "rounds" in values:
             if not isinstance(values["rounds"], (list, tuple)):
                 raise RulesError(
-                    f"option 'rounds' cannot be {values['rounds']!r}: expected a list of hand sizes", option="rounds"
+                    "bad_option",
+                    f"option 'rounds' cannot be {values['rounds']!r}: expected a list of hand sizes",
+                    option="rounds",
+                    params={"option": "rounds", "value": repr(values["rounds"])},
                 )
             values["rounds"] = tuple(values["rounds"])
         return cls(**values)

@@ -56,7 +56,9 @@ class Variant(models.Model):
         try:
             self.options = Rules.from_dict(self.options).to_dict()
         except RulesError as error:
-            raise ValidationError({"options": str(error)}) from None
+            from games.services.rule_errors import describe_rules_error
+
+            raise ValidationError({"options": describe_rules_error(error)}) from None
 
 
 class BotLevel(models.TextChoices):

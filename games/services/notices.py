@@ -95,7 +95,8 @@ def _send(game: Game, user: User, kind: str) -> None:
     }
     # Plain text: the templates turn autoescaping off, so a name with ``<`` or ``&`` arrives as typed.
     # The subject is one line whatever a name holds (a line break there would be refused as a header).
-    with translation.override(user.language or settings.LANGUAGE_CODE):
+    # In the recipient's language and time zone (the profile's; UTC when none is known).
+    with translation.override(user.language or settings.LANGUAGE_CODE), timezone.override(user.zone or datetime.UTC):
         subject = " ".join(render_to_string("games/email/turn_subject.txt", context).split())
         body = render_to_string("games/email/turn_body.txt", context)
     try:

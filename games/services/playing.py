@@ -26,6 +26,7 @@ from games.models import BotLevel, Game, Seat, Variant
 
 from . import fairness
 from .errors import GameError
+from .rule_errors import describe_rules_error
 from .turns import (
     TAKEOVER_BOT_LEVEL,
     Recorder,
@@ -87,7 +88,7 @@ def game_create(
             rules = Rules.from_dict({**rules.to_dict(), "rounds": list(rules.rounds)[:round_count]})
         rules.check_seats(seat_count)
     except RulesError as error:
-        raise GameError("bad_rules", str(error)) from None
+        raise GameError("bad_rules", describe_rules_error(error)) from None
     if bot_count < 0 or 1 + len(invitees) + bot_count > seat_count:
         raise GameError(
             "too_many_players",

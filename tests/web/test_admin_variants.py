@@ -11,6 +11,7 @@ from games import services
 from games.admin import parse_rounds, rounds_text
 from games.engine import PRESETS, Rules, RulesError, wild_rank_label
 from games.models import Game, Variant
+from games.services.rule_errors import describe_rules_error
 
 from .conftest import logged_in, post_action
 
@@ -129,8 +130,9 @@ def test_values_the_engine_refuses_are_refused_with_the_engines_message(
     assert response.status_code == 200
     errors = response.context["adminform"].form.errors
     assert list(errors) == [field]
-    assert str(refused.value) in errors[field][0]  # the engine's own words, not a second copy
-    assert html.escape(str(refused.value)) in response.content.decode()
+    said = describe_rules_error(refused.value)  # the engine's refusal, said by its code
+    assert errors[field][0] == said
+    assert html.escape(said) in response.content.decode()
     classic.refresh_from_db()
     assert classic.options == before
 
@@ -198,7 +200,7 @@ def test_a_fixed_deck_count_shows_which_player_counts_it_cannot_deal(classic, su
             rules.check_seats(players)
             assert row["problem"] == ""
         except RulesError as error:
-            assert row["problem"] == str(error)
+            assert row["problem"] == describe_rules_error(error)
     assert rows[3]["problem"] == "" and rows[4]["problem"]  # 13 x 4 + 2 = 54 > 52
     assert html.escape(rows[4]["problem"]) in response.content.decode()
 

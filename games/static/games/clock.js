@@ -1,14 +1,23 @@
 // Move clock countdowns: an enhancement only (the deadline is in the page as text).
 // Every <time class="countdown" data-seconds-left="N"> counts down once a second;
 // elements swapped in later (live updates) are picked up on the next tick.
+// The units are words of the reader's language: Django's JavaScript catalog (loaded
+// before this file by base.html) gives gettext and interpolate.
 (function () {
   "use strict";
+  var gettext = window.gettext || function (text) { return text; };
+  var interpolate = window.interpolate || function (format, values) {
+    return format.replace(/%\((\w+)\)s/g, function (all, name) { return String(values[name]); });
+  };
   function pad(n) { return (n < 10 ? "0" : "") + n; }
   function format(seconds) {
     var d = Math.floor(seconds / 86400), h = Math.floor(seconds % 86400 / 3600),
         m = Math.floor(seconds % 3600 / 60), s = seconds % 60;
-    if (d > 0) return d + "d " + h + "h " + pad(m) + "m";
-    if (h > 0) return h + "h " + pad(m) + "m";
+    var values = { days: d, hours: h, minutes: pad(m), seconds: pad(s) };
+    // Translators: a countdown of days, hours and minutes, e.g. "2d 5h 07m"
+    if (d > 0) return interpolate(gettext("%(days)sd %(hours)sh %(minutes)sm"), values, true);
+    // Translators: a countdown of hours and minutes, e.g. "5h 07m"
+    if (h > 0) return interpolate(gettext("%(hours)sh %(minutes)sm"), values, true);
     return m + ":" + pad(s);
   }
   function tick() {

@@ -12,10 +12,16 @@
  *   Arrange buttons), per tab in sessionStorage, across swaps and reloads.
  * - Every signed-in page opens /ws/user/ and re-dispatches each message as a
  *   "threethirteen:user" DOM event (the header's "your turn" count).
- * No string shown to people is written here: labels come from the templates.
+ * Words shown to people come from the templates (data-label-* attributes) or go through
+ * Django's JavaScript catalog (gettext, interpolate; loaded before this file by base.html).
  */
 (function () {
   "use strict";
+
+  var gettext = window.gettext || function (text) { return text; };
+  var interpolate = window.interpolate || function (format, values) {
+    return format.replace(/%\((\w+)\)s/g, function (all, name) { return String(values[name]); });
+  };
 
   var RETRY_MIN_MS = 500;
   var RETRY_MAX_MS = 5000;
@@ -122,13 +128,19 @@
       if (slot.querySelector(".arrange-moves")) return;
       var moves = document.createElement("span");
       moves.className = "arrange-moves";
-      [["left", "‹", -1], ["right", "›", 1]].forEach(function (spec) {
+      var card = slot.querySelector("[data-card]");  // its name, not its title ("Discard the ...")
+      var name = { card: card.getAttribute("data-name") || card.getAttribute("title") || "" };
+      [
+        // Translators: the label of a button that moves a card of the hand one place left, e.g. "Move left 7 of hearts"
+        [interpolate(gettext("Move left %(card)s"), name, true), "‹", -1],
+        // Translators: the label of a button that moves a card of the hand one place right
+        [interpolate(gettext("Move right %(card)s"), name, true), "›", 1]
+      ].forEach(function (spec) {
         var b = document.createElement("button");
         b.type = "button";
         b.className = "arrange-move";
         b.setAttribute("data-move", String(spec[2]));
-        var card = slot.querySelector("[data-card]");  // its name, not its title ("Discard the ...")
-        b.setAttribute("aria-label", toggle.getAttribute("data-label-" + spec[0]) + " " + (card.getAttribute("data-name") || card.getAttribute("title") || ""));
+        b.setAttribute("aria-label", spec[0]);
         b.textContent = spec[1];
         moves.appendChild(b);
       });
@@ -239,7 +251,7 @@
     fetching = true;
     fetch(t.dataset.partialUrl, { credentials: "same-origin", cache: "no-store", headers: { "X-Requested-With": "fetch" } })
       .then(function (response) {
-        if (!response.ok || response.redirected) throw new Error("table " + response.status);
+        if (!response.ok || response.redirected) throw new Error(String(response.status));
         return response.text();
       })
       .then(function (html) {

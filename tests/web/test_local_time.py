@@ -1,0 +1,126 @@
+"""Times are shown in each reader's own zone; the database keeps UTC."""
+
+from __future__ import annotations
+
+import datetime
+from zoneinfo import ZoneInfo
+
+import pytest
+from django.core import mail
+from django.core.exceptions import ValidationError
+from django.http import HttpResponse
+from django.test import RequestFactory
+from django.utils import formats, timezone, translation
+
+from accounts.middleware import UserTimeZoneMiddleware
+from accounts.models import User
+from games import services
+from games.models import Game
+from tests.web.conftest import logged_in
+
+pytestmark = pytest.mark.django_db
+
+DAY = 24 * 3600
+PASSWORD = "a-Long-and-unusual-pass-31"
+PRAGUE, AUCKLAND = "Europe/Prague", "Pacific/Auckland"
+
+
+def _zone_seen(request) -> str:
+    seen = UserTimeZoneMiddleware(lambda r: HttpResponse(timezone.get_current_timezone_name()))(request)
+    return seen.content.decode()
+
+
+def _request(user=None, cookie: str | None = None):
+    from django.contrib.auth.models import AnonymousUser
+
+    request = RequestFactory().get("/")
+    if cookie is not None:
+        request.COOKIES["tz"] = cookie
+    request.user = user or AnonymousUser()
+    return request
+
+
+def test_a_visitor_sees_the_browsers_zone_and_a_bad_cookie_is_ignored():
+    assert _zone_seen(_request(cookie=AUCKLAND)) == AUCKLAND
+    assert _zone_seen(_request()) == "UTC"
+    for bad in ("Mars/Olympus", "../../etc/passwd", "x" * 500, ""):
+        assert _zone_seen(_request(cookie=bad)) == "UTC"
+    assert timezone.get_current_timezone_name() == "UTC"  # nothing stays active after the request
+
+
+def test_the_profiles_zone_wins_and_an_empty_profile_takes_the_browsers_once(make_user):
+    ann = make_user("ann")
+    ann.time_zone = PRAGUE
+    ann.save()
+    assert _zone_seen(_request(ann, cookie=AUCKLAND)) == PRAGUE
+    bob = make_user("bob")
+    assert _zone_seen(_request(bob, cookie=AUCKLAND)) == AUCKLAND
+    assert User.objects.get(pk=bob.pk).time_zone == AUCKLAND  # follows bob to e-mails and other devices
+    assert _zone_seen(_request(User.objects.get(pk=bob.pk), cookie=PRAGUE)) == AUCKLAND
+
+
+def test_a_zone_is_validated_on_the_model_and_the_profile(make_user):
+    ann = make_user("ann")
+    ann.time_zone = "Mars/Olympus"
+    with pytest.raises(ValidationError) as refused:
+        ann.full_clean()
+    assert "time_zone" in refused.value.message_dict
+    client = logged_in(make_user("cyd"))
+    data = {"display_name": "", "email": "cyd@example.com", "language": "", "notify_by_email": ""}
+    assert client.post("/accounts/profile/", {**data, "time_zone": "Mars/Olympus"}).status_code == 400
+    assert client.post("/accounts/profile/", {**data, "time_zone": AUCKLAND}).status_code == 302
+    assert User.objects.get(username="cyd").time_zone == AUCKLAND
+    page = client.get("/accounts/profile/").content.decode()
+    assert f'<option value="{AUCKLAND}" selected>' in page
+
+
+def test_sign_up_keeps_the_browsers_zone_and_drops_a_bad_one(client):
+    form = {"username": "dorothea9", "email": "dora@example.com", "password1": PASSWORD, "password2": PASSWORD}
+    assert "data-browser-time-zone" in client.get("/accounts/signup/").content.decode()
+    assert client.post("/accounts/signup/", {**form, "time_zone": PRAGUE}).status_code == 302
+    assert User.objects.get(username="dorothea9").time_zone == PRAGUE
+    client.logout()
+    other = {**form, "username": "ednamae7", "email": "edna@example.com", "time_zone": "Nowhere/Land"}
+    assert client.post("/accounts/signup/", other).status_code == 302
+    assert User.objects.get(username="ednamae7").time_zone == ""
+
+
+def _async_game(make_user, classic) -> tuple[Game, User]:
+    ann, bob = make_user("ann"), make_user("bob")
+    game = services.game_create(
+        creator=ann, variant=classic, seat_count=2, time_limit_seconds=DAY, seed=3, options={"rounds": [3, 4]}
+    )
+    services.game_join(game_id=game.pk, user=bob)
+    game.refresh_from_db()
+    assert game.current_seat is not None
+    mover = game.seats.get(position=game.current_seat).user
+    assert isinstance(mover, User)
+    return game, mover
+
+
+@pytest.mark.parametrize("zone", [PRAGUE, AUCKLAND])
+def test_the_deadline_on_the_table_and_my_games_is_in_the_readers_zone(make_user, classic, zone):
+    game, mover = _async_game(make_user, classic)
+    mover.time_zone = zone
+    mover.save()
+    client = logged_in(mover)
+    local = timezone.localtime(game.turn_deadline, ZoneInfo(zone))
+    assert local.utcoffset() != datetime.timedelta(0)
+    shown = formats.date_format(local, "DATETIME_FORMAT")
+    for url in (game.get_absolute_url(), "/games/mine/"):
+        page = client.get(url).content.decode()
+        assert shown in page and f"({zone})" in page, url
+    stored = Game.objects.filter(pk=game.pk).values_list("turn_deadline", flat=True).get()
+    assert stored.utcoffset() == datetime.timedelta(0)  # the database keeps UTC
+
+
+def test_the_turn_email_says_the_deadline_in_the_recipients_zone_and_language(make_user, classic):
+    game, mover = _async_game(make_user, classic)
+    mover.time_zone, mover.language, mover.notify_by_email = AUCKLAND, "cs", True
+    mover.save()
+    assert services.clock_tick(now=game.turn_started_at + datetime.timedelta(seconds=1))["emails"] == 1
+    (message,) = mail.outbox
+    with translation.override("cs"):
+        shown = formats.date_format(timezone.localtime(game.turn_deadline, ZoneInfo(AUCKLAND)), "DATETIME_FORMAT")
+    assert shown in message.body and f"({AUCKLAND})" in message.body
+    assert timezone.get_current_timezone_name() == "UTC"
