@@ -23,7 +23,7 @@ from games.engine import PRESETS, Rules, RulesError
 
 from . import presentation, selectors, services
 from .forms import GameCreateForm, JoinForm, PlayForm
-from .models import Game, Variant
+from .models import Game, Variant, variant_label
 
 SORT_SESSION_KEY = "hand_sort"
 
@@ -317,13 +317,14 @@ def rules(request: HttpRequest, game_id: int | None = None) -> HttpResponse:
             return refusal
     variant_slug = request.GET.get("variant")
     if game is not None:
-        variant_rules, variant_name = Rules.from_dict(game.rules), game.variant_name
+        variant_rules, variant_name = Rules.from_dict(game.rules), game.variant_label
     else:
         variant = Variant.objects.filter(slug=variant_slug).first() if variant_slug else None
         variant_name, variant_rules = PRESETS["classic"]  # no such variant, or options the engine refuses
+        variant_name = variant_label(variant_name)
         if variant is not None:
             with contextlib.suppress(AttributeError, RulesError):
-                variant_rules, variant_name = Rules.from_dict(variant.options), variant.name
+                variant_rules, variant_name = Rules.from_dict(variant.options), str(variant)
     return render(
         request,
         "games/rules.html",

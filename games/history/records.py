@@ -57,7 +57,7 @@ from games.engine import (
 )
 from games.engine import RoundResult as EngineRoundResult
 from games.engine.verify import RECORD_FORMAT, RECORD_FORMAT_VERSION, Verification, verify_record
-from games.models import BotLevel, Game, GameResult, Move, RoundResult, Seat
+from games.models import BotLevel, Game, GameResult, Move, RoundResult, Seat, variant_label
 
 from . import charts
 from .ratings import ordinal, places
@@ -181,7 +181,7 @@ def history_filters(*, user: Any, viewer: Any = None, invited: Iterable[int] = (
         for level, label in BotLevel.choices
         if level in levels
     ]
-    return {"variants": [(name, name) for name in variants], "opponents": opponents}
+    return {"variants": [(name, variant_label(name)) for name in variants], "opponents": opponents}
 
 
 def history_rows(seats: Sequence[Any]) -> list[dict[str, Any]]:

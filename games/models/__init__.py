@@ -4,7 +4,7 @@ game results).  ``from games.models import X`` works for every one of them."""
 
 from .history import GameResult, Rating
 from .moderation import AuditRecord
-from .play import BotLevel, Game, InvalidGameStatus, Move, RoundResult, Seat, TurnNotice, Variant
+from .play import BotLevel, Game, InvalidGameStatus, Move, RoundResult, Seat, TurnNotice, Variant, variant_label
 
 __all__ = [
     "Variant",
@@ -15,6 +15,7 @@ __all__ = [
     "Move",
     "RoundResult",
     "TurnNotice",
+    "variant_label",
     "AuditRecord",
     "Rating",
     "GameResult",

@@ -25,6 +25,27 @@ if TYPE_CHECKING:
     from games.engine.shuffle import Shuffle
 
 
+#: The built-in variants' names (the engine's presets, in English) as people read them.  A variant
+#: staff created or renamed shows its name as typed.
+BUILT_IN_VARIANT_NAMES = {
+    "Classic": _("Classic"),
+    "One wild per meld, unused wilds 15": _("One wild per meld, unused wilds 15"),
+    "Aces high or low": _("Aces high or low"),
+    "Jokers": _("Jokers"),
+    "Fourteens and fifteens": _("Fourteens and fifteens"),
+    "Up and down (22 rounds)": _("Up and down (22 rounds)"),
+    "Redemption": _("Redemption"),
+    "Royal points 11-12-13": _("Royal points 11-12-13"),
+    "Doubled royal rounds": _("Doubled royal rounds"),
+}
+
+
+def variant_label(name: str) -> str:
+    """A variant's name in the reader's language (built-in names are translated, others shown as typed)."""
+    label = BUILT_IN_VARIANT_NAMES.get(name)
+    return str(label) if label is not None else name
+
+
 class Variant(models.Model):
     """A named set of rule options (``Rules.to_dict()``), editable by staff.
 
@@ -45,7 +66,7 @@ class Variant(models.Model):
         verbose_name_plural = _("variants")
 
     def __str__(self) -> str:
-        return self.name
+        return variant_label(self.name)
 
     def clean(self) -> None:
         """Refuse options the engine cannot play (the admin shows the engine's reason)."""
@@ -196,10 +217,15 @@ class Game(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"#{self.pk} {self.variant_name}"
+        return f"#{self.pk} {self.variant_label}"
 
     def get_absolute_url(self) -> str:
         return reverse("games:table", args=[self.pk])
+
+    @property
+    def variant_label(self) -> str:
+        """The variant's name in the reader's language (see :func:`variant_label`)."""
+        return variant_label(self.variant_name)
 
     @property
     def is_open(self) -> bool:

@@ -73,7 +73,7 @@ def game_abort(*, game_id: int, moderator: Any, reason: str) -> Game:
         action=AuditRecord.Action.GAME_ABORT,
         reason=reason,
         game=game,
-        target=str(_("game #%(id)s (%(variant)s)") % {"id": game.pk, "variant": game.variant_name}),
+        target=str(_("game #%(id)s (%(variant)s)") % {"id": game.pk, "variant": game.variant_label}),
     )
     log_on_commit(logger, "moderator %s aborted game %s", moderator.pk, game.pk)
     announce(game, turn_moved=True)
