@@ -276,5 +276,7 @@ LOGGING = {
     "loggers": {
         "games": {"level": APP_LOG_LEVEL},
         "accounts": {"level": APP_LOG_LEVEL},
+        # runserver (daphne) logs each request here: once, in our format (not again through "django"'s handler).
+        "django.channels.server": {"handlers": ["console"], "level": "INFO", "propagate": False},
     },
 }
