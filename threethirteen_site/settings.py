@@ -207,6 +207,8 @@ LANGUAGES = [
     ("cs", _("Czech")),
 ]
 LOCALE_PATHS = [BASE_DIR / "locale"]
+#: Date and number formats for languages Django has none for (Afrikaans).
+FORMAT_MODULE_PATH = ["threethirteen_site.formats"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True

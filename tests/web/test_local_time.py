@@ -124,3 +124,13 @@ def test_the_turn_email_says_the_deadline_in_the_recipients_zone_and_language(ma
         shown = formats.date_format(timezone.localtime(game.turn_deadline, ZoneInfo(AUCKLAND)), "DATETIME_FORMAT")
     assert shown in message.body and f"({AUCKLAND})" in message.body
     assert timezone.get_current_timezone_name() == "UTC"
+
+
+def test_afrikaans_dates_put_the_day_first_on_the_24_hour_clock():
+    from django.utils import formats, translation
+
+    moment = datetime.datetime(2026, 12, 2, 7, 58, tzinfo=datetime.UTC)
+    with translation.override("af"):
+        text = formats.date_format(moment, "DATETIME_FORMAT")
+        assert text == f"2 {translation.gettext('December')} 2026 07:58"
+        assert formats.number_format(1234.5, 1, force_grouping=True) == "1\xa0234,5"
