@@ -87,6 +87,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "accounts.middleware.UserLanguageMiddleware",
     "accounts.middleware.UserTimeZoneMiddleware",  # the reader's time zone (profile, else browser cookie)
+    "threethirteen_site.middleware.RejectNulBytesMiddleware",  # a NUL byte is a 400 page (PostgreSQL refuses it)
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
