@@ -237,7 +237,7 @@ def test_a_two_seat_game_with_one_deck_does_not_mention_identical_cards(make_use
     assert "identical cards" not in text
 
 
-@pytest.mark.parametrize("query", ["?variant=nope", "?variant=", "?variant=%00", "?variant=broken"])
+@pytest.mark.parametrize("query", ["?variant=nope", "?variant=", "?variant=broken"])
 def test_an_unknown_or_broken_variant_shows_the_classic_rules(classic, query):
     Variant.objects.create(slug="broken", name="Broken", options={"aces": "sideways"})
     text = page_text(Client().get(f"/rules/{query}"))
