@@ -513,16 +513,16 @@ def test_no_party_ever_sees_a_card_it_may_not(make_user, classic, django_user_mo
     async def drain(sockets: list[Socket], wait: float) -> None:
         async def one(socket: Socket) -> None:
             while not await socket.comm.receive_nothing(timeout=wait, interval=0.005):
-                text = await socket.comm.receive_from()
+                text = await socket.comm.receive_from(timeout=10)
                 await database_sync_to_async(sweep.check_message)(socket, text)
 
         await asyncio.gather(*(one(socket) for socket in sockets))
 
     async def scenario() -> None:
         for socket, code in refused:
-            assert await socket.comm.connect() == (False, code), (socket.party.name, socket.path)
+            assert await socket.comm.connect(timeout=10) == (False, code), (socket.party.name, socket.path)
         for socket in sockets:
-            assert (await socket.comm.connect())[0], (socket.party.name, socket.path)
+            assert (await socket.comm.connect(timeout=10))[0], (socket.party.name, socket.path)
         await drain(sockets, 0.05)
         await database_sync_to_async(sweep.new_round)()
         await database_sync_to_async(sweep.sweep)(full=True)
@@ -531,7 +531,7 @@ def test_no_party_ever_sees_a_card_it_may_not(make_user, classic, django_user_mo
             await drain(sockets, 0.02)
         await drain(sockets, 0.2)
         for socket in sockets:
-            await socket.comm.disconnect()
+            await socket.comm.disconnect(timeout=10)
 
     started = time.perf_counter()
     async_to_sync(scenario)()
