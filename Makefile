@@ -28,14 +28,18 @@ $(MO_FILES) &: $(PO_FILES) | $(STAMP)
 # preset that a later engine version brought; rate_games rates finished games
 # that ended before ratings existed (a no-op afterwards).  Bots need no set-up:
 # they are seats, not user accounts.  runserver is daphne's, so it serves ASGI.
-# The move clock (gameclock: timeouts and turn e-mails) runs in the background
-# beside it and is stopped when the server stops.
+# The move clock (timeouts and turn e-mails) runs inside the server process with
+# the in-memory channel layer, so the turns it plays reach the open pages
+# (games/live/clock.py); with REDIS_URL set it runs as `manage.py gameclock` in
+# the background beside the server and is stopped when the server stops.
 run: $(STAMP) catalogs
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py load_variants
 	$(PY) manage.py rate_games
-	$(PY) manage.py gameclock & clock=$$!; \
-	trap 'kill $$clock 2>/dev/null' EXIT; trap 'exit 130' INT TERM; \
+	if [ -n "$$REDIS_URL" ]; then \
+	  $(PY) manage.py gameclock & clock=$$!; \
+	  trap 'kill $$clock 2>/dev/null' EXIT; trap 'exit 130' INT TERM; \
+	fi; \
 	$(PY) manage.py runserver 127.0.0.1:$(PORT)
 
 # Every test, whatever its marker (CI runs them all).  To leave some out, pass

@@ -12,6 +12,7 @@ by folder and file; ``slow`` is set on each slow test where it is defined.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,6 +27,10 @@ MARKERS_BY_PATH = {
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # The ASGI application that tests drive in this process must not start the
+    # in-server move clock (games.live.clock): it would play the tests' timeouts.
+    # The served site of the browser tests turns it back on (tests/browser/conftest.py).
+    os.environ.setdefault("GAMECLOCK_IN_SERVER", "0")
     if config.pluginmanager.has_plugin("django"):
         config.pluginmanager.import_plugin("tests.django_setup")
 

@@ -17,11 +17,14 @@ through ``games.selectors``, which builds the table from the engine's
 ``view(state, seat)`` (the one rule about hidden cards).  Who may watch is
 decided by ``selectors.may_watch``, the same rule the table view applies,
 asked on connect and again before every version is passed on.
-Nothing a client sends changes anything: it gets an error.
+Nothing a client sends changes anything: ``{"type": "ping"}`` is answered
+``{"type": "pong"}`` (the page's heartbeat: "Live" shows only while answers
+come back), anything else gets an error.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from channels.db import database_sync_to_async
@@ -42,10 +45,27 @@ CLOSE_FORBIDDEN = 4403
 CLOSE_NOT_FOUND = 4404
 
 
+#: The heartbeat: the page sends PING now and then and counts the socket dead without a PONG.
+PING = {"type": "ping"}
+PONG = {"type": "pong"}
+
+
+def _is_ping(text_data: str | None) -> bool:
+    if not text_data or len(text_data) > 100:
+        return False
+    try:
+        return json.loads(text_data) == PING
+    except ValueError:
+        return False
+
+
 class _ReadOnlyConsumer(AsyncJsonWebsocketConsumer):
-    """Refuses every message from the client with an error that says why."""
+    """Answers the heartbeat; refuses every other message from the client with an error that says why."""
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None, **kwargs: Any) -> None:
+        if _is_ping(text_data):
+            await self.send_json(PONG)
+            return
         user = self.scope.get("user")
         language = getattr(user, "language", "") or settings.LANGUAGE_CODE
         with translation.override(language):

@@ -4,7 +4,9 @@ HTTP, WebSockets and the static files) on a free loopback port.
 
 The server process uses the test database file of this pytest process; the
 tests are transactional so that what they create is committed and visible to
-it.  Playwright's own browser download does not work here: Debian's chromium
+it.  As with ``make run``, the move clock runs inside that server process
+(``GAMECLOCK_IN_SERVER=1``; the pytest process itself keeps it off).
+Playwright's own browser download does not work here: Debian's chromium
 is launched (``.ci/run`` installs it with apt-get).
 
 Playwright's sync API marks its event loop as running on this thread between
@@ -69,7 +71,8 @@ def live_url(django_db_setup: Any, django_db_blocker: Any, tmp_path_factory: Any
         process = subprocess.Popen(
             [sys.executable, "manage.py", "runserver", "--noreload", "--skip-checks", f"127.0.0.1:{port}"],
             cwd=REPO,
-            env=server_env(database_name),
+            # The move clock runs inside the server, as with `make run` (games.live.clock).
+            env=server_env(database_name, GAMECLOCK_IN_SERVER="1"),
             stdout=out,
             stderr=subprocess.STDOUT,
         )

@@ -7,6 +7,11 @@ moment: every timeout goes through ``services.game_timeout`` (the game row
 is locked and the turn checked, as for a move) and every e-mail is recorded
 once per game and turn before it is sent.  Nothing is kept in memory
 between passes.
+
+With the in-memory channel layer (no ``REDIS_URL``) the server process runs
+this clock itself (``games.live.clock``): a separate ``gameclock`` then
+cannot reach the open pages (they only see its moves when they re-check the
+table, e.g. when their countdown runs out), so it is for set-ups with Redis.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ import signal
 import time
 from typing import Any
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 from django.db import close_old_connections
 
@@ -48,6 +54,11 @@ class Command(BaseCommand):
         if not once:
             signal.signal(signal.SIGTERM, stop)
             self.stdout.write(f"gameclock: a pass every {interval:g} s (Ctrl-C to stop)")
+            if not settings.REDIS_URL:
+                self.stdout.write(
+                    "gameclock: no REDIS_URL, so open pages do not hear this process's moves at once;"
+                    " the server runs its own clock (GAMECLOCK_IN_SERVER)"
+                )
         while True:
             try:
                 done = services.clock_tick()

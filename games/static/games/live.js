@@ -46,11 +46,14 @@
     if (this.socket && this.socket.readyState <= 1) return;
     var socket = new WebSocket(socketUrl(this.path));
     this.socket = socket;
+    if (this.handlers.connecting) this.handlers.connecting();
     socket.onopen = function () {
       self.retries = 0;
+      self.heard = Date.now();
       if (self.handlers.open) self.handlers.open();
     };
     socket.onmessage = function (event) {
+      self.heard = Date.now();
       var data;
       try { data = JSON.parse(event.data); } catch (e) { return; }
       if (self.handlers.message) self.handlers.message(data);
@@ -70,6 +73,20 @@
     var pause = Math.min(RETRY_MAX_MS, RETRY_MIN_MS * Math.pow(2, this.retries));
     this.retries += 1;
     this.timer = setTimeout(function () { self.open(); }, pause * (0.8 + Math.random() * 0.4));
+  };
+  LiveSocket.prototype.isOpen = function () { return !!this.socket && this.socket.readyState === 1; };
+  /* The socket is known dead (offline, or a missed heartbeat), though the browser may take long to
+   * say so: forget it at once (its late close event is ignored), tell the page, reconnect later. */
+  LiveSocket.prototype.drop = function () {
+    var socket = this.socket;
+    if (!socket) return;
+    this.socket = null;
+    try { socket.close(); } catch (e) { /* already closing */ }
+    if (this.handlers.close) this.handlers.close();
+    this.later();
+  };
+  LiveSocket.prototype.send = function (data) {
+    if (this.isOpen()) this.socket.send(JSON.stringify(data));
   };
   LiveSocket.prototype.now = function () {
     /* Reconnect at once (back online, tab shown again) if the socket is down. */
@@ -277,11 +294,44 @@
     t.setAttribute("aria-busy", "true");
     var body = new FormData(form);
     if (e.submitter && e.submitter.name) body.set(e.submitter.name, e.submitter.value);
-    fetch(form.action, { method: "POST", body: body, credentials: "same-origin", headers: { "X-Requested-With": "fetch" } })
+    postMove(form.action, body, 0);
+  });
+
+  /* ---- the connection: "Live" while updates arrive; a lost connection keeps the table ------ */
+
+  var POST_RETRY_MIN_MS = 1000, POST_RETRY_MAX_MS = 15000;
+  var HEARTBEAT_EVERY_MS = 15000, HEARTBEAT_GRACE_MS = 8000;
+  var POLL_WHILE_DOWN_MS = 10000;
+  var gameSocket = null, pendingPost = null, pollTimer = null;
+
+  /* "connecting", "live" or "reconnecting": the indicator next to the game's title. */
+  function setLiveStatus(state) {
+    var status = document.querySelector("[data-live-status]");
+    if (!status) return;
+    status.hidden = false;
+    status.setAttribute("data-state", state);
+    status.classList.toggle("offline", state !== "live");
+    status.textContent = status.getAttribute("data-label-" + (state === "live" ? "live" : state === "connecting" ? "connecting" : "offline"));
+  }
+
+  function showConnectionNotice(on) {
+    var notice = document.querySelector("[data-connection-notice]");
+    if (notice) notice.hidden = !on;
+  }
+
+  /* Post a move; when the server cannot be reached (network error, or a proxy's 502-504 while it
+   * restarts), the table stays, the notice says so, and the same post is tried again with a growing
+   * pause (at once when the browser is back online).  A retry of a move that did arrive is refused
+   * by the server as stale and answers with the current table and a message. */
+  function postMove(action, body, attempt) {
+    pendingPost = null;
+    fetch(action, { method: "POST", body: body, credentials: "same-origin", headers: { "X-Requested-With": "fetch" } })
       .then(function (response) { return response.text().then(function (html) { return [response, html]; }); })
       .then(function (pair) {  // [response, html]
+        var response = pair[0], fresh = freshTable(pair[1]);
+        if (!fresh && response.status >= 502 && response.status <= 504) throw new Error(String(response.status));
         posting = false;
-        var fresh = freshTable(pair[1]);
+        showConnectionNotice(false);
         if (!fresh) {
           // Refused without a table (e.g. signed out meanwhile): show that page, as a plain post would.
           document.open(); document.write(pair[1]); document.close();
@@ -290,8 +340,59 @@
         swapIn(fresh);
         if (behind()) refresh();
       })
-      .catch(function () { posting = false; location.reload(); });
-  });
+      .catch(function () {
+        showConnectionNotice(true);
+        if (gameSocket && !navigator.onLine) gameSocket.drop();
+        var pause = Math.min(POST_RETRY_MAX_MS, POST_RETRY_MIN_MS * Math.pow(2, attempt));
+        pendingPost = { action: action, body: body, attempt: attempt + 1 };
+        pendingPost.timer = setTimeout(retryPostNow, pause);
+      });
+  }
+
+  function retryPostNow() {
+    var post = pendingPost;
+    if (!post) return;
+    clearTimeout(post.timer);
+    postMove(post.action, post.body, post.attempt);
+  }
+
+  /* The heartbeat: with nothing heard for a while, ping; without an answer soon after, the
+   * socket is dead whatever the browser thinks ("Live" goes off and it reconnects). */
+  function keepAlive(live) {
+    var pingedAt = 0;
+    setInterval(function () {
+      if (!live.isOpen()) { pingedAt = 0; return; }
+      var now = Date.now();
+      if (pingedAt && live.heard < pingedAt && now - pingedAt > HEARTBEAT_GRACE_MS) { pingedAt = 0; live.drop(); return; }
+      if (live.heard >= pingedAt) pingedAt = 0;
+      if (!pingedAt && now - live.heard > HEARTBEAT_EVERY_MS) { pingedAt = now; live.send({ type: "ping" }); }
+    }, 1000);
+  }
+
+  /* While the socket is down (or WebSockets are blocked on the way), re-check the table over HTTP now and then. */
+  function pollWhileDown(down) {
+    clearInterval(pollTimer);
+    pollTimer = down ? setInterval(refresh, POLL_WHILE_DOWN_MS) : null;
+  }
+
+  /* When the move clock's countdown has run out, the clock plays the turn within seconds: re-check the
+   * table then, and again with growing pauses while it still shows the expired deadline (a safety
+   * net for an announcement that never came, e.g. a clock in another process). */
+  function watchDeadline() {
+    var checkAt = 0, wait = 3000, version = -1;
+    setInterval(function () {
+      var t = tableEl(), countdown = t && t.querySelector("time.countdown[data-seconds-left]");
+      if (!countdown || !countdown.dataset.loadedAt) return;  // clock.js stamps when it started counting
+      if (shownVersion() !== version) { version = shownVersion(); checkAt = 0; wait = 3000; }
+      var left = Number(countdown.dataset.secondsLeft) * 1000 - (Date.now() - Number(countdown.dataset.loadedAt));
+      if (left > -2000) return;  // the clock's next pass (every 2 s) plays it and announces it
+      if (!checkAt) checkAt = Date.now();
+      if (Date.now() < checkAt) return;
+      refresh();
+      checkAt = Date.now() + wait;
+      wait = Math.min(30000, wait * 2);
+    }, 1000);
+  }
 
   /* ---- start ------------------------------------------------------------------------------ */
 
@@ -300,16 +401,11 @@
     if (!t || !t.dataset.socketPath || !window.WebSocket) return;
     applyOrder();
     setUpHand();
-    var status = document.querySelector("[data-live-status]");
-    function show(live) {
-      if (!status) return;
-      status.hidden = false;
-      status.classList.toggle("offline", !live);
-      status.textContent = status.getAttribute(live ? "data-label-live" : "data-label-offline");
-    }
+    var everOpen = false;
     var socket = new LiveSocket(t.dataset.socketPath, {
-      open: function () { show(true); },
-      close: function () { show(false); },
+      connecting: function () { if (!everOpen) setLiveStatus("connecting"); },
+      open: function () { everOpen = true; setLiveStatus("live"); pollWhileDown(false); },
+      close: function () { setLiveStatus("reconnecting"); pollWhileDown(true); },
       message: function (data) {
         if (data.type !== "version") return;
         latestKnown = Math.max(latestKnown, data.version);
@@ -318,7 +414,11 @@
         if (data.version !== shownVersion()) refresh();
       }
     });
-    window.addEventListener("online", function () { socket.now(); });
+    gameSocket = socket;
+    keepAlive(socket);
+    watchDeadline();
+    window.addEventListener("offline", function () { socket.drop(); });
+    window.addEventListener("online", function () { socket.now(); retryPostNow(); refresh(); });
     document.addEventListener("visibilitychange", function () {
       if (document.visibilityState === "visible") { socket.now(); refresh(); }
     });

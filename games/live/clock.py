@@ -1,0 +1,95 @@
+"""The move clock inside the server process (the default, in-memory set-up).
+
+With the in-memory channel layer only the process that holds the sockets can
+reach the open pages, so a clock in another process (``manage.py gameclock``)
+would play timed-out turns that no page hears of.  Unless told otherwise
+(``GAMECLOCK_IN_SERVER``, below), the ASGI application starts this clock on
+the server's event loop when it is first used (a request, a socket, or the
+ASGI lifespan start-up of servers that send one): every ``interval`` seconds
+it runs ``services.clock_tick`` on a worker thread, whose announcements then
+go through this process's channel layer to its own sockets.
+
+Running it beside ``manage.py gameclock`` (or in several processes) is safe:
+every timeout is checked under the game's row lock and turn number, and
+every e-mail is recorded once before it is sent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.db import close_old_connections
+
+logger = logging.getLogger(__name__)
+
+#: Seconds between passes (live games have 30-second turns).
+INTERVAL = 2.0
+
+
+def enabled() -> bool:
+    """Whether this server process runs the move clock itself.
+
+    ``GAMECLOCK_IN_SERVER`` ("1"/"0"); by default on with the in-memory
+    channel layer (no ``REDIS_URL``: one process serves everything) and off
+    with Redis, where ``manage.py gameclock`` runs once beside the servers.
+    """
+    value = os.environ.get("GAMECLOCK_IN_SERVER", "").strip().lower()
+    if value:
+        return value not in ("0", "false", "no", "off")
+    return not getattr(settings, "REDIS_URL", "")
+
+
+def one_pass() -> dict[str, int] | None:
+    """One clock pass on a worker thread, with fresh database connections like a request."""
+    from games import services
+
+    close_old_connections()
+    try:
+        return services.clock_tick()
+    except Exception:  # a bad game must not stop the clock for every other game
+        logger.exception("the in-server move clock's pass failed")
+        return None
+    finally:
+        close_old_connections()
+
+
+class ServerClock:
+    """Runs :func:`one_pass` every ``interval`` seconds on the event loop it is started on."""
+
+    def __init__(self, interval: float = INTERVAL) -> None:
+        self.interval = interval
+        self.task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        """Start on the running event loop, once (later calls do nothing while it runs)."""
+        if self.task is not None and not self.task.done():
+            return
+        self.task = asyncio.get_running_loop().create_task(self.run(), name="gameclock")
+        logger.info("move clock: running in the server process, a pass every %g s", self.interval)
+
+    async def stop(self) -> None:
+        task, self.task = self.task, None
+        if task is not None and not task.done():
+            task.cancel()
+            try:
+                await task
+            except asyncio.CancelledError:
+                pass
+
+    async def run(self) -> None:
+        # Not thread-sensitive: a pass must never wait behind (or hold up) a request's sync code.
+        tick = sync_to_async(one_pass, thread_sensitive=False)
+        while True:
+            done = await tick()
+            if done and (done["timeouts"] or done["emails"]):
+                logger.info(
+                    "move clock: %s timed-out turn(s) played, %s e-mail(s) sent", done["timeouts"], done["emails"]
+                )
+            await asyncio.sleep(self.interval)
+
+
+server_clock = ServerClock()
