@@ -116,8 +116,11 @@ def test_the_replay_steps_with_the_arrow_keys_and_breaks_no_rule(make_user, clas
     expect(page.locator(".replay-count")).to_contain_text("Move 0 of")
     page.keyboard.press("ArrowRight")  # page.js, a static file
     expect(page).to_have_url(f"{page.url.split('?')[0]}?step=1")
+    expect(page.locator(".replay-count")).to_contain_text("Move 1 of")
+    page.wait_for_load_state("load")  # page.js (deferred) listens again on the new page before the next key
     page.keyboard.press("ArrowRight")
     expect(page.locator(".replay-count")).to_contain_text("Move 2 of")
+    page.wait_for_load_state("load")
     page.keyboard.press("ArrowLeft")
     expect(page.locator(".replay-count")).to_contain_text("Move 1 of")
     page.goto(f"/games/{game.pk}/record/")
