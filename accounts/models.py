@@ -60,6 +60,11 @@ class User(AbstractUser):
         default=False,
         help_text=_("In games played over days, send an e-mail when a turn starts."),
     )
+    turn_sound = models.BooleanField(
+        _("play a sound when it is my turn"),
+        default=False,
+        help_text=_("A short chime on an open page of this site when a turn comes to you."),
+    )
     # The names as a reader sees them (accounts.names.name_key), kept by save(): the database
     # refuses two users whose user names, or whose display names, look the same.  A display name
     # that looks like someone else's user name is refused by validate_unique (forms, the admin).

@@ -8,6 +8,7 @@ from django.contrib.auth.decorators import login_required
 from django.db import IntegrityError, transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import check_for_language
 from django.utils.translation import gettext as _
 from django.views import i18n
@@ -53,6 +54,28 @@ def profile(request: HttpRequest) -> HttpResponse:
         messages.success(request, _("Your profile is saved."))
         return redirect("profile")
     return render(request, "accounts/profile.html", {"form": form}, status=400 if form.errors else 200)
+
+
+@login_required
+@require_http_methods(["POST"])
+def turn_sound(request: HttpRequest) -> HttpResponse:
+    """Turn the "your turn" chime on or off (the table's toggle; the profile has the same field).
+
+    ``sound`` is "on" or anything else (off).  Posted by alerts.js with fetch: an empty answer;
+    as a plain form: back to ``next`` when it is a page of this site, else to the profile.
+    """
+    user = request.user
+    assert isinstance(user, User)
+    on = request.POST.get("sound") == "on"
+    User.objects.filter(pk=user.pk).update(turn_sound=on)
+    if request.headers.get("X-Requested-With") == "fetch":
+        return HttpResponse(status=204)
+    target = request.POST.get("next", "")
+    if not url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        target = "profile"
+    return redirect(target)
 
 
 @require_http_methods(["POST"])

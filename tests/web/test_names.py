@@ -275,7 +275,7 @@ def test_the_admin_refuses_a_taken_name_with_a_form_error(make_user, admin_clien
 # -- the migration ---------------------------------------------------------------
 
 BEFORE, AFTER = [("accounts", "0001_initial")], [("accounts", "0002_names_unique_as_read")]
-LATEST = [("accounts", "0003_time_zone")]  # where the test leaves the database: the model as it is now
+LATEST = [("accounts", "0004_turn_sound")]  # where the test leaves the database: the model as it is now
 
 
 def _migrate(target):
