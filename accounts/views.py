@@ -35,14 +35,14 @@ def _save_unless_name_taken(form: SignUpForm | ProfileForm, field: str) -> User 
 @require_http_methods(["GET", "POST"])
 def signup(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated:
-        return redirect("profile")
+        return redirect("games:lobby")
     if request.method == "POST" and (refused := signup_throttled(request)):
         return refused
     form = SignUpForm(request.POST or None)
     if request.method == "POST" and form.is_valid() and (user := _save_unless_name_taken(form, "username")):
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, _("Welcome, %(name)s! Your account is ready.") % {"name": user.shown_name})
-        return redirect("profile")
+        return redirect("games:lobby")  # where a newcomer finds a table; the profile is a link away
     return render(request, "registration/signup.html", {"form": form}, status=400 if form.errors else 200)
 
 

@@ -7,7 +7,8 @@ with the message and a 4xx status; nothing is changed.
 from __future__ import annotations
 
 import contextlib
-from functools import partial
+from collections.abc import Callable
+from functools import partial, wraps
 from typing import Any
 
 from django.contrib import messages
@@ -17,7 +18,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.crypto import constant_time_compare
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_GET, require_http_methods
 
 from games.engine import PRESETS, Rules, RulesError
 
@@ -57,6 +58,25 @@ HTTP_STATUS = {
 }
 
 
+def post_only(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """Like Django's ``require_POST``, but a GET (a bookmarked or typed address of a button)
+    gets a page in the site's layout, with a way back to the table or the lobby, not a blank 405."""
+
+    @wraps(view)
+    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if request.method == "POST":
+            return view(request, *args, **kwargs)
+        game_id = kwargs.get("game_id")
+        game = Game.objects.filter(pk=game_id).first() if game_id is not None else None
+        if game is not None and not may_watch(request, game):
+            game = None  # a private game's address says nothing of it
+        response = render(request, "405.html", {"game": game}, status=405)
+        response["Allow"] = "POST"
+        return response
+
+    return wrapper
+
+
 def http_status(error: services.GameError) -> int:
     """The status a page answers with when a service refuses (the refusal's code decides)."""
     return HTTP_STATUS.get(error.code, 400)
@@ -74,7 +94,7 @@ def lobby(request: HttpRequest, form: GameCreateForm | None = None, status: int 
     return render(request, "games/lobby.html", context, status=status)
 
 
-@require_POST
+@post_only
 def game_create(request: HttpRequest) -> HttpResponse:
     if not request.user.is_authenticated:
         return _refused(request, services.GameError("not_logged_in", _("Log in to create a game.")))
@@ -167,7 +187,7 @@ def _refused(request: HttpRequest, error: services.GameError, game: Game | None 
     return render(request, "games/refused.html", {"error": error.message, "game": game}, status=http_status(error))
 
 
-@require_POST
+@post_only
 def play(request: HttpRequest, game_id: int) -> HttpResponse:
     game = get_object_or_404(Game, pk=game_id)
     if not request.user.is_authenticated:
@@ -189,7 +209,7 @@ def play(request: HttpRequest, game_id: int) -> HttpResponse:
     return redirect(game)
 
 
-@require_POST
+@post_only
 def join(request: HttpRequest, game_id: int) -> HttpResponse:
     form = JoinForm(request.POST)
     if not form.is_valid():
@@ -204,12 +224,12 @@ def _bad_contribution(form: JoinForm) -> services.GameError:
     )
 
 
-@require_POST
+@post_only
 def leave(request: HttpRequest, game_id: int) -> HttpResponse:
     return _lifecycle(request, game_id, services.game_leave, _("You left the game."), to_lobby=True)
 
 
-@require_POST
+@post_only
 def start(request: HttpRequest, game_id: int) -> HttpResponse:
     return _lifecycle(request, game_id, services.game_start, _("The cards are dealt."))
 
@@ -224,7 +244,7 @@ def _lifecycle(request: HttpRequest, game_id: int, action: Any, done: str, to_lo
     return redirect("games:lobby") if to_lobby else redirect(game)
 
 
-@require_POST
+@post_only
 def resign(request: HttpRequest, game_id: int) -> HttpResponse:
     game = get_object_or_404(Game, pk=game_id)
     if request.POST.get("confirm") != "yes":
@@ -238,7 +258,7 @@ def resign(request: HttpRequest, game_id: int) -> HttpResponse:
     return _lifecycle(request, game_id, services.game_resign, _("You resigned: a bot plays your seat to the end."))
 
 
-@require_POST
+@post_only
 def rematch(request: HttpRequest, game_id: int) -> HttpResponse:
     game = get_object_or_404(Game, pk=game_id)
     try:

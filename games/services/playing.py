@@ -221,6 +221,36 @@ def game_start(*, game_id: int, user: Any, bot_level: str = BotLevel.MEDIUM) -> 
 # -- playing ------------------------------------------------------------------
 
 
+def stale_message(game: Game, seat: Seat, action: Action | Mapping[str, Any], seen: int) -> str:
+    """Say in words why a move from a page of version ``seen`` was refused (never the numbers).
+
+    Each move bumps the version by one, so the ``now - seen`` newest moves are
+    what happened since the page was loaded (as near as the log tells: a join
+    or a resignation bumps it too).  When the first of them is this person's
+    own move and the same action, the submission was repeated (a double click,
+    a reload that posted again); when it is another seat's, someone moved first.
+    """
+    changes = game.version - seen
+    if changes > 0:
+        since = list(game.moves.order_by("-seq")[:changes])
+        if since:
+            first = since[-1]
+            if first.seat != seat.position:
+                return _(
+                    "Someone else moved first: the table has changed since your page was loaded. "
+                    "Nothing was played; look at the table and choose again."
+                )
+            try:
+                submitted = action if isinstance(action, (Draw, Discard, GoOut)) else action_from_dict(action)
+            except IllegalAction:
+                submitted = None
+            if not first.by_bot and submitted is not None and submitted.to_dict() == first.action:
+                return _("That move was already played: it counts once. Look at the table to see what came after.")
+    return _(
+        "The table has changed since your page was loaded. Nothing was played; look at the table and choose again."
+    )
+
+
 @transaction.atomic
 def game_play(*, game_id: int, user: Any, action: Action | Mapping[str, Any], expected_version: int) -> Game:
     """Play ``action`` for the user's seat, then every bot turn that follows.
@@ -242,14 +272,7 @@ def game_play(*, game_id: int, user: Any, action: Action | Mapping[str, Any], ex
     if seat.is_bot:
         raise GameError("seat_played_by_bot", _("A bot plays your seat in this game now: you cannot move."))
     if expected_version != game.version:
-        raise GameError(
-            "stale_version",
-            _(
-                "The table changed since your page was loaded (version %(seen)s, now %(now)s): "
-                "nothing was played. Look at the table again and choose your move."
-            )
-            % {"seen": expected_version, "now": game.version},
-        )
+        raise GameError("stale_version", stale_message(game, seat, action, expected_version))
     # Under the row lock, so the clock (``clock.game_timeout``, which plays a
     # turn once ``now >= turn_deadline``) and a late move never both play it.
     if seat.position == game.current_seat and game.turn_deadline is not None and timezone.now() >= game.turn_deadline:

@@ -1,8 +1,10 @@
-"""``time_left``: how long until a deadline, in the reader's language ("23 hours, 59 minutes").
+"""``time_left``: how long until a deadline, in the reader's language ("23h 59m", "0:45").
 
-Django's ``timeuntil`` takes its words from Django's own catalogs, which do
-not have them in every language this site speaks (Croatian shows "23 hours,59
-minutes"); these words are the site's own, translated with everything else.
+The very text the page's countdown (games/static/games/clock.js) shows for the
+same number of seconds, so the time left does not change its format when the
+script takes over (or when a live update swaps the clock in again): the same
+msgids, translated in both the django and the djangojs catalogs.  Under a
+minute it is minutes and seconds, "0:45", as the countdown ticks.
 """
 
 from __future__ import annotations
@@ -11,39 +13,25 @@ import datetime
 
 from django import template
 from django.utils import timezone
-from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext
 
 register = template.Library()
 
 
-def _days(count: int) -> str:
-    return ngettext("%(count)s day", "%(count)s days", count) % {"count": count}
-
-
-def _hours(count: int) -> str:
-    return ngettext("%(count)s hour", "%(count)s hours", count) % {"count": count}
-
-
-def _minutes(count: int) -> str:
-    return ngettext("%(count)s minute", "%(count)s minutes", count) % {"count": count}
-
-
 def time_left_text(seconds: int) -> str:
-    """The two largest units of ``seconds`` left (days and hours, or hours and minutes, or minutes)."""
+    """``seconds`` as the countdown shows them: days, hours and minutes; hours and minutes; or m:ss."""
     seconds = max(0, int(seconds))
     days, rest = divmod(seconds, 86_400)
     hours, rest = divmod(rest, 3_600)
-    minutes = rest // 60
+    minutes, rest = divmod(rest, 60)
+    values = {"days": days, "hours": hours, "minutes": f"{minutes:02d}"}
     if days:
-        parts = [_days(days)] + ([_hours(hours)] if hours else [])
-    elif hours:
-        parts = [_hours(hours)] + ([_minutes(minutes)] if minutes else [])
-    elif minutes:
-        parts = [_minutes(minutes)]
-    else:
-        return gettext("less than a minute")
-    # Translators: joins two lengths of time, as in "23 hours, 59 minutes".
-    return gettext(", ").join(parts)
+        # Translators: a countdown of days, hours and minutes, e.g. "2d 5h 07m" (as the page's countdown).
+        return gettext("%(days)sd %(hours)sh %(minutes)sm") % values
+    if hours:
+        # Translators: a countdown of hours and minutes, e.g. "5h 07m" (as the page's countdown).
+        return gettext("%(hours)sh %(minutes)sm") % values
+    return f"{minutes}:{rest:02d}"
 
 
 @register.filter

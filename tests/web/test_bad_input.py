@@ -99,7 +99,7 @@ def test_stale_version(table):
     game, mover, _, _ = table
     before = state_fingerprint(game)
     response = post_action(mover, game, {"type": "draw", "source": "stock"}, version=game.version - 1)
-    _assert_refused(response, 409, "table changed", game, before)
+    _assert_refused(response, 409, "table has changed since your page was loaded", game, before)
 
 
 def test_repeated_submission_is_refused_the_second_time(table):
@@ -109,7 +109,7 @@ def test_repeated_submission_is_refused_the_second_time(table):
     assert post_action(mover, game, {"type": "draw", "source": "stock"}, version=version).status_code == 302
     before = state_fingerprint(game)
     response = post_action(mover, game, {"type": "draw", "source": "stock"}, version=version)
-    _assert_refused(response, 409, "table changed", game, before)
+    _assert_refused(response, 409, "That move was already played", game, before)
 
 
 @pytest.mark.parametrize(

@@ -1,6 +1,7 @@
 // Move clock countdowns: an enhancement only (the deadline is in the page as text).
 // Every <time class="countdown" data-seconds-left="N"> counts down once a second;
 // elements swapped in later (live updates) are picked up on the next tick.
+// The same text as the server renders (time_left in games/templatetags/game_time.py).
 // The units are words of the reader's language: Django's JavaScript catalog (loaded
 // before this file by base.html) gives gettext and interpolate.
 (function () {
@@ -25,7 +26,8 @@
     document.querySelectorAll("time.countdown[data-seconds-left]").forEach(function (el) {
       if (!el.dataset.loadedAt) el.dataset.loadedAt = String(now);
       var left = Number(el.dataset.secondsLeft) - Math.floor((now - Number(el.dataset.loadedAt)) / 1000);
-      el.textContent = left > 0 ? format(left) : el.dataset.expired;
+      // The same words as the server's text (games/templatetags/game_time.py), "5h 07m left".
+      el.textContent = left > 0 ? interpolate(gettext("%(left)s left"), { left: format(left) }, true) : el.dataset.expired;
       el.classList.toggle("urgent", left > 0 && left <= 30);
     });
   }
