@@ -128,3 +128,27 @@ def signed_in(browser: Any, live_url: str):
     yield make
     for context in contexts:
         context.close()
+
+
+@pytest.fixture
+def timed_game(make_user: Any, classic: Any) -> Any:
+    """An active two-person classic game (ann, bob; 2 rounds) with a day to move.
+
+    Only a deadline a test moves can time the turn out, and a page's own
+    countdown (its re-check safety net) stays far from zero.
+    """
+    from games import services
+
+    ann, bob = make_user("ann"), make_user("bob")
+    game = off_loop(
+        services.game_create,
+        creator=ann,
+        variant=classic,
+        seat_count=2,
+        invitees=[bob],
+        seed=11,
+        time_limit_seconds=24 * 3600,
+        options={"rounds": [3, 4]},
+    )
+    assert game.in_play
+    return game

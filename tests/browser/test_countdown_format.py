@@ -8,38 +8,15 @@ of seconds a little below what the page said (nothing here asserts a duration).
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 from django.utils import translation
 from playwright.sync_api import expect
 
-from games import services
-from games.models import Game
 from games.templatetags.game_time import time_left_text
-
-from .conftest import off_loop
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 COUNTDOWN = "time.countdown[data-seconds-left]"
-
-
-@pytest.fixture
-def timed_game(make_user: Any, classic: Any) -> Game:
-    ann, bob = make_user("ann"), make_user("bob")
-    game = off_loop(
-        services.game_create,
-        creator=ann,
-        variant=classic,
-        seat_count=2,
-        invitees=[bob],
-        seed=11,
-        time_limit_seconds=24 * 3600,
-        options={"rounds": [3, 4]},
-    )
-    assert game.status == Game.Status.ACTIVE
-    return game
 
 
 def _texts_near(language: str, seconds: int) -> set[str]:

@@ -18,35 +18,13 @@ import pytest
 from django.utils import timezone
 from playwright.sync_api import Page, expect
 
-from games import services
 from games.models import Game
-
-from .conftest import off_loop
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 #: Generous: the clock passes every 2 s; nothing here asserts a duration.
 WAIT_MS = 30_000
 NOT_RELOADED = "window.__sameDocument === true"
-
-
-@pytest.fixture
-def timed_game(make_user: Any, classic: Any) -> Game:
-    ann, bob = make_user("ann"), make_user("bob")
-    # A day to move: only the deadline this test moves can time the turn out, and the page's
-    # own countdown (its re-check safety net) stays far from zero, so the socket is what is tested.
-    game = off_loop(
-        services.game_create,
-        creator=ann,
-        variant=classic,
-        seat_count=2,
-        invitees=[bob],
-        seed=11,
-        time_limit_seconds=24 * 3600,
-        options={"rounds": [3, 4]},
-    )
-    assert game.status == Game.Status.ACTIVE
-    return game
 
 
 def open_table(context: Any, game: Game) -> Page:
