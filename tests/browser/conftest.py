@@ -152,3 +152,21 @@ def timed_game(make_user: Any, classic: Any) -> Any:
     )
     assert game.in_play
     return game
+
+
+def game_between(make_user: Any, classic: Any, *, rounds: list[int], seed: int = 31) -> tuple[Any, Any, Any]:
+    """An active classic game between ann (seat 0) and bob, created off the browser's loop: (game, ann, bob)."""
+    from games import services
+
+    ann, bob = make_user("ann"), make_user("bob")
+    game = off_loop(
+        services.game_create,
+        creator=ann,
+        variant=classic,
+        seat_count=2,
+        invitees=[bob],
+        seed=seed,
+        options={"rounds": rounds},
+    )
+    game.refresh_from_db()
+    return game, ann, bob

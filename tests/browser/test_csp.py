@@ -16,10 +16,9 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from games import services
-from games.models import Game
 from tests.history.conftest import finish_with_bot_moves
 
-from .conftest import off_loop
+from .conftest import game_between, off_loop
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -52,21 +51,6 @@ class Watched:
 
     def assert_none(self) -> None:
         assert self.violations() == []
-
-
-def game_between(make_user: Any, classic: Any, *, rounds: list[int], seed: int = 31) -> tuple[Game, Any, Any]:
-    ann, bob = make_user("ann"), make_user("bob")
-    game = off_loop(
-        services.game_create,
-        creator=ann,
-        variant=classic,
-        seat_count=2,
-        invitees=[bob],
-        seed=seed,
-        options={"rounds": rounds},
-    )
-    game.refresh_from_db()
-    return game, ann, bob
 
 
 def test_the_policy_is_enforced_and_a_violation_is_heard(make_user, signed_in):

@@ -12,11 +12,10 @@ import pytest
 from django.contrib.sessions.models import Session
 from playwright.sync_api import Page, expect
 
-from games import services
 from games.engine import GameState, view
 from games.models import Game
 
-from .conftest import off_loop
+from .conftest import game_between
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -72,16 +71,7 @@ def discard_first_card(page: Page) -> str:
 
 @pytest.fixture
 def table_for_two(make_user: Any, classic: Any, signed_in: Any):
-    ann, bob = make_user("ann"), make_user("bob")
-    game = off_loop(
-        services.game_create,
-        creator=ann,
-        variant=classic,
-        seat_count=2,
-        invitees=[bob],
-        seed=31,
-        options={"rounds": [7, 8]},
-    )
+    game, ann, bob = game_between(make_user, classic, rounds=[7, 8])
     return game, {0: signed_in(ann), 1: signed_in(bob)}
 
 

@@ -15,9 +15,8 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from accounts.models import User
-from games import services
 
-from .conftest import off_loop
+from .conftest import game_between, off_loop
 from .test_live_table import discard_first_card, draw_from_stock
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -66,17 +65,7 @@ def pass_the_turn(mover: Page) -> None:
 @pytest.fixture
 def waiting_player(make_user: Any, classic: Any, signed_in: Any):
     """A two-player game and the player who waits for the first move, with the recorders installed."""
-    ann, bob = make_user("ann"), make_user("bob")
-    game = off_loop(
-        services.game_create,
-        creator=ann,
-        variant=classic,
-        seat_count=2,
-        invitees=[bob],
-        seed=31,
-        options={"rounds": [7, 8]},
-    )
-    game.refresh_from_db()
+    game, _ann, _bob = game_between(make_user, classic, rounds=[7, 8])
     waiter = off_loop(lambda: game.seats.get(position=1 - game.current_seat).user)
     mover = off_loop(lambda: game.seats.get(position=game.current_seat).user)
 

@@ -80,3 +80,15 @@ def two_player_game(make_user, classic):
     services.game_join(game_id=game.pk, user=bob)
     game.refresh_from_db()
     return game, ann, bob
+
+
+@pytest.fixture
+def table(make_user, classic):
+    """A two-player game where it is ann's (seat 0) or bob's turn, in the draw phase."""
+    ann, bob = make_user("ann"), make_user("bob")
+    game = services.game_create(creator=ann, variant=classic, seat_count=2, seed=4)
+    services.game_join(game_id=game.pk, user=bob)
+    game.refresh_from_db()
+    clients = {0: logged_in(ann), 1: logged_in(bob)}
+    current = game.current_seat
+    return game, clients[current], clients[1 - current], current

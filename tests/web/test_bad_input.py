@@ -13,18 +13,6 @@ from .conftest import CARD_ATTR, engine_view, logged_in, post_action, state_fing
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def table(make_user, classic):
-    """A two-player game where it is ann's (seat 0) or bob's turn, in the draw phase."""
-    ann, bob = make_user("ann"), make_user("bob")
-    game = services.game_create(creator=ann, variant=classic, seat_count=2, seed=4)
-    services.game_join(game_id=game.pk, user=bob)
-    game.refresh_from_db()
-    clients = {0: logged_in(ann), 1: logged_in(bob)}
-    current = game.current_seat
-    return game, clients[current], clients[1 - current], current
-
-
 def _assert_refused(response, status: int, words: str, game: Game, before: tuple) -> None:
     assert response.status_code == status, (response.status_code, response.content.decode()[:500])
     assert words.lower() in response.content.decode().lower()

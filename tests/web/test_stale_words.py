@@ -8,20 +8,9 @@ import pytest
 
 from games import services
 
-from .conftest import engine_view, logged_in, post_action, state_fingerprint
+from .conftest import engine_view, post_action, state_fingerprint
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def table(make_user, classic):
-    ann, bob = make_user("ann"), make_user("bob")
-    game = services.game_create(creator=ann, variant=classic, seat_count=2, seed=4)
-    services.game_join(game_id=game.pk, user=bob)
-    game.refresh_from_db()
-    clients = {0: logged_in(ann), 1: logged_in(bob)}
-    current = game.current_seat
-    return game, clients[current], clients[1 - current], current
 
 
 def _refusal(response, before, game) -> str:
