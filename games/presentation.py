@@ -5,7 +5,7 @@ Templates only render what these return; they never decide anything.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from django.utils.translation import gettext as _
@@ -100,16 +100,19 @@ def sort_codes(codes: Iterable[str], how: str, wild_ranks: Iterable[str] = ()) -
     return sorted(codes, key=key)
 
 
+def short_name(code: str) -> str:
+    """A card as rank and suit symbol, "10♥", as lines of text name it."""
+    f = card_face(code)
+    return f"{f['rank']}{f['suit']}"
+
+
 def describe_event(event: Mapping[str, Any], names: Mapping[int, str]) -> str | None:
     """One line of the recent-moves list for a public engine event (None: not worth a line)."""
     kind, data = event.get("kind"), event.get("data") or {}
     seat = event.get("seat")
     who = names.get(seat, "?") if isinstance(seat, int) else "?"
 
-    def face(code: str) -> str:
-        f = card_face(code)
-        return f"{f['rank']}{f['suit']}"
-
+    face = short_name
     if kind == "drew":
         if data.get("source") == "discard":
             return _("%(who)s took %(card)s from the discard pile.") % {"who": who, "card": face(data["card"])}
@@ -136,8 +139,28 @@ def describe_event(event: Mapping[str, Any], names: Mapping[int, str]) -> str | 
     return None
 
 
-def round_result(result: RoundResult, names: Mapping[int, str], *, with_cards: bool) -> dict[str, Any]:
-    """A round result for templates; the cards only ``with_cards`` (the summary page, game over, replay)."""
+def running_totals(results: Sequence[RoundResult], round_number: int) -> list[int]:
+    """Each seat's total after round ``round_number`` (counted from 1) of ``results``."""
+    played = results[:round_number]
+    seats = len(played[0].seats) if played else 0
+    return [sum(result.seats[position].points for result in played) for position in range(seats)]
+
+
+def round_result(
+    result: RoundResult,
+    names: Mapping[int, str],
+    *,
+    with_cards: bool,
+    totals: Sequence[int] | None = None,
+    events: Sequence[Mapping[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """A round result for templates: the one way a finished round is shown (table, summary page, record, replay).
+
+    The cards only ``with_cards`` (a finished round's hands are public; never
+    pass the round in play); each seat's total after the round when ``totals``
+    are given; the story in words (:func:`round_story`) when the round's last
+    public ``events`` are given.
+    """
     wild = wild_rank_chars(result.hand_size)
     rows = []
     for position, seat in enumerate(result.seats):
@@ -147,6 +170,8 @@ def round_result(result: RoundResult, names: Mapping[int, str], *, with_cards: b
             "went_out": seat.went_out,
             "penalty": seat.penalty,
         }
+        if totals is not None:
+            row["total"] = totals[position]
         if with_cards:
             row["melds"] = [{"kind": m.kind.value, "cards": card_faces(m.codes, wild)} for m in seat.melds]
             row["deadwood"] = card_faces((c.code for c in seat.deadwood), wild)
@@ -160,4 +185,85 @@ def round_result(result: RoundResult, names: Mapping[int, str], *, with_cards: b
         "went_out_name": names.get(went_out) if went_out is not None else None,
         "stock_exhausted": result.ended == RoundEnd.STOCK_EXHAUSTED,
         "rows": rows,
+        "story": round_story(result, events, names) if events is not None else None,
     }
+
+
+def round_story(result: RoundResult, events: Sequence[Mapping[str, Any]], names: Mapping[int, str]) -> dict[str, Any]:
+    """How a round ended, in words: who went out (and with which discard), each last turn taken after
+    it, and the stock running out (before anyone went out, or before the last turns were over).
+
+    ``events`` are the public events of the round's last moves, oldest first;
+    they must reach back to the first go-out (its last lap is at most two
+    moves a seat).  Without that go-out among them, the story says only who
+    went out.  Returns ``went_out`` and ``stock`` (a sentence or None) and
+    ``last_turns`` (one sentence a turn).
+    """
+    went_out, exhausted = result.went_out, result.ended == RoundEnd.STOCK_EXHAUSTED
+    story: dict[str, Any] = {"went_out": None, "last_turns": [], "stock": None}
+    if went_out is None:
+        if exhausted:
+            story["stock"] = _("Nobody went out: the stock ran out, and every hand was scored as it stood.")
+        return story
+    start = next(
+        (i for i, e in enumerate(events) if e.get("kind") == "went_out" and e.get("seat") == went_out),
+        None,
+    )
+    if start is None:
+        story["went_out"] = _("%(name)s went out.") % {"name": names.get(went_out, "?")}
+    else:
+        story["went_out"] = describe_event(events[start], names)
+        turns = _turns(events[start + 1 :])
+        story["last_turns"] = [line for line in (_turn_sentence(turn, names) for turn in turns) if line]
+    if exhausted:
+        stock = _("The stock ran out before the last turns were over.")
+        if start is not None:
+            played = {turn[0].get("seat") for turn in _turns(events[start + 1 :])}
+            missed = [names.get(seat, "?") for seat in _lap_order(went_out, len(result.seats)) if seat not in played]
+            if missed:
+                stock += " " + _("No last turn for: %(names)s.") % {"names": ", ".join(missed)}
+        story["stock"] = stock
+    return story
+
+
+def _lap_order(went_out: int, seat_count: int) -> list[int]:
+    """The seats that have a last turn after ``went_out`` went out, in order."""
+    return [(went_out + k) % seat_count for k in range(1, seat_count)]
+
+
+def _turns(events: Sequence[Mapping[str, Any]]) -> list[list[Mapping[str, Any]]]:
+    """The events of the last lap (up to the round's scoring), one list a turn: a draw starts a turn;
+    an event of no seat (the stock rebuilt) stands alone."""
+    turns: list[list[Mapping[str, Any]]] = []
+    for event in events:
+        kind, seat = event.get("kind"), event.get("seat")
+        if kind in ("round_scored", "round_dealt", "game_over"):
+            break
+        if kind == "drew" or seat is None or not turns or turns[-1][0].get("seat") != seat:
+            turns.append([event])
+        else:
+            turns[-1].append(event)
+    return turns
+
+
+def _turn_sentence(turn: Sequence[Mapping[str, Any]], names: Mapping[int, str]) -> str:
+    """One last turn in a sentence: "Bob took 7♥ from the discard pile and discarded K♠." (others: their lines)."""
+    lines = [describe_event(event, names) for event in turn]
+    kinds = [event.get("kind") for event in turn]
+    shaped = len(turn) >= 2 and kinds[0] == "drew" and kinds[1] in ("discarded", "went_out")
+    if not shaped or any(kind != "laid_down" for kind in kinds[2:]):
+        return " ".join(line for line in lines if line)
+    drew, end = turn[0].get("data") or {}, turn[1].get("data") or {}
+    seat = turn[0].get("seat")
+    values = {"who": names.get(seat, "?") if isinstance(seat, int) else "?", "card": short_name(end["card"])}
+    if drew.get("source") == "discard":
+        values["taken"] = short_name(drew["card"])
+        if kinds[1] == "went_out":
+            sentence = _("%(who)s took %(taken)s from the discard pile and went out too, discarding %(card)s.")
+        else:
+            sentence = _("%(who)s took %(taken)s from the discard pile and discarded %(card)s.")
+    elif kinds[1] == "went_out":
+        sentence = _("%(who)s drew from the stock and went out too, discarding %(card)s.")
+    else:
+        sentence = _("%(who)s drew from the stock and discarded %(card)s.")
+    return " ".join(line for line in [sentence % values, *lines[2:]] if line)

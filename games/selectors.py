@@ -21,7 +21,7 @@ from games.engine.rules import JOKER_POINTS
 from . import presentation
 from .history.ratings import places
 from .models import AuditRecord, Game, Move, Seat
-from .table import RECENT_MOVES, TableReading, table_context
+from .table import RECENT_MOVES, TableReading, round_to_summarise, table_context
 
 
 def games_waiting_on(*, user: Any) -> QuerySet[Game]:
@@ -151,8 +151,11 @@ def watch_refusal(game: Game) -> str:
     return _("Only the players of this game may look at it: its creator kept it to the table.")
 
 
-def game_table(*, game: Game, user: Any, sort: str = "suit") -> dict[str, Any]:
-    """Everything the table template shows to ``user`` (seated or not): read here, presented by ``table``."""
+def game_table(*, game: Game, user: Any, sort: str = "suit", hand_view: str = "own") -> dict[str, Any]:
+    """Everything the table template shows to ``user`` (seated or not): read here, presented by ``table``.
+
+    ``hand_view`` is how the player sees their own hand (``table.HAND_VIEWS``).
+    """
     seats = list(game.seats.select_related("user").order_by("position"))
     me = next((s for s in seats if user is not None and user.is_authenticated and s.user_id == user.pk), None)
     reading = TableReading(
@@ -161,6 +164,7 @@ def game_table(*, game: Game, user: Any, sort: str = "suit") -> dict[str, Any]:
         me=me,
         rules=Rules.from_dict(game.rules),
         sort=sort,
+        hand_view=hand_view,
         clock=turn_clock(game=game),
         rematch_game=Game.objects.filter(rematch_of=game).first() if game.is_finished else None,
         abort_record=(
@@ -173,13 +177,26 @@ def game_table(*, game: Game, user: Any, sort: str = "suit") -> dict[str, Any]:
         return table_context(reading)
     v = view(GameState.from_dict(game.state), me.position if me is not None else None)
     moves = Move.objects.filter(game=game).order_by("-seq")[:RECENT_MOVES]
+    summarised = round_to_summarise(rounds_ended=len(v.results), game_over=v.is_over, me=me)
     reading = replace(
         reading,
         view=v,
         recent_events=[event for move in moves for event in reversed(move.events)],
         standings=final_standings(seats, list(v.scores)) if v.is_over else None,
+        round_end_events=round_end_events(game=game, round_number=summarised) if summarised else None,
     )
     return table_context(reading)
+
+
+def round_end_events(*, game: Game, round_number: int) -> list[dict[str, Any]]:
+    """The public events of a finished round's last moves, oldest first: enough to reach back to its
+    first go-out (the last lap after it is at most two moves a seat), for the story of its end."""
+    last = (
+        Move.objects.filter(game=game, round_number=round_number)
+        .order_by("-seq")
+        .values_list("events", flat=True)[: 2 * game.seat_count + 2]
+    )
+    return [event for events in reversed(list(last)) for event in events]
 
 
 def final_standings(seats: list[Seat], scores: list[int]) -> list[dict[str, Any]]:
@@ -228,7 +245,13 @@ def round_summary(*, game: Game, round_number: int) -> dict[str, Any] | None:
     if not 1 <= round_number <= len(results):
         return None
     names = {s.position: s.name for s in game.seats.select_related("user")}
-    summary = presentation.round_result(results[round_number - 1], names, with_cards=True)
+    summary = presentation.round_result(
+        results[round_number - 1],
+        names,
+        with_cards=True,
+        totals=presentation.running_totals(results, round_number),
+        events=round_end_events(game=game, round_number=round_number),
+    )
     summary["rounds_played"] = len(results)
     return summary
 

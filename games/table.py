@@ -13,18 +13,33 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from django.urls import reverse
+from django.utils.translation import gettext as _
 
-from games.engine import Action, Discard, Draw, GoOut, Phase, Rules, SeatView, discard_penalties, wild_rank_label
+from games.engine import (
+    Action,
+    Discard,
+    Draw,
+    GoOut,
+    Phase,
+    Rules,
+    SeatView,
+    best_arrangement,
+    discard_penalties,
+    wild_rank_label,
+)
 
 from . import presentation
 
 if TYPE_CHECKING:
     from .models import AuditRecord, Game, Seat
 
-__all__ = ["TableReading", "table_context", "fairness_panel", "RECENT_MOVES"]
+__all__ = ["TableReading", "table_context", "fairness_panel", "round_to_summarise", "RECENT_MOVES", "HAND_VIEWS"]
 
 #: How many lines the recent-moves list shows.
 RECENT_MOVES = 12
+#: How a player sees their own hand: in their own order (sorted, or as they arranged it), or arranged
+#: by the engine into its best melds with what is left over.
+HAND_VIEWS = ("own", "melds")
 
 
 @dataclass(frozen=True)
@@ -44,6 +59,27 @@ class TableReading:
     recent_events: Sequence[Mapping[str, Any]] = ()
     #: Final places, once the game is over.
     standings: list[dict[str, Any]] | None = None
+    #: "own" or "melds" (``HAND_VIEWS``).
+    hand_view: str = "own"
+    #: Public events of the last moves of the round the summary shows (``round_to_summarise``), oldest first.
+    round_end_events: Sequence[Mapping[str, Any]] | None = None
+
+
+def round_to_summarise(*, rounds_ended: int, game_over: bool, me: Seat | None) -> int | None:
+    """The finished round whose summary (every hand in its melds, the story, the totals) the table shows.
+
+    At the end of the game, the last round, to everyone.  While the game goes
+    on, the last round that ended, to a player who has not moved on from it
+    (``Seat.summary_dismissed_round``): the next deal is already on the table
+    beneath it.  Someone without a seat gets the short result beside the table.
+    """
+    if rounds_ended == 0:
+        return None
+    if game_over:
+        return rounds_ended
+    if me is not None and rounds_ended > me.summary_dismissed_round:
+        return rounds_ended
+    return None
 
 
 def table_context(reading: TableReading) -> dict[str, Any]:
@@ -116,19 +152,36 @@ def _dealt(reading: TableReading, v: SeatView) -> dict[str, Any]:
 
     hand: list[dict[str, Any]] = []
     go_out_faces: list[dict[str, Any]] = []
+    arranged = None
     if me is not None and v.hand is not None:
         hand = _hand_faces(reading, v, legal, my_turn)
         go_out_faces = presentation.card_faces([a.discard.code for a in legal if isinstance(a, GoOut)], wild)
+        if reading.hand_view == "melds" and hand:
+            arranged = _arranged_hand(v, hand)
 
     lines = (presentation.describe_event(event, names) for event in reading.recent_events)
     recent = [line for line in lines if line]
     results = v.results
     taken = v.taken_from_discard
+    summarised = round_to_summarise(rounds_ended=len(results), game_over=v.is_over, me=me)
+    round_end = None
+    if summarised is not None:
+        round_end = presentation.round_result(
+            results[summarised - 1],
+            names,
+            with_cards=True,
+            totals=presentation.running_totals(results, summarised),
+            events=reading.round_end_events or (),
+        )
+        if not v.is_over:
+            round_end["next_round"] = v.round
     return {
         "view": v,
         "players": players,
         "hand": hand,
         "hand_count": len(hand),
+        "hand_view": reading.hand_view,
+        "arranged": arranged,
         "go_out_faces": go_out_faces,
         "coach_on": game.coach and me is not None,
         "discard_top": presentation.card_face(v.discard_top.code, wild) if v.discard_top else None,
@@ -159,9 +212,9 @@ def _dealt(reading: TableReading, v: SeatView) -> dict[str, Any]:
         "recent_moves": recent[:RECENT_MOVES],
         "last_result": presentation.round_result(results[-1], names, with_cards=False) if results else None,
         "standings": reading.standings if v.is_over else None,
-        "final_result": presentation.round_result(results[-1], names, with_cards=True)
-        if v.is_over and results
-        else None,
+        # the game's last round at the end; while it goes on, the round a player has not moved on from
+        "round_end": round_end if not v.is_over else None,
+        "final_result": round_end if v.is_over else None,
     }
 
 
@@ -184,3 +237,34 @@ def _hand_faces(reading: TableReading, v: SeatView, legal: Sequence[Action], my_
         for f in hand:
             f["best"] = f["can_discard"] and f["penalty"] == best
     return hand
+
+
+def _arranged_hand(v: SeatView, hand: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The seat's own hand as the engine arranges it: its best melds, then what is left over and its
+    penalty now (times the round's multiplier, as the round's score would count it).
+
+    ``hand`` are the hand's faces (with what may be discarded and the coach's
+    numbers); each card of the arrangement takes one of them, so every card of
+    the hand shows exactly once.
+    """
+    assert v.hand is not None
+    arrangement = best_arrangement(v.hand, v.rules, v.hand_size)
+    pool: dict[str, list[Mapping[str, Any]]] = {}
+    for face in hand:
+        pool.setdefault(face["code"], []).append(face)
+
+    def faces(cards: Sequence[Any]) -> list[dict[str, Any]]:
+        return [dict(pool[card.code].pop()) for card in cards]
+
+    kinds = {"set": _("set"), "run": _("run")}
+    melds = [
+        {"kind": meld.kind.value, "label": kinds[meld.kind.value], "cards": faces(meld.cards)}
+        for meld in arrangement.melds
+    ]
+    multiplier = v.rules.round_multiplier(v.hand_size)
+    return {
+        "melds": melds,
+        "deadwood": faces(arrangement.deadwood),
+        "points": arrangement.points * multiplier,
+        "doubled": multiplier > 1 and arrangement.points > 0,
+    }

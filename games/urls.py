@@ -20,6 +20,7 @@ urlpatterns = [
     path("games/<int:game_id>/rematch/", views.rematch, name="rematch"),
     path("games/<int:game_id>/invite/<str:token>/", views.invite, name="invite"),
     path("games/<int:game_id>/rounds/<int:round_number>/", views.round_summary, name="round"),
+    path("games/<int:game_id>/rounds/<int:round_number>/seen/", views.round_seen, name="round_seen"),
     path("games/<int:game_id>/rules/", views.rules, name="game_rules"),
     # looking back: history, records, replays, stats
     path("games/<int:game_id>/record/", history_views.game_record, name="record"),

@@ -25,8 +25,11 @@ from games.engine import PRESETS, Rules, RulesError
 from . import presentation, selectors, services
 from .forms import GameCreateForm, JoinForm, PlayForm
 from .models import Game, Variant, variant_label
+from .table import HAND_VIEWS
 
 SORT_SESSION_KEY = "hand_sort"
+#: How the player sees their hand ("own" order or arranged in "melds", ``table.HAND_VIEWS``), per session.
+HAND_VIEW_SESSION_KEY = "hand_view"
 
 #: The HTTP status of each refusal code of the services (anything else: 400).
 HTTP_STATUS = {
@@ -50,6 +53,7 @@ HTTP_STATUS = {
     "seat_left": 409,
     "game_not_finished": 409,
     "game_aborted": 409,
+    "round_not_over": 409,
     "seat_played_by_bot": 409,
     "game_not_abortable": 409,
     "already_bot": 409,
@@ -132,10 +136,22 @@ def _sort_choice(request: HttpRequest) -> str:
     return stored if stored in presentation.SORTS else "suit"
 
 
+def _hand_view_choice(request: HttpRequest) -> str:
+    """``?hand=melds`` or ``?hand=own`` chooses (and the session keeps it, so live updates keep it too)."""
+    wanted = request.GET.get("hand")
+    if wanted in HAND_VIEWS:
+        request.session[HAND_VIEW_SESSION_KEY] = wanted
+        return wanted
+    stored = request.session.get(HAND_VIEW_SESSION_KEY)
+    return stored if stored in HAND_VIEWS else "own"
+
+
 def _table_response(
     request: HttpRequest, game: Game, *, template: str, error: services.GameError | None = None, status: int = 200
 ) -> HttpResponse:
-    context = selectors.game_table(game=game, user=request.user, sort=_sort_choice(request))
+    context = selectors.game_table(
+        game=game, user=request.user, sort=_sort_choice(request), hand_view=_hand_view_choice(request)
+    )
     if error is not None:
         context["error"] = error.message
         status = http_status(error)
@@ -323,6 +339,17 @@ def round_summary(request: HttpRequest, game_id: int, round_number: int) -> Http
     if summary is None:
         raise Http404(_("That round has not been played yet."))
     return render(request, "games/round.html", {"game": game, "summary": summary})
+
+
+@post_only
+def round_seen(request: HttpRequest, game_id: int, round_number: int) -> HttpResponse:
+    """The player moves on from a finished round's summary (the "Next deal" button); back to the table."""
+    game = get_object_or_404(Game, pk=game_id)
+    try:
+        services.round_summary_dismiss(game_id=game.pk, user=request.user, round_number=round_number)
+    except services.GameError as error:
+        return _refused(request, error, game)
+    return redirect(game)
 
 
 @require_GET

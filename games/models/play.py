@@ -346,6 +346,11 @@ class Seat(models.Model):
     timeouts_in_row = models.PositiveSmallIntegerField(_("timeouts in a row"), default=0)
     left = models.CharField(_("left the game"), max_length=10, choices=Left.choices, blank=True, default="")
     left_at = models.DateTimeField(_("left at"), null=True, blank=True)
+    summary_dismissed_round = models.PositiveSmallIntegerField(
+        _("round summary dismissed"),
+        default=0,
+        help_text=_("The last round whose summary the player moved on from (0: none yet)."),
+    )
 
     class Meta:
         ordering = ("game", "position")

@@ -8,6 +8,10 @@ request cannot be honoured.
 Every change bumps ``Game.version`` by one per stored change (each move, a
 bot's included, and each join, leave or start), so a client that posts the
 version it saw is refused when anything happened in between.
+
+``round_summary_dismiss`` is the exception: it changes only the player's own
+seat (which round summary they moved on from), locks that row, and leaves the
+game and its version alone.
 """
 
 from __future__ import annotations
@@ -17,12 +21,13 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from django.db import transaction
+from django.db.models import Max
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from games import bots
 from games.engine import Action, Discard, Draw, GoOut, IllegalAction, Rules, RulesError, action_from_dict
-from games.models import BotLevel, Game, Seat, Variant
+from games.models import BotLevel, Game, RoundResult, Seat, Variant
 
 from . import fairness
 from .errors import GameError
@@ -359,3 +364,27 @@ def game_rematch(*, game_id: int, user: Any) -> Game:
     Seat.objects.bulk_create(seats)
     deal(new)
     return new
+
+
+@transaction.atomic
+def round_summary_dismiss(*, game_id: int, user: Any, round_number: int) -> Seat:
+    """The player has read the summary of a finished round and moves on: it no longer waits on their table.
+
+    Remembered on the player's own seat (the highest round dismissed), so it
+    holds on every device and across days.  Only a round that has ended may be
+    dismissed (a forged number for a round still to come is refused: it would
+    hide that round's summary before it exists); dismissing again changes
+    nothing.  The game never waits for this: its version does not change.
+    """
+    if user is None or not user.is_authenticated:
+        raise GameError("not_logged_in", _("Log in to play."))
+    seat = Seat.objects.select_for_update().filter(game_id=game_id, user=user).first()
+    if seat is None:
+        raise GameError("not_seated", _("You have no seat at this table."))
+    ended = RoundResult.objects.filter(game_id=game_id).aggregate(last=Max("round_number"))["last"] or 0
+    if not 1 <= round_number <= ended:
+        raise GameError("round_not_over", _("That round is not over yet: nothing was changed."))
+    if seat.summary_dismissed_round < round_number:
+        seat.summary_dismissed_round = round_number
+        seat.save(update_fields=["summary_dismissed_round"])
+    return seat

@@ -28,6 +28,12 @@ see the cadences below):
 * the WebSocket messages of the game sockets (for each party that may open them: the
   others are refused, and that is checked) and of the user sockets.
 
+ann looks at her hand arranged into its best melds, bob at his in his own order. When
+a round ends, each player's table shows that round's summary (every hand in its melds)
+until the player moves on: the sweep allows those cards, counted copy by copy, on that
+player's table only; bob moves on after each full sweep (his table then may show none),
+ann never does.
+
 Two cadences keep it within a minute: after every move, each party fetches what a
 move may change (``MOVE_NAMES``: the table, its partial, the rounds, the record and
 replay of each game it may watch, the lobby, "my games"; a refused party the table
@@ -78,7 +84,7 @@ from accounts.models import User
 from games import bots, presentation, selectors, services
 from games.engine import GameState, view
 from games.live import consumers
-from games.models import Game, Move, RoundResult, Variant
+from games.models import Game, Move, RoundResult, Seat, Variant
 from tests.leaks import (
     Leak,
     Secrets,
@@ -281,9 +287,12 @@ class Sweep:
             elif args == {"game_id", "round_number"}:  # every round so far: the finished ones and the one in play
                 for number in range(1, state.round_number + 1):
                     finished = number <= len(state.results)
-                    extra = result_cards(state.results[number - 1]) if finished else None
+                    extra = result_cards(state.results[number - 1]) if finished and name == "games:round" else None
                     status = 404 if expect == 200 and not finished else expect
                     self.fetch(party, reverse(name, args=[game.pk, number]), secrets, extra=extra, expect=status)
+            elif name in ("games:table", "games:table_partial"):
+                extra = self.summary_cards(party, game, state)
+                self.fetch(party, reverse(name, args=[game.pk]), secrets, extra=extra, expect=expect, name=name)
             elif name in ("games:record", "games:replay"):
                 over = game.status == Game.Status.FINISHED
                 status = 409 if expect == 200 and not over else expect
@@ -297,6 +306,25 @@ class Sweep:
                 self.fetch(party, reverse(name, args=[game.pk]), secrets, expect=expect, name=name)
             else:
                 self.problems.append(f"the sweep does not know how to reverse {name} {sorted(args)}: teach it")
+
+    def summary_cards(self, party: Party, game: Game, state: GameState) -> Counter[str] | None:
+        """The cards a player's table may show besides the round in play: those of the last finished round,
+        in its summary, until the player moves on from it (``Seat.summary_dismissed_round``); nobody else's."""
+        position = party.seats.get(game.pk)
+        if position is None or state.is_over or not state.results:
+            return None
+        dismissed = Seat.objects.get(game=game, position=position).summary_dismissed_round
+        return result_cards(state.results[-1]) if dismissed < len(state.results) else None
+
+    def move_on(self, party: Party, game: Game) -> None:
+        """``party`` presses "Next deal" under the summary of the round that just ended."""
+        game.refresh_from_db()
+        if game.status != Game.Status.ACTIVE or not state_of(game).results:
+            return
+        finished = len(state_of(game).results)
+        response = party.client.post(reverse("games:round_seen", args=[game.pk, finished]))
+        if response.status_code != 302:
+            self.problems.append(f"{party.name} could not move on from round {finished}: {response.status_code}")
 
     def sweep_site(self, party: Party, secrets: Secrets, *, full: bool) -> None:
         """The pages about no game in particular."""
@@ -493,6 +521,8 @@ def test_no_party_ever_sees_a_card_it_may_not(make_user, classic, django_user_mo
         rules_example_cards=rules_example_cards,
     )
     players = {public.pk: {0: ann.client, 1: bob.client}, private.pk: {0: ann.client}}
+    # ann looks at her hand arranged into its best melds (kept in her session), bob in his own order.
+    assert ann.client.get(reverse("games:table", args=[public.pk]) + "?hand=melds").context["arranged"]
 
     # Every party opens every socket; those who may not watch a game (or are not signed in) are refused.
     sockets: list[Socket] = []
@@ -515,7 +545,10 @@ def test_no_party_ever_sees_a_card_it_may_not(make_user, classic, django_user_mo
                 sweep.moves[game.pk] += 1
                 moved = True
         if moved:  # the move that ended the last game was followed by a full sweep already
-            sweep.sweep(full=sweep.new_round())
+            full = sweep.new_round()
+            sweep.sweep(full=full)
+            if full:  # bob moves on from each round's summary once it was swept; ann keeps hers on her table
+                sweep.move_on(bob, public)
         return moved
 
     async def drain(sockets: list[Socket], wait: float) -> None:

@@ -282,11 +282,12 @@
       });
   }
 
-  /* Move forms (draw, discard, go out) post with fetch; the answer is the table page. */
+  /* Move forms (draw, discard, go out) and "Next deal" (a round's summary seen) post with fetch;
+   * the answer is the table page. */
   document.addEventListener("submit", function (e) {
     var form = e.target, t = tableEl();
-    if (!t || !t.contains(form) || !/\/play\/$/.test(form.getAttribute("action") || "")) return;
-    if (arranging) { e.preventDefault(); return; }
+    if (!t || !t.contains(form) || !/\/(play|seen)\/$/.test(form.getAttribute("action") || "")) return;
+    if (arranging && /\/play\/$/.test(form.getAttribute("action"))) { e.preventDefault(); return; }
     if (!window.fetch || !window.FormData) return;
     e.preventDefault();
     if (posting) return;
