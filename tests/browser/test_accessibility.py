@@ -80,12 +80,14 @@ def pages_to_check(make_user: Any, classic: Any) -> dict[str, tuple[str, str]]:
 @pytest.mark.slow
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_no_serious_accessibility_problem_on_the_pages_a_player_uses(
-    pages_to_check: dict[str, tuple[str, str]], signed_in: Any, scheme: str
+    pages_to_check: dict[str, tuple[str, str]], signed_in: Any, browser: Any, live_url: str, scheme: str
 ) -> None:
     from django.contrib.auth import get_user_model
 
     users = get_user_model().objects
     contexts = {name: signed_in(users.get(username=name), color_scheme=scheme) for name in ("ann", "bob")}
+    contexts[""] = browser.new_context(base_url=live_url, color_scheme=scheme)  # a newcomer, signed out
+    pages_to_check = {**pages_to_check, "lobby, signed out": ("/", ""), "sign-up": ("/accounts/signup/", "")}
     found: dict[str, list[str]] = {}
     for name, (url, who) in pages_to_check.items():
         page = contexts[who].new_page()
@@ -98,6 +100,7 @@ def test_no_serious_accessibility_problem_on_the_pages_a_player_uses(
         if problems:
             found[name] = problems
         page.close()
+    contexts[""].close()
     assert not found, "\n".join(f"{name}:\n  " + "\n  ".join(lines) for name, lines in found.items())
 
 
