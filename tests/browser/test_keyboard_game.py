@@ -79,6 +79,9 @@ def test_a_whole_game_against_a_bot_with_the_keyboard_alone(make_user: Any, clas
             # The focus went to the hand: the card just drawn, ready to be discarded.
             assert page.evaluate(f"({IN_HAND})(document.activeElement)")
             assert page.evaluate("document.activeElement.matches('button.card:not([disabled])')")
+            # The new turn line is read out (without the ticking clock).
+            expect(page.locator("[data-announce]")).to_contain_text("discard it")
+            expect(page.locator("[data-announce]")).not_to_contain_text("Move before")
         elif page.locator("#table .go-out-button").count():
             tab_to(page, GO_OUT)
             press_and_wait(page, "Space")

@@ -306,16 +306,18 @@
   }
 
   /* The turn line is replaced with the table, and a live region that is new is not read out:
-   * a region outside the table says the new line when it changed. */
-  function announce(previous) {
-    var say = document.querySelector("[data-announce]"), line = tableEl() && tableEl().querySelector(".turn-line");
-    if (!say || !line) return;
-    var text = line.textContent.replace(/\s+/g, " ").trim();
-    if (text && text !== previous) say.textContent = text;
-  }
+   * a region outside the table says the new line when its words changed (the clock, which
+   * ticks, is left out). */
   function turnText() {
     var line = tableEl() && tableEl().querySelector(".turn-line");
-    return line ? line.textContent.replace(/\s+/g, " ").trim() : "";
+    if (!line) return "";
+    var words = line.cloneNode(true), clock = words.querySelector(".clock");
+    if (clock) clock.remove();
+    return words.textContent.replace(/\s+/g, " ").trim();
+  }
+  function announce(previous) {
+    var say = document.querySelector("[data-announce]"), text = turnText();
+    if (say && text && text !== previous) say.textContent = text;
   }
 
   function swapIn(fresh) {
