@@ -10,6 +10,7 @@ from games.engine.rules import MAX_SEATS, MIN_SEATS
 from games.engine.shuffle import MAX_CONTRIBUTION_LENGTH, check_contribution
 
 from .models import BotLevel, Game, Variant
+from .services import PLAY_NOW_BOTS
 
 
 def _check_contribution(value: str) -> None:
@@ -35,28 +36,30 @@ def contribution_field() -> forms.CharField:
     )
 
 
+#: A number of seats of one kind (missing: none).
+_SEAT_COUNT: dict[str, Any] = {
+    "required": False,
+    "empty_value": 0,
+    "choices": [(n, str(n)) for n in range(0, MAX_SEATS)],
+}
+
+
 class GameCreateForm(forms.Form):
     variant = forms.ModelChoiceField(
         label=_("Variant"), queryset=Variant.objects.filter(is_active=True), empty_label=None
     )
-    seat_count = forms.TypedChoiceField(
-        label=_("Players"), coerce=int, initial=4, choices=[(n, str(n)) for n in range(MIN_SEATS, MAX_SEATS + 1)]
-    )
-    bot_count = forms.TypedChoiceField(
-        label=_("Bots"),
+    # Who sits at the table besides the creator: seats for people, and bots of each level (a mix is
+    # fine).  The defaults suit a person alone: PLAY_NOW_BOTS medium bots, dealt at once.
+    people = forms.TypedChoiceField(
+        label=_("People"),
         coerce=int,
         initial=0,
-        choices=[(n, str(n)) for n in range(0, MAX_SEATS)],
-        help_text=_("Seats played by the computer."),
+        **_SEAT_COUNT,
+        help_text=_("Seats for the people you invite, or for anyone who joins from the lobby."),
     )
-    bot_level = forms.ChoiceField(
-        label=_("Bot level"),
-        choices=BotLevel.choices,
-        initial=BotLevel.MEDIUM,
-        help_text=_(
-            "Easy plays without much thought, medium keeps its penalty low, hard also counts the cards it has seen."
-        ),
-    )
+    easy_bots = forms.TypedChoiceField(label=_("Easy bots"), coerce=int, initial=0, **_SEAT_COUNT)
+    medium_bots = forms.TypedChoiceField(label=_("Medium bots"), coerce=int, initial=PLAY_NOW_BOTS, **_SEAT_COUNT)
+    hard_bots = forms.TypedChoiceField(label=_("Hard bots"), coerce=int, initial=0, **_SEAT_COUNT)
     invite = forms.CharField(
         label=_("Invite players"),
         required=False,
@@ -98,15 +101,39 @@ class GameCreateForm(forms.Form):
         return users
 
     def clean(self) -> dict[str, Any]:
+        """Adds ``seat_count`` (the creator, the people's seats, the bots) and ``bot_levels`` (one per bot)."""
         data = super().clean() or {}
-        seats, bots, invited = data.get("seat_count"), data.get("bot_count"), data.get("invite")
-        if seats is not None and bots is not None and invited is not None:
-            if 1 + bots + len(invited) > seats:
-                raise forms.ValidationError(
-                    _("%(seats)s seats cannot hold you, %(bots)s bot(s) and %(invited)s invited player(s).")
-                    % {"seats": seats, "bots": bots, "invited": len(invited)}
-                )
+        counts = {level: data.get(f"{level}_bots") for level in BotLevel.values}
+        people, invited = data.get("people"), data.get("invite")
+        if people is None or any(count is None for count in counts.values()):
+            return data  # a field error says what is wrong
+        bot_levels = [level for level, count in counts.items() for _n in range(count or 0)]
+        seats = 1 + people + len(bot_levels)
+        if seats > MAX_SEATS:
+            raise forms.ValidationError(
+                _("A table has at most %(max)s seats: you, the people and the bots make %(seats)s.")
+                % {"max": MAX_SEATS, "seats": seats}
+            )
+        if invited is not None and len(invited) > people:
+            raise forms.ValidationError(
+                _("You invited %(invited)s player(s) but left %(people)s seat(s) for people: add seats for them.")
+                % {"invited": len(invited), "people": people}
+            )
+        if seats < MIN_SEATS:
+            raise forms.ValidationError(_("Nobody to play with: add a bot or a seat for a person."))
+        data["seat_count"], data["bot_levels"] = seats, bot_levels
         return data
+
+
+class PlayNowForm(forms.Form):
+    """ "Play now": the level of the bots, the one choice of a game dealt in one click."""
+
+    bot_level = forms.ChoiceField(
+        label=_("Bot level"), choices=BotLevel.choices, initial=BotLevel.MEDIUM, required=False
+    )
+
+    def clean_bot_level(self) -> str:
+        return self.cleaned_data["bot_level"] or BotLevel.MEDIUM
 
 
 class JoinForm(forms.Form):

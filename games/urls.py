@@ -9,6 +9,7 @@ urlpatterns = [
     path("", views.lobby, name="lobby"),
     path("rules/", views.rules, name="rules"),
     path("games/new/", views.game_create, name="create"),
+    path("games/play-now/", views.play_now, name="play_now"),
     path("games/mine/", views.my_games, name="my_games"),
     path("games/<int:game_id>/", views.table, name="table"),
     path("games/<int:game_id>/table/", views.table_partial, name="table_partial"),

@@ -23,7 +23,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from games.engine import PRESETS, Rules, RulesError
 
 from . import presentation, selectors, services
-from .forms import GameCreateForm, JoinForm, PlayForm
+from .forms import GameCreateForm, JoinForm, PlayForm, PlayNowForm
 from .models import Game, Variant, variant_label
 from .table import HAND_VIEWS
 
@@ -91,6 +91,8 @@ def lobby(request: HttpRequest, form: GameCreateForm | None = None, status: int 
     context: dict[str, Any] = {
         "open_games": selectors.games_open_to_join(user=user)[:30],
         "form": form or GameCreateForm(),
+        "play_now_form": PlayNowForm(),
+        "play_now_bots": services.PLAY_NOW_BOTS,
     }
     if user.is_authenticated:
         context["my_games"] = list(selectors.games_of(user=user))
@@ -111,8 +113,7 @@ def game_create(request: HttpRequest) -> HttpResponse:
             creator=request.user,
             variant=data["variant"],
             seat_count=data["seat_count"],
-            bot_count=data["bot_count"],
-            bot_level=data["bot_level"],
+            bot_levels=data["bot_levels"],
             invitees=data["invite"],
             time_limit_seconds=data["time_limit_seconds"],
             coach=data["coach"],
@@ -124,6 +125,22 @@ def game_create(request: HttpRequest) -> HttpResponse:
     except services.GameError as error:
         form.add_error(None, error.message)
         return lobby(request, form=form, status=http_status(error))
+    return redirect(game)
+
+
+@post_only
+def play_now(request: HttpRequest) -> HttpResponse:
+    """One click from the lobby to a table against bots (``services.game_play_now``)."""
+    if not request.user.is_authenticated:
+        return _refused(request, services.GameError("not_logged_in", _("Log in to play.")))
+    form = PlayNowForm(request.POST)
+    if not form.is_valid():
+        reasons = " ".join(str(e) for errors in form.errors.values() for e in errors)
+        return _refused(request, services.GameError("bad_form", reasons))
+    try:
+        game = services.game_play_now(creator=request.user, bot_level=form.cleaned_data["bot_level"])
+    except services.GameError as error:
+        return _refused(request, error)
     return redirect(game)
 
 

@@ -1,6 +1,6 @@
 """Every change of a game goes through here, one module a seam.
 
-- :mod:`.playing`: create, join, leave, start, play, resign, rematch, move on from a round's summary;
+- :mod:`.playing`: create (and "Play now"), join, leave, start, play, resign, rematch, move on from a round's summary;
 - :mod:`.clock`: timed-out turns and the turn e-mails (:mod:`.notices`);
 - :mod:`.moderation`: what staff do from the admin;
 - :mod:`.turns`: what they all share (the move log, bot turns, the snapshot, the announcement).
@@ -12,11 +12,13 @@ from .clock import TIMEOUTS_BEFORE_TAKEOVER, clock_tick, game_timeout
 from .errors import GameError
 from .moderation import REASON_MAX_LENGTH, game_abort, moderation_reason, seat_hand_to_bot, user_deactivate
 from .playing import (
+    PLAY_NOW_BOTS,
     TIME_LIMITS,
     game_create,
     game_join,
     game_leave,
     game_play,
+    game_play_now,
     game_rematch,
     game_resign,
     game_start,
@@ -27,6 +29,8 @@ from .turns import TAKEOVER_BOT_LEVEL
 __all__ = [
     "GameError",
     "game_create",
+    "game_play_now",
+    "PLAY_NOW_BOTS",
     "game_join",
     "game_leave",
     "game_start",

@@ -17,7 +17,7 @@ game and its version alone.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from django.db import transaction
@@ -60,6 +60,7 @@ def game_create(
     seat_count: int,
     bot_count: int = 0,
     bot_level: str = BotLevel.MEDIUM,
+    bot_levels: Sequence[str] | None = None,
     invitees: Iterable[Any] = (),
     time_limit_seconds: int = 24 * 3600,
     coach: bool = False,
@@ -73,7 +74,9 @@ def game_create(
     """Create a game: the creator in seat 0, then invitees, bots, and open seats.
 
     ``options`` override the variant's rule options (e.g. ``{"rounds": [3, 4]}``);
-    ``round_count`` plays only the first rounds of the variant.  A game whose
+    ``round_count`` plays only the first rounds of the variant.  Bots are
+    ``bot_count`` of ``bot_level``, or one per level of ``bot_levels`` (a mix,
+    in seat order; it replaces the other two).  A game whose
     seats are all taken starts (deals) at once.  The game shuffles provably
     fairly (``fairness``): ``seed_contribution`` is the creator's text (a
     random one when empty).  A whole-number ``seed`` makes a version-1 game
@@ -83,8 +86,12 @@ def game_create(
         raise GameError("not_logged_in", _("Log in to create a game."))
     contribution = fairness.contribution_or_random(seed_contribution)
     invitees = [u for u in dict.fromkeys(invitees) if u.pk != creator.pk]
-    if bot_level not in BotLevel.values:
-        raise GameError("bad_bot_level", _("Unknown bot level “%(level)s”.") % {"level": bot_level})
+    levels = [bot_level] * max(bot_count, 0) if bot_levels is None else [str(level) for level in bot_levels]
+    if bot_levels is not None:
+        bot_count = len(levels)
+    for level in levels or [bot_level]:
+        if level not in BotLevel.values:
+            raise GameError("bad_bot_level", _("Unknown bot level “%(level)s”.") % {"level": level})
     if time_limit_seconds not in TIME_LIMITS:
         raise GameError("bad_time_limit", _("Choose one of the offered time limits per move."))
     try:
@@ -127,7 +134,7 @@ def game_create(
                 Seat(
                     game=game,
                     position=position,
-                    bot_level=bot_level,
+                    bot_level=levels[position - len(people)],
                     bot_name=bots.BOT_NAMES[(position - len(people)) % len(bots.BOT_NAMES)],
                     joined_at=now,
                 )
@@ -138,6 +145,29 @@ def game_create(
     if len(people) + bot_count == seat_count:
         deal(game)
     return game
+
+
+#: "Play now": how many bots sit down with the person (the create form's default too).
+PLAY_NOW_BOTS = 2
+#: The variant "Play now" deals, while it is offered (otherwise the first one offered).
+PLAY_NOW_VARIANT = "classic"
+
+
+def game_play_now(*, creator: Any, bot_level: str = BotLevel.MEDIUM) -> Game:
+    """One click to a game against bots: the classic rules, ``PLAY_NOW_BOTS`` bots of ``bot_level``,
+    the create form's other defaults (a day per move), dealt at once."""
+    if creator is None or not creator.is_authenticated:
+        raise GameError("not_logged_in", _("Log in to play."))
+    offered = Variant.objects.filter(is_active=True)
+    variant = offered.filter(slug=PLAY_NOW_VARIANT).first() or offered.order_by("pk").first()
+    if variant is None:
+        raise GameError("no_variant", _("No variant is offered right now, so no game can be dealt."))
+    return game_create(
+        creator=creator,
+        variant=variant,
+        seat_count=1 + PLAY_NOW_BOTS,
+        bot_levels=[bot_level] * PLAY_NOW_BOTS,
+    )
 
 
 @transaction.atomic

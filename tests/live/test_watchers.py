@@ -17,9 +17,10 @@ def test_the_lobby_form_makes_a_players_only_game_or_one_others_may_watch(make_u
     ann, cid = make_user("ann"), make_user("cid")
     data = {
         "variant": classic.pk,
-        "seat_count": 2,
-        "bot_count": 1,
-        "bot_level": "medium",
+        "people": 0,
+        "easy_bots": 0,
+        "medium_bots": 1,
+        "hard_bots": 0,
         "invite": "",
         "time_limit_seconds": 86400,
         "round_count": "",

@@ -245,7 +245,7 @@ def test_a_hidden_variant_is_not_offered_in_the_create_game_form(classic, superu
     assert "Classic" not in offered and "Jokers" in offered
     response = ann.post(
         "/games/new/",
-        {"variant": classic.pk, "seat_count": 2, "bot_count": 1, "bot_level": "medium", "time_limit_seconds": 120},
+        {"variant": classic.pk, "medium_bots": 1, "time_limit_seconds": 120},
     )
     assert response.status_code == 400 and not Game.objects.exists()
 

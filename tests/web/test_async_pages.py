@@ -178,16 +178,14 @@ def test_the_create_form_offers_live_and_asynchronous_time_limits_and_refuses_ot
         assert label in page
     response = client.post(
         "/games/new/",
-        {"variant": classic.pk, "seat_count": 2, "bot_count": 1, "bot_level": "hard", "time_limit_seconds": 999},
+        {"variant": classic.pk, "hard_bots": 1, "time_limit_seconds": 999},
     )
     assert response.status_code == 400 and not Game.objects.exists()
     response = client.post(
         "/games/new/",
         {
             "variant": classic.pk,
-            "seat_count": 2,
-            "bot_count": 1,
-            "bot_level": "hard",
+            "hard_bots": 1,
             "time_limit_seconds": 43200,
             "is_private": "on",
         },

@@ -24,9 +24,10 @@ pytestmark = pytest.mark.django_db
 
 HEX64 = re.compile(r"^[0-9a-f]{64}$")
 CREATE = {
-    "seat_count": 2,
-    "bot_count": 0,
-    "bot_level": "medium",
+    "people": 1,
+    "easy_bots": 0,
+    "medium_bots": 0,
+    "hard_bots": 0,
     "invite": "",
     "time_limit_seconds": 86400,
     "round_count": "",

@@ -24,8 +24,8 @@ JUNK = [
     {"version": "1", "type": "DRAW", "source": "STOCK"},
     {"version": "1e3", "type": "draw", "source": "stock"},
     {"version": "1", "type": ["draw", "discard"], "source": "stock"},
-    {"variant": "999", "seat_count": "99", "bot_count": "-1", "round_count": "0", "invite": ",,,"},
-    {"variant": "abc", "seat_count": "two", "time_limit_seconds": "soon"},
+    {"variant": "999", "people": "99", "easy_bots": "-1", "hard_bots": "7", "round_count": "0", "invite": ",,,"},
+    {"variant": "abc", "medium_bots": "two", "time_limit_seconds": "soon"},
 ]
 
 
@@ -69,6 +69,6 @@ def test_a_variant_with_options_the_engine_refuses_is_not_saved_and_pages_surviv
     client = logged_in(make_user("ann"))
     response = client.post(
         "/games/new/",
-        {"variant": classic.pk, "seat_count": 2, "bot_count": 1, "bot_level": "medium", "time_limit_seconds": 120},
+        {"variant": classic.pk, "medium_bots": 1, "time_limit_seconds": 120},
     )
     assert response.status_code == 400 and "decks" in response.content.decode()

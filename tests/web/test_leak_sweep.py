@@ -457,8 +457,11 @@ def leak_into_anns_hand(game: Game, ann: Party, bob: Party, monkeypatch: pytest.
             sweep.fetch(ann, reverse(name, args=[game.pk]), secrets, expect=200)
     caught, sweep.leaks[before:] = sweep.leaks[before:], []
     sweep.pages -= 2
-    assert len(caught) == 2, caught
-    assert all(f"card {card.code} (" in line and line.startswith("ann GET") for line in caught), caught
+    # Each page shows the card (its markup) and names it (its full name, read by screen readers).
+    assert len(caught) == 4, caught
+    kinds = sorted(line.split(": ", 1)[1].split(" ", 1)[0] for line in caught)
+    assert kinds == ["card", "card", "word", "word"], caught
+    assert all(f" {card.code}" in line and line.startswith("ann GET") for line in caught), caught
 
 
 @pytest.mark.slow
@@ -632,7 +635,9 @@ def test_the_checker_sees_one_hidden_card_rendered_into_a_real_page(dealt):
     hidden = next(c.code for c in state.hands[1] if state.hands[0].count(c) == 0)
     card = render_to_string("games/_card.html", {"card": presentation.card_face(hidden)})
     leaky = page.replace("</main>", card + "</main>")
-    assert [str(leak) for leak in find_leaks(leaky, secrets)] == [f"card {hidden} (1 shown, 0 public)"]
+    # Seen twice: as a card (its markup) and in words (its name, for screen readers).
+    expected = [f"card {hidden} (1 shown, 0 public)", f"word {hidden}"]
+    assert [str(leak) for leak in find_leaks(leaky, secrets)] == expected
 
 
 def test_the_checker_counts_copies_when_a_code_is_both_hidden_and_public(dealt):
@@ -678,7 +683,7 @@ def test_a_finished_rounds_cards_are_allowed_on_its_summary_page_only_as_often_a
     past_round = Counter({hidden: 1})  # as if the round before had ended with this card in someone's melds
     assert find_leaks(one, secrets, extra_shown=past_round) == []
     assert [leak.kind for leak in find_leaks(one + one, secrets, extra_shown=past_round)] == ["card"]
-    assert [leak.kind for leak in find_leaks(one, secrets)] == ["card"]
+    assert [leak.kind for leak in find_leaks(one, secrets)] == ["card", "word"]  # its markup and its name
 
 
 def test_the_checker_reads_websocket_messages(dealt):

@@ -9,6 +9,9 @@ from .conftest import logged_in
 
 pytestmark = pytest.mark.django_db
 
+#: The create form's seats when nobody sits with you (each test adds its own).
+SEATS = {"people": 0, "easy_bots": 0, "medium_bots": 0, "hard_bots": 0}
+
 
 def test_every_engine_preset_is_a_variant(db):
     from games.engine import PRESETS
@@ -25,9 +28,10 @@ def test_create_a_game_with_bots_from_the_lobby_form(make_user, classic):
         "/games/new/",
         {
             "variant": classic.pk,
-            "seat_count": 4,
-            "bot_count": 3,
-            "bot_level": "medium",
+            "people": 0,
+            "easy_bots": 1,
+            "medium_bots": 1,
+            "hard_bots": 1,
             "invite": "",
             "time_limit_seconds": 120,
             "round_count": 2,
@@ -38,9 +42,12 @@ def test_create_a_game_with_bots_from_the_lobby_form(make_user, classic):
     game = Game.objects.get()
     assert game.status == Game.Status.ACTIVE and game.coach and game.time_limit_seconds == 120
     assert game.rules["rounds"] == [3, 4]
+    # One bot of each level: several levels at one table, each named with its level.
+    assert [s.bot_level for s in game.seats.order_by("position")] == ["", "easy", "medium", "hard"]
     assert game.current_seat == 0  # the bots have played up to the person's turn
     page = client.get(response["Location"]).content.decode()
     assert "Your turn" in page and "Draw from stock" in page
+    assert "bot · easy" in page and "bot · medium" in page and "bot · hard" in page
 
 
 def test_the_game_keeps_its_rule_options_when_the_variant_is_edited(make_user, classic):
@@ -56,17 +63,16 @@ def test_create_form_errors_are_shown(make_user, classic):
     client = logged_in(make_user("ann"))
     response = client.post(
         "/games/new/",
-        {"variant": classic.pk, "seat_count": 2, "bot_count": 3, "bot_level": "medium", "time_limit_seconds": 120},
+        {**SEATS, "variant": classic.pk, "people": 3, "medium_bots": 5, "time_limit_seconds": 120},
     )
     assert response.status_code == 400
-    assert "cannot hold you" in response.content.decode()
+    assert "A table has at most 8 seats" in response.content.decode()
     response = client.post(
         "/games/new/",
         {
             "variant": classic.pk,
-            "seat_count": 3,
-            "bot_count": 0,
-            "bot_level": "medium",
+            **SEATS,
+            "people": 2,
             "invite": "nobody",
             "time_limit_seconds": 120,
         },
@@ -81,7 +87,7 @@ def test_a_refused_new_game_says_so_at_the_top_of_the_lobby(make_user, classic):
     assert "The game was not created." not in client.get("/").content.decode()
     html = client.post(
         "/games/new/",
-        {"variant": classic.pk, "seat_count": 2, "bot_count": 3, "bot_level": "medium", "time_limit_seconds": 120},
+        {**SEATS, "variant": classic.pk, "people": 3, "medium_bots": 5, "time_limit_seconds": 120},
     ).content.decode()
     notice = html.index("The game was not created.")
     assert notice < html.index('id="my-games"') and '<a href="#new-game">' in html[notice : notice + 200]
@@ -95,9 +101,8 @@ def test_invited_people_are_seated_and_open_seats_are_joined(make_user, classic)
         "/games/new/",
         {
             "variant": classic.pk,
-            "seat_count": 3,
-            "bot_count": 0,
-            "bot_level": "medium",
+            **SEATS,
+            "people": 2,
             "invite": "bob",
             "time_limit_seconds": 86400,
         },
@@ -202,9 +207,8 @@ def test_open_tables_say_how_long_a_move_may_take(make_user, classic):
             "/games/new/",
             {
                 "variant": classic.pk,
-                "seat_count": 2,
-                "bot_count": 0,
-                "bot_level": "medium",
+                **SEATS,
+                "people": 1,
                 "time_limit_seconds": seconds,
             },
         )

@@ -10,6 +10,8 @@
  *   (no reload, no scroll jump); without JavaScript they are plain POSTs.
  * - The hand keeps the order the player arranged it in (drag, or the
  *   Arrange buttons), per tab in sessionStorage, across swaps and reloads.
+ * - Keyboard focus stays on the hand across a swap (the card drawn, the same card,
+ *   the card now in its place, or the hand), and the new turn line is read out.
  * - Every signed-in page opens /ws/user/ and re-dispatches each message as a
  *   "threethirteen:user" DOM event (the header's "your turn" count).
  * Words shown to people come from the templates (data-label-* attributes) or go through
@@ -242,17 +244,91 @@
     return doc.getElementById("table");
   }
 
+  /* ---- keyboard focus across swaps: it stays on the hand ----------------------------------- */
+
+  function focusable(el) {
+    return !!el && !el.disabled && !el.hidden && typeof el.focus === "function" &&
+      (el.tabIndex >= 0 || el.hasAttribute("tabindex"));
+  }
+  function handCards(hand) {
+    return hand ? Array.prototype.slice.call(hand.querySelectorAll(".hand-slot [data-card]")) : [];
+  }
+  /* Where the focus was before a swap, in words a new table can answer: a card of the hand (its
+   * code, its place, the codes around it) or a control of the table (its tag, name, value, text). */
+  function focusBefore() {
+    var t = tableEl(), active = document.activeElement;
+    if (!t || !active || active === document.body || !t.contains(active)) return null;
+    var hand = handEl(), cards = handCards(hand);
+    var before = {
+      inHand: !!hand && hand.contains(active),
+      card: active.getAttribute("data-card"),
+      index: cards.indexOf(active),
+      codes: cards.map(function (c) { return c.getAttribute("data-card"); }),
+      move: !!active.closest("form") && /\/play\/$/.test(active.closest("form").getAttribute("action") || ""),
+      signature: signature(active)
+    };
+    return before;
+  }
+  function signature(el) {
+    return [el.tagName, el.getAttribute("name") || "", el.getAttribute("value") || "", el.getAttribute("href") || "",
+            (el.textContent || "").trim()].join("|");
+  }
+  /* After a swap: a move (draw, discard, go out) or a card of the hand brings the focus back to the
+   * hand: the card just drawn, else the same card, else the card now in its place, else the hand
+   * itself; any other control of the table gets its twin in the new table. */
+  function focusAfter(before) {
+    if (!before) return;
+    var t = tableEl(), hand = handEl(), cards = handCards(hand), target = null;
+    if (before.inHand || before.move) {
+      var usable = cards.filter(focusable);
+      var left = before.codes.slice();
+      var drawn = cards.filter(function (c) {
+        var at = left.indexOf(c.getAttribute("data-card"));
+        if (at === -1) return true;
+        left.splice(at, 1);
+        return false;
+      });
+      if (before.move && drawn.length === 1 && focusable(drawn[0])) target = drawn[0];
+      if (!target && before.card) target = usable.filter(function (c) { return c.getAttribute("data-card") === before.card; })[0];
+      if (!target && before.index >= 0 && usable.length) target = usable[Math.min(before.index, usable.length - 1)];
+      if (!target && usable.length && before.move) target = usable[0];
+      if (!target && hand) { hand.setAttribute("tabindex", "-1"); target = hand; }
+    } else {
+      var all = t.querySelectorAll("a[href], button, input, select, summary, [tabindex]");
+      for (var i = 0; i < all.length && !target; i++) if (signature(all[i]) === before.signature) target = all[i];
+    }
+    if (!target && (before.inHand || before.move)) {
+      // The hand is gone (the round or the game is over): the line that says what happened.
+      target = t.querySelector(".turn-line");
+      if (target) target.setAttribute("tabindex", "-1");
+    }
+    if (target) target.focus({ preventScroll: true });
+  }
+
+  /* The turn line is replaced with the table, and a live region that is new is not read out:
+   * a region outside the table says the new line when its words changed (the clock, which
+   * ticks, is left out). */
+  function turnText() {
+    var line = tableEl() && tableEl().querySelector(".turn-line");
+    if (!line) return "";
+    var words = line.cloneNode(true), clock = words.querySelector(".clock");
+    if (clock) clock.remove();
+    return words.textContent.replace(/\s+/g, " ").trim();
+  }
+  function announce(previous) {
+    var say = document.querySelector("[data-announce]"), text = turnText();
+    if (say && text && text !== previous) say.textContent = text;
+  }
+
   function swapIn(fresh) {
     var t = tableEl();
     if (!t || !fresh) return false;
-    var active = document.activeElement, focusedCard = active && active.getAttribute && active.getAttribute("data-card");
+    var before = focusBefore(), said = turnText();
     t.replaceWith(document.importNode(fresh, true));
     applyOrder();
     setUpHand();
-    if (focusedCard) {
-      var again = tableEl().querySelector('[data-card="' + focusedCard + '"]');
-      if (again && again.focus) again.focus({ preventScroll: true });
-    }
+    focusAfter(before);
+    announce(said);
     document.dispatchEvent(new CustomEvent("threethirteen:table", { detail: { version: shownVersion() } }));
     return true;
   }

@@ -1,0 +1,134 @@
+"""ISSUE 13.5: automated accessibility checks (axe-core, through axe-playwright-python, which ships
+axe.min.js: nothing is fetched) find no serious or critical problem on the pages a player uses, in
+the light and the dark colour scheme (colour contrast included); every card is named in full for
+screen readers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import Page, expect
+
+from games import services
+from games.models import Game
+from tests.history.conftest import finish_with_bot_moves
+
+from .conftest import game_between, off_loop
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+expect.set_options(timeout=15_000)
+
+#: The impacts that fail the check (axe's others are "moderate" and "minor").
+FAILING = ("serious", "critical")
+
+
+def serious_violations(page: Page) -> list[str]:
+    """axe's serious and critical findings on the page as it is now, one readable line each."""
+    results = Axe().run(page)
+    lines = []
+    for violation in results.response["violations"]:
+        if violation["impact"] in FAILING:
+            for node in violation["nodes"]:
+                lines.append(f"{violation['id']} ({violation['impact']}): {node['target']} {node['html'][:160]}")
+    return lines
+
+
+@pytest.fixture
+def pages_to_check(make_user: Any, classic: Any) -> dict[str, tuple[str, str]]:
+    """Every kind of page a player uses, by name: its address and who looks at it."""
+    game, ann, bob = game_between(make_user, classic, rounds=[3, 4])
+    game.refresh_from_db()
+    waiting = "bob" if game.current_seat == 0 else "ann"
+    # ann's own game against two bots of different levels, at her turn
+    solo = off_loop(
+        services.game_create,
+        creator=ann,
+        variant=classic,
+        seat_count=3,
+        bot_levels=["easy", "hard"],
+        seed=5,
+        coach=True,
+        options={"rounds": [3, 4]},
+    )
+    finished = off_loop(
+        services.game_create, creator=ann, variant=classic, seat_count=2, bot_count=1, seed=7, options={"rounds": [3]}
+    )
+    finished = off_loop(finish_with_bot_moves, finished)
+    assert finished.status == Game.Status.FINISHED
+    pages = {
+        "lobby": "/",
+        "table, your turn": f"/games/{solo.pk}/",
+        "table, game over": f"/games/{finished.pk}/",
+        "round summary": f"/games/{finished.pk}/rounds/1/",
+        "record": f"/games/{finished.pk}/record/",
+        "profile": "/accounts/profile/",
+        "rules": "/rules/",
+        "my games": "/games/mine/",
+        "stats": "/players/ann/",
+    }
+    return {
+        **{name: (url, "ann") for name, url in pages.items()},
+        # the two-person game, seen by whoever is not to move
+        "table, waiting": (f"/games/{game.pk}/", waiting),
+    }
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_no_serious_accessibility_problem_on_the_pages_a_player_uses(
+    pages_to_check: dict[str, tuple[str, str]], signed_in: Any, browser: Any, live_url: str, scheme: str
+) -> None:
+    from django.contrib.auth import get_user_model
+
+    users = get_user_model().objects
+    contexts = {name: signed_in(users.get(username=name), color_scheme=scheme) for name in ("ann", "bob")}
+    contexts[""] = browser.new_context(base_url=live_url, color_scheme=scheme)  # a newcomer, signed out
+    pages_to_check = {**pages_to_check, "lobby, signed out": ("/", ""), "sign-up": ("/accounts/signup/", "")}
+    found: dict[str, list[str]] = {}
+    for name, (url, who) in pages_to_check.items():
+        page = contexts[who].new_page()
+        page.goto(url)
+        page.wait_for_load_state("load")
+        if name.startswith("table"):  # once its live updates are on
+            expect(page.locator("[data-live-status]")).to_have_text("Live")
+        assert page.evaluate("matchMedia('(prefers-color-scheme: dark)').matches") is (scheme == "dark")
+        problems = serious_violations(page)
+        if problems:
+            found[name] = problems
+        page.close()
+    contexts[""].close()
+    assert not found, "\n".join(f"{name}:\n  " + "\n  ".join(lines) for name, lines in found.items())
+
+
+@pytest.mark.slow
+def test_every_card_has_its_full_name_for_screen_readers(make_user: Any, classic: Any, signed_in: Any) -> None:
+    ann = make_user("ann")
+    game = off_loop(
+        services.game_create, creator=ann, variant=classic, seat_count=2, bot_count=1, seed=5, options={"rounds": [3]}
+    )
+    page = signed_in(ann).new_page()
+    page.goto(f"/games/{game.pk}/")
+    page.get_by_role("button", name="Draw from stock").click()
+    hand = page.locator("#table form[data-hand] button.card")
+    expect(hand).to_have_count(4)
+    # In round 1 threes are wild; each card button is named "<rank> of <suit>", "(wild)" for a three.
+    names = [hand.nth(i).evaluate("b => b.innerText + '|' + b.textContent") for i in range(4)]
+    for i in range(4):
+        code = hand.nth(i).get_attribute("data-card")
+        assert code is not None
+        accessible = page.locator(f'#table form[data-hand] button.card[data-card="{code}"]').first
+        label = accessible.evaluate(
+            "b => Array.from(b.childNodes).filter(n => !(n.getAttribute && n.getAttribute('aria-hidden') === 'true'))"
+            ".map(n => n.textContent).join('').trim()"
+        )
+        assert " of " in label, (label, names)
+        assert label.endswith("(wild)") == code.startswith("3"), label
+        expect(page.get_by_role("button", name=label, exact=True).first).to_be_attached()
+    # The discard pile's top card and the player's own cards are named; the suit symbols are not read out.
+    top = page.locator("#table .piles [data-card]")
+    assert " of " in (top.get_attribute("aria-label") or "")
+    assert page.locator("#table .card-suit:not([aria-hidden='true'])").count() == 0
