@@ -10,6 +10,8 @@
  *   (no reload, no scroll jump); without JavaScript they are plain POSTs.
  * - The hand keeps the order the player arranged it in (drag, or the
  *   Arrange buttons), per tab in sessionStorage, across swaps and reloads.
+ * - Every message of the game socket is re-dispatched as a "threethirteen:game" DOM event
+ *   (chat.js fetches the chat on {"type": "chat"}).
  * - Every signed-in page opens /ws/user/ and re-dispatches each message as a
  *   "threethirteen:user" DOM event (the header's "your turn" count).
  * Words shown to people come from the templates (data-label-* attributes) or go through
@@ -407,6 +409,8 @@
       open: function () { everOpen = true; setLiveStatus("live"); pollWhileDown(false); },
       close: function () { setLiveStatus("reconnecting"); pollWhileDown(true); },
       message: function (data) {
+        // Every message also goes out as a DOM event (chat.js listens for {"type": "chat"}).
+        document.dispatchEvent(new CustomEvent("threethirteen:game", { detail: data }));
         if (data.type !== "version") return;
         latestKnown = Math.max(latestKnown, data.version);
         // Any other version than the one shown (newer, several ahead, or the
