@@ -108,7 +108,7 @@ def chat_post(request: HttpRequest, game_id: int) -> HttpResponse:
     if not form.is_valid():
         error = services.GameError(
             "chat_too_long",
-            _("Keep a message under %(count)s characters.") % {"count": MESSAGE_MAX_LENGTH},
+            _("A message may have at most %(count)s characters.") % {"count": MESSAGE_MAX_LENGTH},
         )
         return _answer(request, game, error=error)
     data = form.cleaned_data

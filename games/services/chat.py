@@ -167,8 +167,8 @@ def chat_post(
             raise GameError(
                 "chat_too_long",
                 ngettext(
-                    "Keep a message under %(count)s character (this one has %(length)s).",
-                    "Keep a message under %(count)s characters (this one has %(length)s).",
+                    "A message may have at most %(count)s character (this one has %(length)s).",
+                    "A message may have at most %(count)s characters (this one has %(length)s).",
                     MESSAGE_MAX_LENGTH,
                 )
                 % {"count": MESSAGE_MAX_LENGTH, "length": len(words)},
