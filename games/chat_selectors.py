@@ -69,11 +69,14 @@ def muted_until(user: Any) -> datetime.datetime | None:
     )
 
 
-def chat_access(*, game: Game, user: Any, invited: bool = False, seated: bool | None = None) -> ChatAccess:
+def chat_access(
+    *, game: Game, user: Any, invited: bool = False, seated: bool | None = None, reading_only: bool = False
+) -> ChatAccess:
     """What ``user`` may read and post in ``game``'s chat (see the module docstring).
 
     ``invited``: whether their session holds the invite link (``selectors.holds_invite``);
-    ``seated``: whether they have a seat, when the caller knows it already.
+    ``seated``: whether they have a seat, when the caller knows it already; ``reading_only``:
+    the caller only reads (a moderator's mute, which stops posting only, is not looked up).
     """
     if user is None or not user.is_authenticated:
         return ChatAccess()
@@ -97,7 +100,7 @@ def chat_access(*, game: Game, user: Any, invited: bool = False, seated: bool | 
         role=role,
         readable=readable,
         writable=writable,
-        muted_until=muted_until(user) if writable else None,
+        muted_until=muted_until(user) if writable and not reading_only else None,
         has_watchers=has_watchers,
     )
 
@@ -143,7 +146,8 @@ def chat_panel(
     ``error`` and ``text``: a refused post's message and what the person had typed (kept for them).
     """
     seated_ids = set(Seat.objects.filter(game=game, user__isnull=False).values_list("user_id", flat=True))
-    access = chat_access(game=game, user=user, invited=invited, seated=user.is_authenticated and user.pk in seated_ids)
+    seated = user.is_authenticated and user.pk in seated_ids
+    access = chat_access(game=game, user=user, invited=invited, seated=seated, reading_only=record)
     channels = []
     if access.readable:
         shown = list(visible_messages(game=game, user=user, channels=access.readable).order_by("created_at", "pk"))
