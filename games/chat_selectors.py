@@ -125,9 +125,10 @@ def channel_title(channel: str, role: str) -> str:
     return _("Table talk") if role == "player" else _("The players' chat")
 
 
-def _line(message: ChatMessage, user: Any, seated_ids: set[int]) -> dict[str, Any]:
+def _line(message: ChatMessage, user: Any, seated_ids: set[int], today: datetime.date) -> dict[str, Any]:
     author = message.author
     return {
+        "today": timezone.localtime(message.created_at).date() == today,
         "id": message.pk,
         "author": author.shown_name,
         "author_id": author.pk,
@@ -149,6 +150,7 @@ def chat_panel(
     seated = user.is_authenticated and user.pk in seated_ids
     access = chat_access(game=game, user=user, invited=invited, seated=seated, reading_only=record)
     channels = []
+    today = timezone.localdate()  # in the reader's time zone: a message of today shows its time only
     if access.readable:
         shown = list(visible_messages(game=game, user=user, channels=access.readable).order_by("created_at", "pk"))
         for channel in access.readable:
@@ -158,7 +160,7 @@ def chat_panel(
                 {
                     "channel": channel,
                     "title": channel_title(channel, access.role),
-                    "lines": [_line(m, user, seated_ids) for m in lines[older:]],
+                    "lines": [_line(m, user, seated_ids, today) for m in lines[older:]],
                     "older": older,
                     "mine": channel == access.writable,
                 }
