@@ -18,7 +18,17 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
 from games import services
-from games.admin import ReadOnlyInline, ReasonForm, StrictLookupsMixin, game_link, moderation_step, restrict_lookups
+from games.admin import (
+    ReadOnlyInline,
+    ReasonForm,
+    StrictLookupsMixin,
+    game_link,
+    may_moderate_chat,
+    moderation_step,
+    mute_users_step,
+    restrict_lookups,
+    unmute_users_step,
+)
 from games.models import AuditRecord, Seat
 
 from .models import User
@@ -76,15 +86,26 @@ class AuditByUserInline(ReadOnlyInline):
 class UserAdmin(StrictLookupsMixin, BaseUserAdmin):
     fieldsets = (
         *(BaseUserAdmin.fieldsets or ()),
-        (gettext_lazy("Preferences"), {"fields": ("display_name", "language", "notify_by_email")}),
+        (gettext_lazy("Preferences"), {"fields": ("display_name", "language", "notify_by_email", "chat_enabled")}),
     )
     list_display = ("username", "display_name", "email", "is_active", "is_staff", "date_joined")
     search_fields = ("username", "display_name", "email", "first_name", "last_name")
     inlines = [UserSeatInline, AuditAboutUserInline, AuditByUserInline]
-    actions = ["deactivate_users"]
+    actions = ["deactivate_users", "mute_from_chat", "let_chat_again"]
 
     def has_moderate_permission(self, request: HttpRequest) -> bool:
         return request.user.is_active and request.user.is_staff and request.user.has_perm("games.moderate_user")
+
+    def has_moderate_chat_permission(self, request: HttpRequest) -> bool:
+        return may_moderate_chat(request)
+
+    @admin.action(description=gettext_lazy("Mute the selected users from chat…"), permissions=["moderate_chat"])
+    def mute_from_chat(self, request: HttpRequest, queryset: QuerySet[User]) -> HttpResponse | None:
+        return mute_users_step(self, request, list(queryset), action_name="mute_from_chat")
+
+    @admin.action(description=gettext_lazy("Let the selected users chat again…"), permissions=["moderate_chat"])
+    def let_chat_again(self, request: HttpRequest, queryset: QuerySet[User]) -> HttpResponse | None:
+        return unmute_users_step(self, request, list(queryset), action_name="let_chat_again")
 
     def get_inline_instances(self, request: HttpRequest, obj: Any = None) -> list:
         if obj is None:

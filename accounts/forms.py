@@ -53,7 +53,7 @@ class SignUpForm(UserCreationForm):
 class ProfileForm(forms.ModelForm):
     class Meta:
         model = User
-        fields = ("display_name", "email", "language", "time_zone", "notify_by_email", "turn_sound")
+        fields = ("display_name", "email", "language", "time_zone", "notify_by_email", "turn_sound", "chat_enabled")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

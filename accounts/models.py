@@ -65,6 +65,11 @@ class User(AbstractUser):
         default=False,
         help_text=_("A short chime on an open page of this site when a turn comes to you."),
     )
+    chat_enabled = models.BooleanField(
+        _("show table talk"),
+        default=True,
+        help_text=_("The chat beside each table. When off, you see no messages and post none."),
+    )
     # The names as a reader sees them (accounts.names.name_key), kept by save(): the database
     # refuses two users whose user names, or whose display names, look the same.  A display name
     # that looks like someone else's user name is refused by validate_unique (forms, the admin).

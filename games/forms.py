@@ -9,7 +9,7 @@ from django.utils.translation import gettext_lazy as _
 from games.engine.rules import MAX_SEATS, MIN_SEATS
 from games.engine.shuffle import MAX_CONTRIBUTION_LENGTH, check_contribution
 
-from .models import BotLevel, Game, Variant
+from .models import MESSAGE_MAX_LENGTH, BotLevel, Game, Variant
 from .services import PLAY_NOW_BOTS
 
 
@@ -87,6 +87,11 @@ class GameCreateForm(forms.Form):
         required=False,
         help_text=_("Nobody else may watch (spectators only ever see the public table)."),
     )
+    no_chat = forms.BooleanField(
+        label=_("No table talk"),
+        required=False,
+        help_text=_("Nobody may post messages at this table (players and watchers alike)."),
+    )
     seed_contribution = contribution_field()
 
     def clean_invite(self) -> list:
@@ -143,6 +148,14 @@ class JoinForm(forms.Form):
 
     def reasons(self) -> str:
         return " ".join(str(e) for errors in self.errors.values() for e in errors)
+
+
+class ChatPostForm(forms.Form):
+    """A chat message from the table: typed text or a quick phrase; the service checks everything else."""
+
+    text = forms.CharField(required=False, strip=False, max_length=MESSAGE_MAX_LENGTH * 4)
+    phrase = forms.CharField(required=False, max_length=20)
+    channel = forms.CharField(required=False, max_length=10)
 
 
 class PlayForm(forms.Form):

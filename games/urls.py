@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views
+from . import chat_views, views
 from .history import views as history_views
 
 app_name = "games"
@@ -23,6 +23,11 @@ urlpatterns = [
     path("games/<int:game_id>/rounds/<int:round_number>/", views.round_summary, name="round"),
     path("games/<int:game_id>/rounds/<int:round_number>/seen/", views.round_seen, name="round_seen"),
     path("games/<int:game_id>/rules/", views.rules, name="game_rules"),
+    # table talk
+    path("games/<int:game_id>/chat/", chat_views.chat_partial, name="chat"),
+    path("games/<int:game_id>/chat/post/", chat_views.chat_post, name="chat_post"),
+    path("games/<int:game_id>/chat/mute/", chat_views.chat_mute, name="chat_mute"),
+    path("games/<int:game_id>/chat/report/", chat_views.chat_report, name="chat_report"),
     # looking back: history, records, replays, stats
     path("games/<int:game_id>/record/", history_views.game_record, name="record"),
     path("games/<int:game_id>/replay/", history_views.game_replay, name="replay"),

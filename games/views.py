@@ -22,7 +22,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from games.engine import PRESETS, Rules, RulesError
 
-from . import presentation, selectors, services
+from . import chat_selectors, presentation, selectors, services
 from .forms import GameCreateForm, JoinForm, PlayForm, PlayNowForm
 from .models import Game, Variant, variant_label
 from .table import HAND_VIEWS
@@ -119,6 +119,7 @@ def game_create(request: HttpRequest) -> HttpResponse:
             coach=data["coach"],
             is_private=data["is_private"],
             spectators_allowed=not data["players_only"],
+            chat_enabled=not data["no_chat"],
             round_count=data.get("round_count"),
             seed_contribution=data["seed_contribution"],
         )
@@ -164,7 +165,14 @@ def _hand_view_choice(request: HttpRequest) -> str:
 
 
 def _table_response(
-    request: HttpRequest, game: Game, *, template: str, error: services.GameError | None = None, status: int = 200
+    request: HttpRequest,
+    game: Game,
+    *,
+    template: str,
+    error: services.GameError | None = None,
+    status: int = 200,
+    chat_error: str = "",
+    chat_text: str = "",
 ) -> HttpResponse:
     context = selectors.game_table(
         game=game, user=request.user, sort=_sort_choice(request), hand_view=_hand_view_choice(request)
@@ -172,6 +180,14 @@ def _table_response(
     if error is not None:
         context["error"] = error.message
         status = http_status(error)
+    if template == "games/table.html":  # the chat sits beside the table, outside the part live updates swap
+        context["chat"] = chat_selectors.chat_panel(
+            game=game,
+            user=request.user,
+            invited=selectors.holds_invite(request.session, game.pk),
+            error=chat_error,
+            text=chat_text,
+        )
     return render(request, template, context, status=status)
 
 

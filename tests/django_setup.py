@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import importlib
 import io
+import pkgutil
 from collections.abc import Callable
 from typing import Any
 
@@ -29,10 +30,15 @@ def _reseed_after_flush(sender: Any, using: str = "default", **kwargs: Any) -> N
     from django.core.management import call_command
 
     call_command("load_variants", stdout=io.StringIO())
-    moderators = importlib.import_module("games.migrations.0005_moderators_group")
-    group, _ = Group.objects.using(using).get_or_create(name=moderators.GROUP)
-    for app_label, codename in moderators.PERMISSIONS:
-        group.permissions.add(Permission.objects.using(using).get(content_type__app_label=app_label, codename=codename))
+    # Every migration that gives the "Moderators" group permissions (0005 and those after it).
+    for module_info in pkgutil.iter_modules(importlib.import_module("games.migrations").__path__):
+        migration = importlib.import_module(f"games.migrations.{module_info.name}")
+        if getattr(migration, "GROUP", None) != "Moderators":
+            continue
+        group, _ = Group.objects.using(using).get_or_create(name=migration.GROUP)
+        for app_label, codename in migration.PERMISSIONS:
+            permission = Permission.objects.using(using).get(content_type__app_label=app_label, codename=codename)
+            group.permissions.add(permission)
 
 
 post_migrate.connect(_reseed_after_flush, dispatch_uid="tests-reseed-after-flush")

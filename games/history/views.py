@@ -17,7 +17,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
-from games import selectors
+from games import chat_selectors, selectors
 from games.models import Game, Rating
 from games.views import game_to_watch
 
@@ -88,6 +88,9 @@ def game_record(request: HttpRequest, game_id: int) -> HttpResponse:
         record = records.game_record(game=game)
     except records.ReplayRefused:
         return _not_over(request, game, _("This game is not over yet: its record opens when the last round ends."))
+    record["chat"] = chat_selectors.chat_panel(
+        game=game, user=request.user, invited=selectors.holds_invite(request.session, game.pk), record=True
+    )
     return render(request, "games/record.html", record)
 
 

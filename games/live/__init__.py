@@ -8,6 +8,7 @@ rule about hidden cards.
 """
 
 from .groups import (
+    announce_chat_on_commit,
     announce_game_version_on_commit,
     announce_turn_counts_on_commit,
     send_game_version,
@@ -15,6 +16,7 @@ from .groups import (
 )
 
 __all__ = [
+    "announce_chat_on_commit",
     "announce_game_version_on_commit",
     "announce_turn_counts_on_commit",
     "send_game_version",

@@ -7,7 +7,10 @@ Both only ever send small JSON objects and never a card:
   public view; for a private game only those whose session opened its
   invite link).  On connect and after every committed change it sends
   ``{"type": "version", "version": N}``; the page then fetches its own view
-  of the table over HTTP.
+  of the table over HTTP.  When a chat channel changes it sends
+  ``{"type": "chat"}``, only to the people who may read that channel now
+  (``chat_selectors.may_read``: never the watchers' channel to a player
+  during play); the page then fetches its own view of the chat.
 - ``UserConsumer`` (``/ws/user/``): one person's group, for signals shown on
   every page (the "your turn" count in the header).
 - ``NoRouteConsumer``: every other path, refused at once (``CLOSE_NOT_FOUND``).
@@ -30,10 +33,11 @@ from typing import Any
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.utils import translation
 from django.utils.translation import gettext as _
 
-from games import selectors
+from games import chat_selectors, selectors
 from games.models import Game
 
 from . import groups
@@ -113,6 +117,13 @@ class GameConsumer(_ReadOnlyConsumer):
             return
         await self.send_json(groups.version_message(event["version"]))
 
+    async def chat_changed(self, event: dict[str, Any]) -> None:
+        """Pass "chat changed" on, if this person may read that channel now (asked again every time)."""
+        if self.game_id is None:
+            return
+        if await self._may_read_chat(self.scope.get("user"), self.game_id, str(event.get("channel", ""))):
+            await self.send_json(groups.CHAT_MESSAGE)
+
     async def _leave_group(self) -> None:
         if self.group is not None:
             group, self.group = self.group, None
@@ -126,6 +137,18 @@ class GameConsumer(_ReadOnlyConsumer):
             return False
         invited = selectors.holds_invite(self.scope.get("session"), game_id)
         return selectors.may_watch(game=game, user=user, invited=invited)
+
+    @database_sync_to_async
+    def _may_read_chat(self, user: Any, game_id: int, channel: str) -> bool:
+        """``chat_selectors.may_read`` for this socket, with the person's chat setting as stored now."""
+        game = Game.objects.filter(pk=game_id).first()
+        if game is None or user is None or not user.is_authenticated:
+            return False
+        user = get_user_model().objects.filter(pk=user.pk, is_active=True).first()
+        if user is None:
+            return False
+        invited = selectors.holds_invite(self.scope.get("session"), game_id)
+        return chat_selectors.may_read(game=game, user=user, channel=channel, invited=invited)
 
     @database_sync_to_async
     def _version(self, game_id: int) -> int:

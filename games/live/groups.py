@@ -2,8 +2,10 @@
 
 One group per game (``game-<id>``) and one per person (``user-<id>``).  After
 a change of a game commits, its group hears only the new version number, and
-a person's group small signals (how many games wait on them): no WebSocket
-message ever carries a card.  Each browser then fetches its own view of the
+a person's group small signals (how many games wait on them); when its chat
+changes, only the name of the channel, which each socket passes on as a bare
+"chat changed" to the people who may read that channel: no WebSocket message
+ever carries a card, nor a chat message's words.  Each browser then fetches its own view of the
 table over HTTP, so which cards a person may see is decided in one place,
 the engine's ``view(state, seat)``, from which ``games.selectors`` builds
 every table.
@@ -20,7 +22,11 @@ from django.db import transaction
 
 #: Consumer handler names (``type`` of group messages).
 GAME_VERSION = "game.version"
+CHAT_CHANGED = "chat.changed"
 USER_MESSAGE = "user.message"
+
+#: What a page hears when a chat channel it may read changed: ``{"type": "chat"}`` (no words, no names).
+CHAT_MESSAGE = {"type": "chat"}
 
 
 def game_group(game_id: int) -> str:
@@ -51,6 +57,25 @@ def announce_game_version_on_commit(game_id: int, version: int) -> None:
     Redis that is down is logged; the pages catch up on their next fetch).
     """
     transaction.on_commit(lambda: send_game_version(game_id, version), robust=True)
+
+
+def send_chat_changed(game_id: int, channel: str) -> None:
+    """Tell the game's group that a chat ``channel`` changed (a message posted or hidden).
+
+    The group hears the channel's name only; each socket passes ``CHAT_MESSAGE``
+    on to its page only if that person may read the channel now (the
+    watchers' channel never reaches a player during play), and the page then
+    fetches its own view of the chat over HTTP (``games.chat_selectors``).
+    """
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    async_to_sync(layer.group_send)(game_group(game_id), {"type": CHAT_CHANGED, "channel": str(channel)})
+
+
+def announce_chat_on_commit(game_id: int, channel: str) -> None:
+    """``send_chat_changed`` once the current transaction has committed (robust, like the versions)."""
+    transaction.on_commit(lambda: send_chat_changed(game_id, channel), robust=True)
 
 
 def send_to_user(user_id: int, data: Mapping[str, Any]) -> None:

@@ -1,7 +1,9 @@
 """The models of the games app, one module a seam: :mod:`.play` (variants, games, seats, the move
 log, round results, turn notices), :mod:`.moderation` (the audit log), :mod:`.history` (ratings and
-game results).  ``from games.models import X`` works for every one of them."""
+game results), :mod:`.chat` (table talk and its moderation).  ``from games.models import X`` works
+for every one of them."""
 
+from .chat import MESSAGE_MAX_LENGTH, QUICK_PHRASES, ChatMessage, ChatMute, ChatReport, ChatSuspension
 from .history import GameResult, Rating
 from .moderation import AuditRecord
 from .play import BotLevel, Game, InvalidGameStatus, Move, RoundResult, Seat, TurnNotice, Variant, variant_label
@@ -19,4 +21,10 @@ __all__ = [
     "AuditRecord",
     "Rating",
     "GameResult",
+    "ChatMessage",
+    "ChatReport",
+    "ChatMute",
+    "ChatSuspension",
+    "QUICK_PHRASES",
+    "MESSAGE_MAX_LENGTH",
 ]

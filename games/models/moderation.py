@@ -26,6 +26,10 @@ class AuditRecord(models.Model):
         SEAT_TO_BOT = "seat_to_bot", _("handed a seat to a bot")
         SEAT_VACATE = "seat_vacate", _("took a player off an open game")
         USER_DEACTIVATE = "user_deactivate", _("deactivated a user")
+        CHAT_HIDE = "chat_hide", _("hid a chat message")
+        CHAT_MUTE = "chat_mute", _("muted a user from chat")
+        CHAT_UNMUTE = "chat_unmute", _("let a user chat again")
+        CHAT_DISMISS = "chat_dismiss", _("dismissed chat reports")
 
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL,

@@ -176,6 +176,11 @@ class Game(models.Model):
         default=True,
         help_text=_("Signed-in people without a seat may follow the game live; they see only the public table."),
     )
+    chat_enabled = models.BooleanField(
+        _("table talk"),
+        default=True,
+        help_text=_("The players (and watchers, in a channel of their own) may post short messages at the table."),
+    )
     version = models.PositiveIntegerField(
         _("version"), default=0, help_text=_("Goes up by one with every change of the game.")
     )

@@ -3,11 +3,23 @@
 - :mod:`.playing`: create (and "Play now"), join, leave, start, play, resign, rematch, move on from a round's summary;
 - :mod:`.clock`: timed-out turns and the turn e-mails (:mod:`.notices`);
 - :mod:`.moderation`: what staff do from the admin;
+- :mod:`.chat`: table talk (post, mute, report) and its moderation (hide, mute from chat);
 - :mod:`.turns`: what they all share (the move log, bot turns, the snapshot, the announcement).
 
 Each raises :class:`GameError` and changes nothing when it refuses.
 """
 
+from .chat import (
+    MUTE_HOURS,
+    RATE_LIMITS,
+    chat_dismiss_reports,
+    chat_hide,
+    chat_mute,
+    chat_mute_user,
+    chat_post,
+    chat_report,
+    chat_unmute_user,
+)
 from .clock import TIMEOUTS_BEFORE_TAKEOVER, clock_tick, game_timeout
 from .errors import GameError
 from .moderation import REASON_MAX_LENGTH, game_abort, moderation_reason, seat_hand_to_bot, user_deactivate
@@ -48,4 +60,13 @@ __all__ = [
     "user_deactivate",
     "moderation_reason",
     "REASON_MAX_LENGTH",
+    "chat_post",
+    "chat_mute",
+    "chat_report",
+    "chat_hide",
+    "chat_dismiss_reports",
+    "chat_mute_user",
+    "chat_unmute_user",
+    "MUTE_HOURS",
+    "RATE_LIMITS",
 ]

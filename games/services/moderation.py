@@ -43,7 +43,7 @@ def moderation_reason(reason: Any) -> str:
     return text
 
 
-def _check_moderator(moderator: Any, permission: str) -> None:
+def check_moderator(moderator: Any, permission: str) -> None:
     if moderator is None or not moderator.is_authenticated or not moderator.is_active:
         raise GameError("not_logged_in", _("Log in to moderate."))
     if not (moderator.is_staff and moderator.has_perm(permission)):
@@ -56,7 +56,7 @@ def game_abort(*, game_id: int, moderator: Any, reason: str) -> Game:
 
     The players see the reason on the game page; no more moves are taken.
     """
-    _check_moderator(moderator, "games.moderate_game")
+    check_moderator(moderator, "games.moderate_game")
     reason = moderation_reason(reason)
     game = lock_game(game_id)
     if game.status not in (Game.Status.OPEN, Game.Status.ACTIVE):
@@ -88,7 +88,7 @@ def seat_hand_to_bot(
 
     When it is that seat's turn, the bot plays at once.
     """
-    _check_moderator(moderator, "games.moderate_game")
+    check_moderator(moderator, "games.moderate_game")
     reason = moderation_reason(reason)
     if bot_level not in BotLevel.values:
         raise GameError("bad_bot_level", _("Unknown bot level “%(level)s”.") % {"level": bot_level})
@@ -138,7 +138,7 @@ def user_deactivate(*, user_id: int, moderator: Any, reason: str) -> Any:
     aborted when no person is left).  One audit record for the user, one
     for each game touched.
     """
-    _check_moderator(moderator, "games.moderate_user")
+    check_moderator(moderator, "games.moderate_user")
     reason = moderation_reason(reason)
     User = get_user_model()
     try:

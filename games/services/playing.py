@@ -66,6 +66,7 @@ def game_create(
     coach: bool = False,
     is_private: bool = False,
     spectators_allowed: bool = True,
+    chat_enabled: bool = True,
     options: Mapping[str, Any] | None = None,
     round_count: int | None = None,
     seed_contribution: str | None = None,
@@ -76,7 +77,8 @@ def game_create(
     ``options`` override the variant's rule options (e.g. ``{"rounds": [3, 4]}``);
     ``round_count`` plays only the first rounds of the variant.  Bots are
     ``bot_count`` of ``bot_level``, or one per level of ``bot_levels`` (a mix,
-    in seat order; it replaces the other two).  A game whose
+    in seat order; it replaces the other two); ``chat_enabled`` False makes a
+    game without table talk.  A game whose
     seats are all taken starts (deals) at once.  The game shuffles provably
     fairly (``fairness``): ``seed_contribution`` is the creator's text (a
     random one when empty).  A whole-number ``seed`` makes a version-1 game
@@ -121,6 +123,7 @@ def game_create(
         is_private=is_private,
         invite_token=secrets.token_urlsafe(16),
         spectators_allowed=spectators_allowed,
+        chat_enabled=chat_enabled,
     )
     people = [creator, *invitees]
     seats = []
@@ -375,6 +378,7 @@ def game_rematch(*, game_id: int, user: Any) -> Game:
         is_private=game.is_private,
         invite_token=secrets.token_urlsafe(16),
         spectators_allowed=game.spectators_allowed,
+        chat_enabled=game.chat_enabled,
         rematch_of=game,
     )
     seats = []

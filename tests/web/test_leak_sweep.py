@@ -18,8 +18,8 @@ see the cadences below):
 * every named URL of the site, read from the URL resolver (games/urls.py,
   accounts/urls.py, i18n), reversed with each game, each round played so far, each
   player's and the watcher's name, the invite token (the real one for its players); the table page and
-  its partial ``/games/<id>/table/``; after the end, replay steps.  A URL added later
-  is swept as well; one whose arguments the sweep cannot fill fails the test;
+  its partial ``/games/<id>/table/``, the chat partial ``/games/<id>/chat/``; after the end,
+  replay steps.  A URL added later is swept as well; one whose arguments the sweep cannot fill fails the test;
 * for the staff: the admin index and app pages and every URL of every model admin
   of ``admin.site._registry`` (changelist, add, change, history, delete, and the
   custom pages: abort, hand a seat to a bot, deactivate, password) for everything
@@ -46,8 +46,10 @@ cards hidden too, so a page that showed one would still be caught.
 What a party may not see at one moment is computed from the engine state
 (``tests.leaks.secrets_of``): other seats' hands and the stock while the game is in
 play (the discard pile's top, the melds on the table and finished rounds are public;
-at the end everything is), the seed while the game is in play, and the invite token
-for anyone without a seat.  ``tests.leaks.find_leaks`` says how a page is read (the
+at the end everything is), the seed while the game is in play, the invite token
+for anyone without a seat, and, for the players while the game is in play, the words the
+watcher posted in the watchers' chat (table talk: the players and the watcher chat too).
+``tests.leaks.find_leaks`` says how a page is read (the
 rules pages' examples, "7♣ 7♦ 7♠" and the example melds drawn as cards, read before any game
 exists, are allowed there).
 A leak fails the test as "party GET url: kind card" (or "party WS path: ..."); the
@@ -106,7 +108,7 @@ ROUNDS = [3, 4]
 ORIGIN = b"http://127.0.0.1"
 
 #: Pages a person who may not watch a game must be refused (403), and an anonymous visitor sent to log in.
-WATCHED_NAMES = {"games:table", "games:table_partial", "games:round", "games:record", "games:replay"}
+WATCHED_NAMES = {"games:table", "games:table_partial", "games:round", "games:record", "games:replay", "games:chat"}
 #: What a move may change, fetched after every move: the table and its partial, the rounds, the record
 #: and the replay (refused until the end) of each game one may watch, the lobby and "my games".
 MOVE_NAMES = WATCHED_NAMES | {"games:lobby", "games:my_games"}
@@ -226,9 +228,15 @@ class Sweep:
     #: Moves and round results never change: each change page is fetched once, when the object appears.
     seen_pks: dict[type, int] = field(default_factory=dict)
     rounds_seen: dict[int, int] = field(default_factory=dict)
+    #: Words posted in each game's watchers' chat (by game id): its players may not read them during play.
+    watchers_words: dict[int, str] = field(default_factory=dict)
 
     def secrets(self, party: Party, game: Game) -> Secrets:
-        return game_secrets(game, party.seats.get(game.pk))
+        secrets = game_secrets(game, party.seats.get(game.pk))
+        words = self.watchers_words.get(game.pk)
+        if words and game.pk in party.seats and game.status == Game.Status.ACTIVE:
+            secrets = dataclasses.replace(secrets, strings=secrets.strings | {words})
+        return secrets
 
     def all_secrets(self, party: Party, games: list[Game] | None = None) -> Secrets:
         per_game = [self.secrets(party, game) for game in games or self.games]
@@ -464,6 +472,28 @@ def leak_into_anns_hand(game: Game, ann: Party, bob: Party, monkeypatch: pytest.
     assert all(f" {card.code}" in line and line.startswith("ann GET") for line in caught), caught
 
 
+def leak_watchers_chat_to_ann(game: Game, ann: Party, monkeypatch: pytest.MonkeyPatch, sweep: Sweep) -> None:
+    """Positive control: a chat rule that lets players read the watchers' channel in play must be caught."""
+    from games import chat_selectors
+
+    real_access = chat_selectors.chat_access
+
+    def leaky_access(**kwargs: Any) -> chat_selectors.ChatAccess:
+        access = real_access(**kwargs)
+        readable = (chat_selectors.PLAYERS, chat_selectors.WATCHERS) if access.readable else ()
+        return dataclasses.replace(access, readable=readable)
+
+    secrets = sweep.secrets(ann, game)
+    before = len(sweep.leaks)
+    with monkeypatch.context() as patch:
+        patch.setattr(chat_selectors, "chat_access", leaky_access)
+        for name in ("games:table", "games:chat"):
+            sweep.fetch(ann, reverse(name, args=[game.pk]), secrets, expect=200)
+    caught, sweep.leaks[before:] = sweep.leaks[before:], []
+    sweep.pages -= 2
+    assert len(caught) == 2 and all("secret watchers-only-words" in line for line in caught), caught
+
+
 @pytest.mark.slow
 def test_no_party_ever_sees_a_card_it_may_not(make_user, classic, django_user_model, monkeypatch):
     rules_page = Client().get(reverse("games:rules")).content.decode()
@@ -527,6 +557,16 @@ def test_no_party_ever_sees_a_card_it_may_not(make_user, classic, django_user_mo
     # ann looks at her hand arranged into its best melds (kept in her session), bob in his own order.
     assert ann.client.get(reverse("games:table", args=[public.pk]) + "?hand=melds").context["arranged"]
 
+    # Table talk: the players chat in both games; the watcher writes in the public game's watchers'
+    # channel, which its players may not read until the end (a secret string for them meanwhile).
+    services.chat_post(game_id=public.pk, user=ann_user, text="Good luck, bob!", channel="players")
+    services.chat_post(game_id=public.pk, user=bob_user, text="", phrase="good_luck", channel="players")
+    services.chat_post(game_id=private.pk, user=ann_user, text="Just me and the bot", channel="players")
+    sweep.watchers_words[public.pk] = "watchers-only-words-4f1c"
+    services.chat_post(
+        game_id=public.pk, user=watcher_user, text=f"{sweep.watchers_words[public.pk]}: bob holds", channel="watchers"
+    )
+
     # Every party opens every socket; those who may not watch a game (or are not signed in) are refused.
     sockets: list[Socket] = []
     refused: list[tuple[Socket, int]] = []
@@ -571,6 +611,7 @@ def test_no_party_ever_sees_a_card_it_may_not(make_user, classic, django_user_mo
         await database_sync_to_async(sweep.new_round)()
         await database_sync_to_async(sweep.sweep)(full=True)
         await database_sync_to_async(leak_into_anns_hand)(public, ann, bob, monkeypatch, sweep)
+        await database_sync_to_async(leak_watchers_chat_to_ann)(public, ann, monkeypatch, sweep)
         while await database_sync_to_async(step)():
             await drain(sockets, 0.02)
         await drain(sockets, 0.2)

@@ -12,6 +12,8 @@
  *   Arrange buttons), per tab in sessionStorage, across swaps and reloads.
  * - Keyboard focus stays on the hand across a swap (the card drawn, the same card,
  *   the card now in its place, or the hand), and the new turn line is read out.
+ * - Every message of the game socket is re-dispatched as a "threethirteen:game" DOM event
+ *   (chat.js fetches the chat on {"type": "chat"}).
  * - Every signed-in page opens /ws/user/ and re-dispatches each message as a
  *   "threethirteen:user" DOM event (the header's "your turn" count).
  * Words shown to people come from the templates (data-label-* attributes) or go through
@@ -484,6 +486,8 @@
       open: function () { everOpen = true; setLiveStatus("live"); pollWhileDown(false); },
       close: function () { setLiveStatus("reconnecting"); pollWhileDown(true); },
       message: function (data) {
+        // Every message also goes out as a DOM event (chat.js listens for {"type": "chat"}).
+        document.dispatchEvent(new CustomEvent("threethirteen:game", { detail: data }));
         if (data.type !== "version") return;
         latestKnown = Math.max(latestKnown, data.version);
         // Any other version than the one shown (newer, several ahead, or the

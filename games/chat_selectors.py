@@ -1,0 +1,190 @@
+"""Reads of table talk: who may read and post in which channel, and the chat as one person sees it.
+
+The one rule (:func:`chat_access`), asked by the chat's pages, its services and
+the WebSocket consumer before it passes a "chat changed" signal on:
+
+- nobody signed out, nobody who may not watch the game (``selectors.may_watch``);
+  nothing at all when the game was created without chat or the person turned
+  chat off on their profile;
+- the **players' channel**: everyone who may watch the game reads it; only the
+  people seated at the game (a seat a bot took over still counts) post in it;
+- the **watchers' channel** (only in a game others may watch): the people
+  watching read and post in it; the players read it only once the game is
+  over (finished or aborted), never during play;
+- a person a moderator muted from chat still reads, and posts nothing until then.
+
+What is shown leaves out messages a moderator hid and, for each reader, the
+people they muted.  A chat page shows names and words only, never a card.
+"""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db.models import Q, QuerySet
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from . import selectors
+from .models import MESSAGE_MAX_LENGTH, QUICK_PHRASES, ChatMessage, ChatMute, ChatSuspension, Game, Seat
+
+PLAYERS = ChatMessage.Channel.PLAYERS
+WATCHERS = ChatMessage.Channel.WATCHERS
+
+#: The table shows this many of the latest messages of each channel (the record shows them all).
+TABLE_LINES = 50
+
+
+@dataclass(frozen=True)
+class ChatAccess:
+    """What one person may do with one game's chat now."""
+
+    #: "player", "watcher" or "" (no access at all).
+    role: str = ""
+    #: The channels they read, in the order shown.
+    readable: tuple[str, ...] = ()
+    #: The channel they post in (None: they only read).
+    writable: str | None = None
+    #: Why there is no chat: "game" (created without), "user" (turned off on the profile), or "".
+    off: str = ""
+    #: Until when a moderator muted them from chat (None: not muted).
+    muted_until: datetime.datetime | None = None
+    #: Whether the game allows watchers (and so has a watchers' channel).
+    has_watchers: bool = field(default=False)
+
+
+def is_over(game: Game) -> bool:
+    return game.status in (Game.Status.FINISHED, Game.Status.ABORTED)
+
+
+def muted_until(user: Any) -> datetime.datetime | None:
+    """The end of the moderator's chat mute in force on ``user`` (None: they may chat)."""
+    return (
+        ChatSuspension.objects.filter(user=user, until__gt=timezone.now())
+        .order_by("-until")
+        .values_list("until", flat=True)
+        .first()
+    )
+
+
+def chat_access(
+    *, game: Game, user: Any, invited: bool = False, seated: bool | None = None, reading_only: bool = False
+) -> ChatAccess:
+    """What ``user`` may read and post in ``game``'s chat (see the module docstring).
+
+    ``invited``: whether their session holds the invite link (``selectors.holds_invite``);
+    ``seated``: whether they have a seat, when the caller knows it already; ``reading_only``:
+    the caller only reads (a moderator's mute, which stops posting only, is not looked up).
+    """
+    if user is None or not user.is_authenticated:
+        return ChatAccess()
+    if seated is None:
+        seated = Seat.objects.filter(game=game, user=user).exists()
+    if not seated and not selectors.may_watch(game=game, user=user, invited=invited):
+        return ChatAccess()
+    role = "player" if seated else "watcher"
+    has_watchers = game.spectators_allowed
+    if not game.chat_enabled:
+        return ChatAccess(role=role, off="game", has_watchers=has_watchers)
+    if not getattr(user, "chat_enabled", True):
+        return ChatAccess(role=role, off="user", has_watchers=has_watchers)
+    if seated:
+        readable: tuple[str, ...] = (PLAYERS, WATCHERS) if has_watchers and is_over(game) else (PLAYERS,)
+        writable: str | None = PLAYERS
+    else:
+        readable = (PLAYERS, WATCHERS) if has_watchers else (PLAYERS,)
+        writable = WATCHERS if has_watchers else None
+    return ChatAccess(
+        role=role,
+        readable=readable,
+        writable=writable,
+        muted_until=muted_until(user) if writable and not reading_only else None,
+        has_watchers=has_watchers,
+    )
+
+
+def may_read(*, game: Game, user: Any, channel: str, invited: bool = False) -> bool:
+    """May ``user`` read ``channel`` of ``game`` now?  (The consumer asks before each "chat changed".)"""
+    return channel in chat_access(game=game, user=user, invited=invited).readable
+
+
+def visible_messages(*, game: Game, user: Any, channels: tuple[str, ...]) -> QuerySet[ChatMessage]:
+    """The messages of ``channels`` that ``user`` sees: not hidden by a moderator, not by someone they muted."""
+    return (
+        ChatMessage.objects.filter(game=game, channel__in=channels, hidden_at__isnull=True)
+        .exclude(author__in=ChatMute.objects.filter(user=user).values("muted"))
+        .select_related("author")
+    )
+
+
+def channel_title(channel: str, role: str) -> str:
+    if channel == WATCHERS:
+        return _("Watchers' chat")
+    return _("Table talk") if role == "player" else _("The players' chat")
+
+
+def _line(message: ChatMessage, user: Any, seated_ids: set[int], today: datetime.date) -> dict[str, Any]:
+    author = message.author
+    return {
+        "today": timezone.localtime(message.created_at).date() == today,
+        "id": message.pk,
+        "author": author.shown_name,
+        "author_id": author.pk,
+        "author_is_player": author.pk in seated_ids,
+        "text": message.shown_text,
+        "created_at": message.created_at,
+        "mine": author.pk == user.pk,
+    }
+
+
+def chat_panel(
+    *, game: Game, user: Any, invited: bool = False, record: bool = False, error: str = "", text: str = ""
+) -> dict[str, Any]:
+    """The chat beside a table (``record``: the whole history, read-only, on a finished game's record).
+
+    ``error`` and ``text``: a refused post's message and what the person had typed (kept for them).
+    """
+    seated_ids = set(Seat.objects.filter(game=game, user__isnull=False).values_list("user_id", flat=True))
+    seated = user.is_authenticated and user.pk in seated_ids
+    access = chat_access(game=game, user=user, invited=invited, seated=seated, reading_only=record)
+    channels = []
+    today = timezone.localdate()  # in the reader's time zone: a message of today shows its time only
+    if access.readable:
+        shown = list(visible_messages(game=game, user=user, channels=access.readable).order_by("created_at", "pk"))
+        for channel in access.readable:
+            lines = [m for m in shown if m.channel == channel]
+            older = 0 if record else max(0, len(lines) - TABLE_LINES)
+            channels.append(
+                {
+                    "channel": channel,
+                    "title": channel_title(channel, access.role),
+                    "lines": [_line(m, user, seated_ids, today) for m in lines[older:]],
+                    "older": older,
+                    "mine": channel == access.writable,
+                }
+            )
+    muted = []
+    if access.readable and not record:  # the people of this table this person muted (to unmute them)
+        authors = ChatMessage.objects.filter(game=game).values("author")
+        muted = list(
+            ChatMute.objects.filter(user=user)
+            .filter(Q(muted__in=seated_ids) | Q(muted__in=authors))
+            .select_related("muted")
+            .order_by("muted__username")
+        )
+    return {
+        "game": game,
+        "access": access,
+        "enabled": bool(access.readable),
+        "channels": channels,
+        "record": record,
+        "can_post": bool(access.writable) and access.muted_until is None and not record,
+        "any_lines": any(channel["lines"] for channel in channels),
+        "max_length": MESSAGE_MAX_LENGTH,
+        "quick_phrases": list(QUICK_PHRASES.items()),
+        "muted_people": [{"id": m.muted_id, "name": m.muted.shown_name} for m in muted],
+        "error": error,
+        "text": text,
+    }

@@ -1,0 +1,254 @@
+"""Chat moderation: reports and message history in the admin, hiding a message, muting someone from
+chat for a time, dismissing reports; each through a service, with a reason and an audit record; who
+may do what (a user, staff without the group, a moderator without ``moderate_chat``, a moderator)."""
+
+from __future__ import annotations
+
+import datetime
+
+import pytest
+from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
+from django.contrib.auth.models import Group, Permission
+from django.utils import timezone
+
+from games import services
+from games.models import AuditRecord, ChatMessage, ChatReport, ChatSuspension
+
+from .conftest import ROLES, logged_in
+
+pytestmark = pytest.mark.django_db
+
+REASON = "Insults after the third round; see the report."
+CHANGELISTS = ("/admin/games/chatmessage/", "/admin/games/chatreport/", "/admin/games/chatsuspension/")
+
+
+@pytest.fixture
+def talk(make_user, classic):
+    """ann and bob play, cid watches; bob was rude, ann and cid reported it."""
+    ann, bob, cid = make_user("ann"), make_user("bob"), make_user("cid")
+    game = services.game_create(creator=ann, variant=classic, seat_count=2, invitees=[bob], seed=11)
+    polite = services.chat_post(game_id=game.pk, user=ann, text="Good luck, bob", channel="players")
+    rude = services.chat_post(game_id=game.pk, user=bob, text="You play like a potato", channel="players")
+    services.chat_report(game_id=game.pk, user=ann, message_id=rude.pk, note="rude")
+    services.chat_report(game_id=game.pk, user=cid, message_id=rude.pk)
+    return game, ann, bob, cid, polite, rude
+
+
+def moderator_without_chat_permission(django_user_model):
+    """Staff in a group that may look at chat but not moderate it."""
+    group = Group.objects.create(name="Chat readers")
+    for codename in ("view_chatmessage", "view_chatreport", "view_chatsuspension"):
+        group.permissions.add(Permission.objects.get(codename=codename))
+    user = django_user_model.objects.create_user("reader", "reader@example.com", "a-long-pass-phrase-42", is_staff=True)
+    user.groups.add(group)
+    return user
+
+
+def run_action(client, changelist: str, action: str, pks: list[int], **form):
+    data = {"action": action, ACTION_CHECKBOX_NAME: [str(pk) for pk in pks], "confirm": "yes", **form}
+    return client.post(changelist, {key: value for key, value in data.items() if value is not None})
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_who_reaches_the_chat_lists_in_the_admin(talk, role_client, role):
+    client, _user = role_client(role)
+    for url in CHANGELISTS:
+        response = client.get(url)
+        if role in ("superuser", "moderator"):
+            assert response.status_code == 200, url
+        elif role == "staff":
+            assert response.status_code == 403, url
+        else:
+            assert response.status_code == 302 and "/admin/login/" in response["Location"], url
+
+
+def test_moderators_see_reports_and_every_message_with_their_filters(talk, role_client):
+    game, ann, bob, cid, polite, rude = talk
+    client, _moderator = role_client("moderator")
+    hidden = ChatMessage.objects.create(game=game, author=cid, channel="watchers", text="old", hidden_at=timezone.now())
+
+    def listed(url: str) -> set[int]:
+        response = client.get(url)
+        assert response.status_code == 200, url
+        return {obj.pk for obj in response.context["cl"].result_list}
+
+    assert listed("/admin/games/chatmessage/") == {polite.pk, rude.pk, hidden.pk}
+    assert listed("/admin/games/chatmessage/?reports=open") == {rude.pk}
+    assert listed("/admin/games/chatmessage/?shown=hidden") == {hidden.pk}
+    assert listed("/admin/games/chatmessage/?channel__exact=watchers") == {hidden.pk}
+    assert listed(f"/admin/games/chatmessage/?game_number={game.pk}") == {polite.pk, rude.pk, hidden.pk}
+    assert listed("/admin/games/chatmessage/?game_number=abc") == set()
+    assert listed("/admin/games/chatmessage/?q=potato") == {rude.pk}
+    assert listed("/admin/games/chatmessage/?q=bob") == {polite.pk, rude.pk}  # his name, and a word
+    assert len(listed("/admin/games/chatreport/?status=open")) == 2
+    page = client.get(f"/admin/games/chatmessage/{rude.pk}/change/").content.decode()
+    assert "You play like a potato" in page and "Reports of this message" in page and "rude" in page
+    # Nobody edits or deletes a message here: it changes only through the moderation steps.
+    assert client.post(f"/admin/games/chatmessage/{rude.pk}/change/", {"text": "nice"}).status_code == 403
+    assert client.post(f"/admin/games/chatmessage/{rude.pk}/delete/", {"post": "yes"}).status_code == 403
+    rude.refresh_from_db()
+    assert rude.text == "You play like a potato"
+
+
+def test_a_moderator_hides_a_message_with_a_reason_and_it_leaves_every_page(talk, role_client):
+    game, ann, bob, cid, polite, rude = talk
+    client, moderator = role_client("moderator")
+    asked = run_action(client, "/admin/games/chatmessage/", "hide_messages", [rude.pk], confirm=None)
+    assert asked.status_code == 200 and "Hide a chat message" in asked.content.decode()
+    no_reason = run_action(client, "/admin/games/chatmessage/", "hide_messages", [rude.pk], reason="  ")
+    assert no_reason.status_code == 400
+    rude.refresh_from_db()
+    assert not rude.is_hidden and not AuditRecord.objects.exists()
+    done = run_action(client, "/admin/games/chatmessage/", "hide_messages", [rude.pk], reason=REASON)
+    assert done.status_code == 302
+    rude.refresh_from_db()
+    assert rude.is_hidden and rude.hidden_by == moderator and rude.hidden_reason == REASON
+    record = AuditRecord.objects.get()
+    assert (record.actor, record.action, record.reason, record.game, record.target_user) == (
+        moderator,
+        AuditRecord.Action.CHAT_HIDE,
+        REASON,
+        game,
+        bob,
+    )
+    assert f"chat message #{rude.pk} by bob in game #{game.pk}" in record.target and "potato" in record.target
+    assert not ChatReport.objects.filter(resolved_at__isnull=True).exists()  # its reports are dealt with
+    for person in (ann, bob, cid):
+        for url in (f"/games/{game.pk}/", f"/games/{game.pk}/chat/"):
+            body = logged_in(person).get(url).content.decode()
+            assert "potato" not in body and ("Good luck, bob" in body or person == cid and "Good luck" in body)
+    # Hiding it again is refused and writes nothing more.
+    with pytest.raises(services.GameError) as refused:
+        services.chat_hide(message_id=rude.pk, moderator=moderator, reason=REASON)
+    assert refused.value.code == "chat_already_hidden" and AuditRecord.objects.count() == 1
+
+
+def test_a_moderator_mutes_an_author_from_chat_for_a_time_and_lets_them_chat_again(talk, role_client):
+    game, ann, bob, cid, polite, rude = talk
+    client, moderator = role_client("moderator")
+    done = run_action(
+        client, "/admin/games/chatreport/", "mute_authors", [rude.reports.first().pk], reason=REASON, hours=24
+    )
+    assert done.status_code == 302
+    suspension = ChatSuspension.objects.get()
+    assert suspension.user == bob and suspension.moderator == moderator and suspension.reason == REASON
+    assert (
+        timezone.now() + datetime.timedelta(hours=23)
+        < suspension.until
+        <= timezone.now() + datetime.timedelta(hours=24)
+    )
+    record = AuditRecord.objects.get()
+    assert record.action == AuditRecord.Action.CHAT_MUTE and record.target_user == bob and record.reason == REASON
+    with pytest.raises(services.GameError) as refused:
+        services.chat_post(game_id=game.pk, user=bob, text="sorry", channel="players")
+    assert refused.value.code == "chat_muted"
+    # A length that is not offered is refused, whatever the form posted.
+    bad = run_action(client, "/admin/games/chatmessage/", "mute_authors", [rude.pk], reason=REASON, hours=10_000)
+    assert bad.status_code == 400 and ChatSuspension.objects.count() == 1
+    with pytest.raises(services.GameError):
+        services.chat_mute_user(user_id=bob.pk, moderator=moderator, reason=REASON, hours=5)
+    # Let bob chat again: from the list of mutes, with a reason, audited.
+    done = run_action(client, "/admin/games/chatsuspension/", "unmute_users", [suspension.pk], reason="Apologised.")
+    assert done.status_code == 302
+    assert services.chat_post(game_id=game.pk, user=bob, text="sorry", channel="players").text == "sorry"
+    assert list(AuditRecord.objects.order_by("pk").values_list("action", flat=True)) == [
+        AuditRecord.Action.CHAT_MUTE,
+        AuditRecord.Action.CHAT_UNMUTE,
+    ]
+    with pytest.raises(services.GameError) as refused:
+        services.chat_unmute_user(user_id=bob.pk, moderator=moderator, reason="again")
+    assert refused.value.code == "chat_not_muted"
+
+
+def test_the_user_admin_mutes_from_chat_too(talk, role_client):
+    _game, _ann, bob, _cid, _polite, _rude = talk
+    client, _moderator = role_client("moderator")
+    page = client.get("/admin/accounts/user/").content.decode()
+    assert "mute_from_chat" in page and "let_chat_again" in page
+    done = run_action(client, "/admin/accounts/user/", "mute_from_chat", [bob.pk], reason=REASON, hours=1)
+    assert done.status_code == 302 and ChatSuspension.objects.get().user == bob
+
+
+def test_a_moderator_dismisses_reports_and_the_message_stays(talk, role_client):
+    game, ann, bob, cid, polite, rude = talk
+    client, moderator = role_client("moderator")
+    done = run_action(
+        client, "/admin/games/chatmessage/", "dismiss_reports", [rude.pk], reason="Banter between friends."
+    )
+    assert done.status_code == 302
+    rude.refresh_from_db()
+    assert not rude.is_hidden and not ChatReport.objects.filter(resolved_at__isnull=True).exists()
+    assert AuditRecord.objects.get().action == AuditRecord.Action.CHAT_DISMISS
+    with pytest.raises(services.GameError) as refused:  # nothing open any more
+        services.chat_dismiss_reports(message_id=rude.pk, moderator=moderator, reason="again")
+    assert refused.value.code == "chat_no_reports"
+
+
+def test_a_moderator_without_the_chat_permission_may_look_but_not_act(talk, django_user_model):
+    game, ann, bob, cid, polite, rude = talk
+    reader = moderator_without_chat_permission(django_user_model)
+    client = logged_in(reader)
+    listing = client.get("/admin/games/chatmessage/")
+    assert listing.status_code == 200 and "hide_messages" not in listing.content.decode()
+    for changelist, action, pk in (
+        ("/admin/games/chatmessage/", "hide_messages", rude.pk),
+        ("/admin/games/chatmessage/", "mute_authors", rude.pk),
+        ("/admin/games/chatreport/", "dismiss_reports", rude.reports.first().pk),
+    ):
+        response = run_action(client, changelist, action, [pk], reason=REASON, hours=24)
+        assert response.status_code in (200, 302, 403)
+    rude.refresh_from_db()
+    assert not rude.is_hidden and not ChatSuspension.objects.exists() and not AuditRecord.objects.exists()
+    for call in (
+        lambda: services.chat_hide(message_id=rude.pk, moderator=reader, reason=REASON),
+        lambda: services.chat_mute_user(user_id=bob.pk, moderator=reader, reason=REASON, hours=24),
+        lambda: services.chat_dismiss_reports(message_id=rude.pk, moderator=reader, reason=REASON),
+        lambda: services.chat_unmute_user(user_id=bob.pk, moderator=reader, reason=REASON),
+    ):
+        with pytest.raises(services.GameError) as refused:
+            call()
+        assert refused.value.code == "not_moderator"
+
+
+@pytest.mark.parametrize("role", ["user", "staff", "anonymous"])
+def test_the_chat_moderation_services_refuse_everyone_else(talk, role_client, role):
+    _game, _ann, bob, _cid, _polite, rude = talk
+    _client, user = role_client(role)
+    if user is None:
+        from django.contrib.auth.models import AnonymousUser
+
+        user = AnonymousUser()
+    with pytest.raises(services.GameError) as refused:
+        services.chat_hide(message_id=rude.pk, moderator=user, reason=REASON)
+    assert refused.value.code in ("not_moderator", "not_logged_in")
+    with pytest.raises(services.GameError):
+        services.chat_mute_user(user_id=bob.pk, moderator=user, reason=REASON, hours=24)
+    rude.refresh_from_db()
+    assert not rude.is_hidden and not ChatSuspension.objects.exists() and not AuditRecord.objects.exists()
+
+
+def test_a_moderator_cannot_mute_themselves_and_bad_ids_are_refused(talk, role_client):
+    client, moderator = role_client("moderator")
+    for call, code in (
+        (
+            lambda: services.chat_mute_user(user_id=moderator.pk, moderator=moderator, reason=REASON, hours=1),
+            "chat_mute_self",
+        ),
+        (lambda: services.chat_mute_user(user_id="x", moderator=moderator, reason=REASON, hours=1), "not_found"),
+        (lambda: services.chat_hide(message_id=99999, moderator=moderator, reason=REASON), "not_found"),
+        (lambda: services.chat_hide(message_id="1;--", moderator=moderator, reason=REASON), "not_found"),
+    ):
+        with pytest.raises(services.GameError) as refused:
+            call()
+        assert refused.value.code == code
+    assert not AuditRecord.objects.exists()
+
+
+def test_chat_audit_records_show_on_the_users_admin_page_and_are_read_only(talk, role_client):
+    _game, _ann, bob, _cid, _polite, rude = talk
+    client, moderator = role_client("moderator")
+    services.chat_hide(message_id=rude.pk, moderator=moderator, reason=REASON)
+    page = client.get(f"/admin/accounts/user/{bob.pk}/change/").content.decode()
+    assert "hid a chat message" in page and REASON in page
+    record = AuditRecord.objects.get()
+    assert client.post(f"/admin/games/auditrecord/{record.pk}/delete/", {"post": "yes"}).status_code == 403
