@@ -13,6 +13,7 @@ in-memory channel layer, e-mail printed on the console):
 - ``EMAIL_BACKEND``, ``EMAIL_HOST``, ``EMAIL_PORT``, ``EMAIL_HOST_USER``,
   ``EMAIL_HOST_PASSWORD``, ``EMAIL_USE_TLS``, ``DEFAULT_FROM_EMAIL``
 - ``SITE_URL`` (the site's address, for links in e-mails)
+- ``AWAY_DAYS_PER_YEAR`` (time away a player may take per calendar year, default 14)
 - ``SECURE_SSL_REDIRECT``, ``SECURE_HSTS_SECONDS`` (production only)
 - ``CLIENT_IP_HEADER`` (behind a proxy: the header with the client's address, e.g.
   ``X-Forwarded-For``; default ``REMOTE_ADDR``) and ``CLIENT_IP_PROXY_COUNT`` (default 1)
@@ -229,6 +230,10 @@ EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
 # The site's address as people reach it, for links in e-mails.
 SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000")
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Three Thirteen <noreply@localhost>")
+
+# Time away (games.services.away): days per calendar year (UTC) during which a player's clocks in
+# games over days stop.
+AWAY_DAYS_PER_YEAR = int(os.environ.get("AWAY_DAYS_PER_YEAR", "14"))
 
 # Production hardening: on whenever DEBUG is off (each can be overridden).
 if not DEBUG:

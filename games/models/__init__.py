@@ -1,7 +1,8 @@
 """The models of the games app, one module a seam: :mod:`.play` (variants, games, seats, the move
 log, round results, turn notices), :mod:`.moderation` (the audit log), :mod:`.history` (ratings and
-game results).  ``from games.models import X`` works for every one of them."""
+game results), :mod:`.away` (time away).  ``from games.models import X`` works for every one of them."""
 
+from .away import Absence
 from .history import GameResult, Rating
 from .moderation import AuditRecord
 from .play import BotLevel, Game, InvalidGameStatus, Move, RoundResult, Seat, TurnNotice, Variant, variant_label
@@ -19,4 +20,5 @@ __all__ = [
     "AuditRecord",
     "Rating",
     "GameResult",
+    "Absence",
 ]

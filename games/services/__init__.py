@@ -2,12 +2,14 @@
 
 - :mod:`.playing`: create, join, leave, start, play, resign, rematch;
 - :mod:`.clock`: timed-out turns and the turn e-mails (:mod:`.notices`);
+- :mod:`.away`: time away (clocks of games over days stop while a player is away);
 - :mod:`.moderation`: what staff do from the admin;
 - :mod:`.turns`: what they all share (the move log, bot turns, the snapshot, the announcement).
 
 Each raises :class:`GameError` and changes nothing when it refuses.
 """
 
+from .away import away_come_back, away_declare
 from .clock import TIMEOUTS_BEFORE_TAKEOVER, clock_tick, game_timeout
 from .errors import GameError
 from .moderation import REASON_MAX_LENGTH, game_abort, moderation_reason, seat_hand_to_bot, user_deactivate
@@ -33,4 +35,6 @@ __all__ = [
     "user_deactivate",
     "moderation_reason",
     "REASON_MAX_LENGTH",
+    "away_declare",
+    "away_come_back",
 ]

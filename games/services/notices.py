@@ -8,7 +8,9 @@ message and one reminder, even with two workers running.
 
 * "your turn": when a person's turn starts in an asynchronous game (time
   limit of 12 hours or more; never for live limits);
-* a reminder once 80% of the time for the move has gone.
+* a reminder once 80% of the time for the move has gone (counted back
+  from the deadline, which time away may have moved on: see
+  :mod:`games.services.away`; no notice goes out while the player is away).
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ from django.utils import timezone, translation
 
 from accounts.models import User
 from games.models import Game, Seat, TurnNotice
+
+from . import away
 
 logger = logging.getLogger(__name__)
 
@@ -49,6 +53,7 @@ def send_due_notices(*, now: datetime.datetime | None = None) -> int:
             turn_started_at__isnull=False,
         )
         .exclude(turn_deadline__lte=now)
+        .exclude(away.clock_stopped(now))  # no notice while the player is away: it waits for their return
         .filter(Exists(wants_mail))
         .exclude(Exists(reminded))
     )
@@ -62,7 +67,11 @@ def send_due_notices(*, now: datetime.datetime | None = None) -> int:
         user = seat.user
         if user is None or not (user.notify_by_email and user.email and user.is_active):
             continue
-        reminder_due = now >= game.turn_started_at + datetime.timedelta(seconds=game.time_limit_seconds * REMINDER_AT)
+        # Counted back from the deadline, which time away may have moved on (without it: 80% after the start).
+        limit = game.time_limit_seconds
+        reminder_due = game.turn_deadline is not None and now >= game.turn_deadline - datetime.timedelta(
+            seconds=limit
+        ) + datetime.timedelta(seconds=limit * REMINDER_AT)
         kind = TurnNotice.Kind.REMINDER if reminder_due else TurnNotice.Kind.TURN
         # Past 80% only the reminder goes out (if the worker was down when the turn began,
         # one message says it all).
