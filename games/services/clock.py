@@ -1,5 +1,5 @@
 """The move clock: a turn that runs out of time is played by the bot; the due
-turn e-mails go out (``manage.py gameclock`` calls :func:`clock_tick`)."""
+turn notices go out (``manage.py gameclock`` calls :func:`clock_tick`)."""
 
 from __future__ import annotations
 
@@ -123,4 +123,4 @@ def clock_tick(*, now: datetime.datetime | None = None) -> dict[str, int]:
         except Exception:  # one broken game must not stop the clock of all the others
             logger.exception("the bot could not play the timed-out turn %s of game %s", turn_number, game_id)
     sent = notices.send_due_notices(now=now)
-    return {"timeouts": played, "emails": sent, "away": settled}
+    return {"timeouts": played, "emails": sent["emails"], "pushes": sent["pushes"], "away": settled}
