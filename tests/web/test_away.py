@@ -267,7 +267,7 @@ def test_opponents_and_watchers_see_away_until_in_their_own_zone(make_user, clas
         watched = logged_in(watcher).get(game.get_absolute_url()).content.decode()
         assert "away until July 4, 2027, 6 a.m. (America/New_York)" in watched  # 06:00 EDT
         own = logged_in(mover).get(game.get_absolute_url()).content.decode()
-        assert "Your clock is stopped: you are away until" in own
+        assert "Your clock is stopped: you are away until" in own and "A move ends your time away." in own
         assert "23h 00m left after that" in own  # a day per move, one hour used before going away
 
 
