@@ -6,3 +6,10 @@ class AccountsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "accounts"
     verbose_name = _("Accounts")
+
+    def ready(self) -> None:
+        from django.core import checks
+
+        from .push import check_vapid_keys
+
+        checks.register(check_vapid_keys)

@@ -135,3 +135,33 @@ def zone_or_none(name: str | None) -> ZoneInfo | None:
     if not name or name not in zoneinfo_names():
         return None
     return ZoneInfo(name)
+
+
+class PushSubscription(models.Model):
+    """One browser's Web Push subscription (the Push API's ``PushSubscription``), for turn notices.
+
+    Made from the profile (accounts/push.py); an endpoint belongs to one person at a time.  Removed
+    when its person turns notices off in that browser, or when the push service answers 404/410
+    (the browser dropped it).
+    """
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, verbose_name=_("player"), on_delete=models.CASCADE, related_name="push_subscriptions"
+    )
+    endpoint = models.URLField(_("endpoint"), max_length=1000, unique=True)
+    p256dh = models.CharField(_("public key"), max_length=100, help_text=_("The browser's P-256 key, base64url."))
+    auth = models.CharField(_("auth secret"), max_length=40, help_text=_("16 bytes, base64url."))
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+    last_sent_at = models.DateTimeField(_("last notice sent at"), null=True, blank=True)
+
+    class Meta:
+        ordering = ("user", "created_at")
+        verbose_name = _("push subscription")
+        verbose_name_plural = _("push subscriptions")
+
+    def __str__(self) -> str:
+        return f"{self.user_id}: {self.endpoint[:60]}"
+
+    def info(self) -> dict[str, Any]:
+        """In the shape pywebpush takes (the browser's ``subscription.toJSON()``)."""
+        return {"endpoint": self.endpoint, "keys": {"p256dh": self.p256dh, "auth": self.auth}}

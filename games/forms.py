@@ -179,3 +179,30 @@ class PlayForm(forms.Form):
         if self.cleaned_data.get("card"):
             data["card"] = self.cleaned_data["card"].strip()
         return data
+
+
+class AwayForm(forms.Form):
+    """Declaring time away (the profile): how many days, from now or from a later day.
+
+    The range of days and of start days is checked by ``services.away_declare`` too (with the allowance).
+    """
+
+    days = forms.IntegerField(
+        label=_("Days away"),
+        min_value=1,
+        max_value=365,
+        error_messages={"invalid": _("Give a whole number of days."), "required": _("Say how many days.")},
+    )
+    start = forms.DateField(
+        label=_("Starting on"),
+        required=False,
+        widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
+        input_formats=["%Y-%m-%d"],
+        help_text=_("Leave empty to start now."),
+        error_messages={"invalid": _("Give the day as year-month-day, e.g. 2027-07-14.")},
+    )
+
+    def __init__(self, *args: Any, allowance_days: int | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if allowance_days:
+            self.fields["days"].widget.attrs["max"] = allowance_days

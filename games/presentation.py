@@ -5,11 +5,12 @@ Templates only render what these return; they never decide anything.
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from django.utils.translation import gettext as _
-from django.utils.translation import pgettext
+from django.utils.translation import ngettext, pgettext
 
 from games.engine import JOKER, RANK_CHARS, RoundEnd, RoundResult, wild_rank_chars, wild_rank_label
 
@@ -267,3 +268,15 @@ def _turn_sentence(turn: Sequence[Mapping[str, Any]], names: Mapping[int, str]) 
     else:
         sentence = _("%(who)s drew from the stock and discarded %(card)s.")
     return " ".join(line for line in [sentence % values, *lines[2:]] if line)
+
+
+def duration_text(duration: datetime.timedelta) -> str:
+    """A stretch of days and hours in words: "3 days", "5 hours", "3 days and 5 hours" (whole hours, rounded
+    down; "0 days" for less than an hour)."""
+    days = duration.days
+    hours = duration.seconds // 3600
+    day_text = ngettext("%(count)s day", "%(count)s days", days) % {"count": days}
+    hour_text = ngettext("%(count)s hour", "%(count)s hours", hours) % {"count": hours}
+    if days and hours:
+        return _("%(days)s and %(hours)s") % {"days": day_text, "hours": hour_text}
+    return day_text if days or not hours else hour_text

@@ -7,9 +7,12 @@ decides which cards a person may see.
 
 from __future__ import annotations
 
+import datetime
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
+from django.conf import settings
 from django.db.models import Exists, F, OuterRef, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -20,7 +23,8 @@ from games.engine.rules import JOKER_POINTS
 
 from . import presentation
 from .history.ratings import places
-from .models import AuditRecord, Game, Move, Seat
+from .models import Absence, AuditRecord, Game, Move, Seat
+from .models.away import time_away_in_year
 from .table import RECENT_MOVES, TableReading, round_to_summarise, table_context
 
 
@@ -158,6 +162,9 @@ def game_table(*, game: Game, user: Any, sort: str = "suit", hand_view: str = "o
     """
     seats = list(game.seats.select_related("user").order_by("position"))
     me = next((s for s in seats if user is not None and user.is_authenticated and s.user_id == user.pk), None)
+    now = timezone.now()
+    away = away_at_table(game=game, seats=seats, now=now)
+    mover_away = away.get(game.current_seat) if game.current_seat is not None else None
     reading = TableReading(
         game=game,
         seats=seats,
@@ -165,7 +172,8 @@ def game_table(*, game: Game, user: Any, sort: str = "suit", hand_view: str = "o
         rules=Rules.from_dict(game.rules),
         sort=sort,
         hand_view=hand_view,
-        clock=turn_clock(game=game),
+        clock=turn_clock(game=game, now=now, away=mover_away),
+        away=away,
         rematch_game=Game.objects.filter(rematch_of=game).first() if game.is_finished else None,
         abort_record=(
             AuditRecord.objects.filter(game=game, action=AuditRecord.Action.GAME_ABORT).first()
@@ -222,11 +230,57 @@ def final_standings(seats: list[Seat], scores: list[int]) -> list[dict[str, Any]
     ]
 
 
-def turn_clock(*, game: Game, now: Any = None) -> dict[str, Any] | None:
-    """The deadline of the turn in play and the time left (None when no clock runs)."""
+def away_by_user(*, user_ids: Iterable[int], now: datetime.datetime) -> dict[int, Absence]:
+    """The time away going on now of these people, by user id."""
+    return {a.user_id: a for a in Absence.objects.filter(user_id__in=list(user_ids)).active(now)}
+
+
+def away_at_table(*, game: Game, seats: Sequence[Seat], now: datetime.datetime) -> dict[int, Absence]:
+    """Who is away at this table, by seat position: people playing a seat of a game over days in play
+    (time away does not touch live games, so it is not shown there)."""
+    if not game.in_play or not game.is_async:
+        return {}
+    away = away_by_user(user_ids=[s.user_id for s in seats if s.person_plays and s.user_id], now=now)
+    return {s.position: away[s.user_id] for s in seats if s.person_plays and s.user_id in away}
+
+
+def away_summary(*, user: Any, now: datetime.datetime | None = None) -> dict[str, Any]:
+    """The profile's time-away panel: the allowance, what is left of it this year (UTC), and the time away
+    going on or planned."""
+    now = now or timezone.now()
+    mine = list(Absence.objects.filter(user=user))
+    allowance = datetime.timedelta(days=settings.AWAY_DAYS_PER_YEAR)
+    left = max(datetime.timedelta(0), allowance - time_away_in_year(mine, now.year))
+    not_over = [a for a in mine if a.returned_at is None and a.ends_at > now]
+    pending = min(not_over, key=lambda a: a.starts_at, default=None)
+    return {
+        "allowance_days": settings.AWAY_DAYS_PER_YEAR,
+        "year": now.year,
+        "left": left,
+        "left_days": left.days,
+        "current": pending if pending is not None and pending.starts_at <= now else None,
+        "planned": pending if pending is not None and pending.starts_at > now else None,
+    }
+
+
+def turn_clock(*, game: Game, now: Any = None, away: Absence | None = None) -> dict[str, Any] | None:
+    """The deadline of the turn in play and the time left (None when no clock runs).
+
+    ``away``: the time away going on of the player to move; their clock is then stopped, and
+    ``paused_until`` and ``left_after`` (seconds they will have when it ends) replace the countdown.
+    """
     if game.status != Game.Status.ACTIVE or game.turn_deadline is None:
         return None
     now = now or timezone.now()
+    if away is not None and game.is_async:
+        began = max(game.turn_started_at or away.starts_at, away.starts_at)
+        left_after = int((game.turn_deadline - began).total_seconds())
+        return {
+            "paused_until": away.until,
+            "left_after": min(max(0, left_after), game.time_limit_seconds),
+            "limit": game.time_limit_seconds,
+            "live": False,
+        }
     left = max(0, int((game.turn_deadline - now).total_seconds()))
     return {
         "deadline": game.turn_deadline,

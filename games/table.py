@@ -9,7 +9,7 @@ table template shows.  Templates only render what this returns.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from django.urls import reverse
@@ -31,7 +31,7 @@ from games.engine import (
 from . import presentation
 
 if TYPE_CHECKING:
-    from .models import AuditRecord, Game, Seat
+    from .models import Absence, AuditRecord, Game, Seat
 
 __all__ = ["TableReading", "table_context", "fairness_panel", "round_to_summarise", "RECENT_MOVES", "HAND_VIEWS"]
 
@@ -59,6 +59,8 @@ class TableReading:
     recent_events: Sequence[Mapping[str, Any]] = ()
     #: Final places, once the game is over.
     standings: list[dict[str, Any]] | None = None
+    #: Time away going on, by seat position (games over days in play only).
+    away: Mapping[int, Absence] = field(default_factory=dict)
     #: "own" or "melds" (``HAND_VIEWS``).
     hand_view: str = "own"
     #: Public events of the last moves of the round the summary shows (``round_to_summarise``), oldest first.
@@ -146,6 +148,7 @@ def _dealt(reading: TableReading, v: SeatView) -> dict[str, Any]:
             "went_out": v.went_out == s.position,
             "left": s.left,
             "left_label": s.get_left_display(),
+            "away_until": reading.away[s.position].until if s.position in reading.away else None,
         }
         for s in seats
     ]

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import chat_views, views
+from . import away_views, chat_views, views
 from .history import views as history_views
 
 app_name = "games"
@@ -11,6 +11,8 @@ urlpatterns = [
     path("games/new/", views.game_create, name="create"),
     path("games/play-now/", views.play_now, name="play_now"),
     path("games/mine/", views.my_games, name="my_games"),
+    path("away/", away_views.away, name="away"),
+    path("away/back/", away_views.away_back, name="away_back"),
     path("games/<int:game_id>/", views.table, name="table"),
     path("games/<int:game_id>/table/", views.table_partial, name="table_partial"),
     path("games/<int:game_id>/play/", views.play, name="play"),

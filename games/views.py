@@ -59,6 +59,8 @@ HTTP_STATUS = {
     "already_bot": 409,
     "self_deactivate": 409,
     "already_inactive": 409,
+    "away_already": 409,
+    "not_away": 409,
 }
 
 

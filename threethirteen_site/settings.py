@@ -13,6 +13,11 @@ in-memory channel layer, e-mail printed on the console):
 - ``EMAIL_BACKEND``, ``EMAIL_HOST``, ``EMAIL_PORT``, ``EMAIL_HOST_USER``,
   ``EMAIL_HOST_PASSWORD``, ``EMAIL_USE_TLS``, ``DEFAULT_FROM_EMAIL``
 - ``SITE_URL`` (the site's address, for links in e-mails)
+- ``AWAY_DAYS_PER_YEAR`` (time away a player may take per calendar year, default 14)
+- ``VAPID_PUBLIC_KEY``, ``VAPID_PRIVATE_KEY`` (Web Push turn notices; both or neither:
+  ``manage.py vapid_keys`` makes a pair), ``VAPID_SUBJECT`` (a ``mailto:`` or ``https:``
+  contact for the push services), ``PUSH_SERVICE_HOSTS`` (the push services a subscription
+  may point at)
 - ``SECURE_SSL_REDIRECT``, ``SECURE_HSTS_SECONDS`` (production only)
 - ``CLIENT_IP_HEADER`` (behind a proxy: the header with the client's address, e.g.
   ``X-Forwarded-For``; default ``REMOTE_ADDR``) and ``CLIENT_IP_PROXY_COUNT`` (default 1)
@@ -229,6 +234,30 @@ EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
 # The site's address as people reach it, for links in e-mails.
 SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000")
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Three Thirteen <noreply@localhost>")
+
+# -- Web Push turn notices (accounts/push.py, games/services/push.py) -------------------------
+# Off, and invisible (no profile control, no service worker, no sends), unless both keys are set.
+# The keys are base64url as `manage.py vapid_keys` prints them: the public one is the uncompressed
+# P-256 point browsers take as applicationServerKey, the private one its 32-byte scalar.
+VAPID_PUBLIC_KEY = os.environ.get("VAPID_PUBLIC_KEY", "").strip()
+VAPID_PRIVATE_KEY = os.environ.get("VAPID_PRIVATE_KEY", "").strip()
+# Who the push services may write to about this site's notices (RFC 8292 "sub").
+VAPID_SUBJECT = os.environ.get("VAPID_SUBJECT", "").strip() or "mailto:" + (
+    DEFAULT_FROM_EMAIL.rsplit("<", 1)[-1].rstrip(">").strip() or "noreply@localhost"
+)
+# A subscription's endpoint must be https on one of these hosts or a subdomain of one (the push
+# services of Chrome/Edge/Opera/Samsung, Firefox, Safari and Windows): the server posts to it, so
+# it must not be an address of the server's own network.
+PUSH_SERVICE_HOSTS = env_list(
+    "PUSH_SERVICE_HOSTS",
+    ["fcm.googleapis.com", "push.services.mozilla.com", "push.apple.com", "notify.windows.com"],
+)
+# Tests only: also accept http endpoints on the loopback address (a local stand-in push service).
+PUSH_ALLOW_LOOPBACK = False
+
+# Time away (games.services.away): days per calendar year (UTC) during which a player's clocks in
+# games over days stop.
+AWAY_DAYS_PER_YEAR = int(os.environ.get("AWAY_DAYS_PER_YEAR", "14"))
 
 # Production hardening: on whenever DEBUG is off (each can be overridden).
 if not DEBUG:

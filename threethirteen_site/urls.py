@@ -2,6 +2,7 @@ from django.contrib import admin
 from django.urls import include, path
 from django.views.i18n import JavaScriptCatalog
 
+from accounts import push_views
 from accounts import views as accounts_views
 
 urlpatterns = [
@@ -11,5 +12,7 @@ urlpatterns = [
     path("i18n/js/", JavaScriptCatalog.as_view(), name="javascript-catalog"),
     # Django's set_language, which also saves a signed-in person's choice on their profile.
     path("i18n/setlang/", accounts_views.set_language, name="set_language"),
+    # The Web Push service worker, at the root so that its scope is the whole site (404 while push is off).
+    path("sw.js", push_views.service_worker, name="service_worker"),
     path("", include("games.urls")),
 ]

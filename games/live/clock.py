@@ -85,9 +85,12 @@ class ServerClock:
         tick = sync_to_async(one_pass, thread_sensitive=False)
         while True:
             done = await tick()
-            if done and (done["timeouts"] or done["emails"]):
+            if done and (done["timeouts"] or done["emails"] or done["pushes"]):
                 logger.info(
-                    "move clock: %s timed-out turn(s) played, %s e-mail(s) sent", done["timeouts"], done["emails"]
+                    "move clock: %s timed-out turn(s) played, %s e-mail(s) and %s push notice(s) sent",
+                    done["timeouts"],
+                    done["emails"],
+                    done["pushes"],
                 )
             await asyncio.sleep(self.interval)
 

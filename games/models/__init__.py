@@ -1,8 +1,9 @@
 """The models of the games app, one module a seam: :mod:`.play` (variants, games, seats, the move
 log, round results, turn notices), :mod:`.moderation` (the audit log), :mod:`.history` (ratings and
-game results), :mod:`.chat` (table talk and its moderation).  ``from games.models import X`` works
-for every one of them."""
+game results), :mod:`.chat` (table talk and its moderation), :mod:`.away` (time away).  ``from games.models
+import X`` works for every one of them."""
 
+from .away import Absence
 from .chat import MESSAGE_MAX_LENGTH, QUICK_PHRASES, ChatMessage, ChatMute, ChatReport, ChatSuspension
 from .history import GameResult, Rating
 from .moderation import AuditRecord
@@ -27,4 +28,5 @@ __all__ = [
     "ChatSuspension",
     "QUICK_PHRASES",
     "MESSAGE_MAX_LENGTH",
+    "Absence",
 ]

@@ -2,6 +2,7 @@
 
 - :mod:`.playing`: create (and "Play now"), join, leave, start, play, resign, rematch, move on from a round's summary;
 - :mod:`.clock`: timed-out turns and the turn e-mails (:mod:`.notices`);
+- :mod:`.away`: time away (clocks of games over days stop while a player is away);
 - :mod:`.moderation`: what staff do from the admin;
 - :mod:`.chat`: table talk (post, mute, report) and its moderation (hide, mute from chat);
 - :mod:`.turns`: what they all share (the move log, bot turns, the snapshot, the announcement).
@@ -9,6 +10,7 @@
 Each raises :class:`GameError` and changes nothing when it refuses.
 """
 
+from .away import away_come_back, away_declare
 from .chat import (
     MUTE_HOURS,
     RATE_LIMITS,
@@ -69,4 +71,6 @@ __all__ = [
     "chat_unmute_user",
     "MUTE_HOURS",
     "RATE_LIMITS",
+    "away_declare",
+    "away_come_back",
 ]

@@ -1,5 +1,5 @@
 """The move clock: a turn that runs out of time is played by the bot; the due
-turn e-mails go out (``manage.py gameclock`` calls :func:`clock_tick`)."""
+turn notices go out (``manage.py gameclock`` calls :func:`clock_tick`)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from games import bots
 from games.engine import view
 from games.models import Game, Seat
 
-from . import notices
+from . import away, notices
 from .errors import GameError
 from .turns import (
     TAKEOVER_BOT_LEVEL,
@@ -65,6 +65,9 @@ def game_timeout(*, game_id: int, turn_number: int, now: datetime.datetime | Non
     if position is None:  # a round or game over: no turn to play
         raise GameError("not_due", _("That turn has been played or is not out of time."))
     seat = game.seats.get(position=position)
+    if game.is_async and seat.person_plays and away.holds_clock(seat.user_id, now):
+        # Away (or back a moment ago): the clock worker moves the deadline on first (away.settle_due).
+        raise GameError("not_due", _("That turn has been played or is not out of time."))
     recorder = Recorder(game)
     history = round_history(game, state)
     while not state.is_over and state.current_seat == position and game.turn_number == turn_number:
@@ -92,16 +95,22 @@ def game_timeout(*, game_id: int, turn_number: int, now: datetime.datetime | Non
 
 
 def clock_tick(*, now: datetime.datetime | None = None) -> dict[str, int]:
-    """One pass of the clock worker: play the timed-out turns, send the due e-mails.
+    """One pass of the clock worker: settle time away that began or ended, play the timed-out turns,
+    send the due e-mails.
 
     Safe to run in several processes at once: each timeout goes through
     :func:`game_timeout` (row lock and turn check) and each e-mail is
-    recorded once per game, turn and kind before it is sent.
+    recorded once per game, turn and kind before it is sent.  Time away is
+    settled first, so a deadline that a return moves on is moved before it
+    could be found out of time; turns of a player who holds their clock
+    (``away.clock_stopped``) are left alone.
     """
     now = now or timezone.now()
+    settled = away.settle_due(now=now)
     played = 0
     due = list(
         Game.objects.filter(status=Game.Status.ACTIVE, turn_deadline__lte=now)
+        .exclude(away.clock_stopped(now))
         .order_by("turn_deadline")
         .values_list("pk", "turn_number")
     )
@@ -114,4 +123,4 @@ def clock_tick(*, now: datetime.datetime | None = None) -> dict[str, int]:
         except Exception:  # one broken game must not stop the clock of all the others
             logger.exception("the bot could not play the timed-out turn %s of game %s", turn_number, game_id)
     sent = notices.send_due_notices(now=now)
-    return {"timeouts": played, "emails": sent}
+    return {"timeouts": played, "emails": sent["emails"], "pushes": sent["pushes"], "away": settled}

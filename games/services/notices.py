@@ -1,14 +1,18 @@
-"""E-mail turn notices for games played over days (opt-in on the profile).
+"""Turn notices for games played over days: e-mail (opt-in on the profile) and Web Push
+(the browsers where the person turned it on, :mod:`games.services.push`).
 
 The clock worker (``manage.py gameclock``) sends them, never a web request:
 a slow or broken mail server never delays or fails a move.  For each game,
 turn and kind a :class:`~games.models.TurnNotice` row is written before the
 message goes out; the row is unique, so a turn gets at most one "your turn"
-message and one reminder, even with two workers running.
+message and one reminder, even with two workers running (the one record
+covers the e-mail and the pushes of that notice).
 
 * "your turn": when a person's turn starts in an asynchronous game (time
   limit of 12 hours or more; never for live limits);
-* a reminder once 80% of the time for the move has gone.
+* a reminder once 80% of the time for the move has gone (counted back
+  from the deadline, which time away may have moved on: see
+  :mod:`games.services.away`; no notice goes out while the player is away).
 """
 
 from __future__ import annotations
@@ -19,12 +23,15 @@ import logging
 from django.conf import settings
 from django.core.mail import send_mail
 from django.db import IntegrityError, transaction
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, OuterRef, Q
 from django.template.loader import render_to_string
 from django.utils import timezone, translation
 
-from accounts.models import User
+from accounts import push as push_settings
+from accounts.models import PushSubscription, User
 from games.models import Game, Seat, TurnNotice
+
+from . import away, push
 
 logger = logging.getLogger(__name__)
 
@@ -32,11 +39,16 @@ logger = logging.getLogger(__name__)
 REMINDER_AT = 0.8
 
 
-def send_due_notices(*, now: datetime.datetime | None = None) -> int:
-    """Send every notice that is due now; the number of e-mails sent."""
+def send_due_notices(*, now: datetime.datetime | None = None) -> dict[str, int]:
+    """Send every notice that is due now: by e-mail to those who ticked it, by Web Push to the
+    browsers of those who turned it on.  The numbers of e-mails and of pushes sent."""
     now = now or timezone.now()
-    wants_mail = Seat.objects.filter(
-        game=OuterRef("pk"), position=OuterRef("current_seat"), bot_level="", user__notify_by_email=True
+    push_on = push_settings.enabled()
+    wants = Q(user__notify_by_email=True)
+    if push_on:
+        wants |= Q(Exists(PushSubscription.objects.filter(user=OuterRef("user"))))
+    wants_notice = Seat.objects.filter(game=OuterRef("pk"), position=OuterRef("current_seat"), bot_level="").filter(
+        wants
     )
     reminded = TurnNotice.objects.filter(
         game=OuterRef("pk"), turn_number=OuterRef("turn_number"), kind=TurnNotice.Kind.REMINDER
@@ -49,10 +61,11 @@ def send_due_notices(*, now: datetime.datetime | None = None) -> int:
             turn_started_at__isnull=False,
         )
         .exclude(turn_deadline__lte=now)
-        .filter(Exists(wants_mail))
+        .exclude(away.clock_stopped(now))  # no notice while the player is away: it waits for their return
+        .filter(Exists(wants_notice))
         .exclude(Exists(reminded))
     )
-    sent = 0
+    sent = {"emails": 0, "pushes": 0}
     for game in games:
         if game.current_seat is None or game.turn_started_at is None:
             continue  # excluded by the query already
@@ -60,16 +73,34 @@ def send_due_notices(*, now: datetime.datetime | None = None) -> int:
         if seat is None or not seat.person_plays:
             continue
         user = seat.user
-        if user is None or not (user.notify_by_email and user.email and user.is_active):
+        if user is None or not user.is_active:
             continue
-        reminder_due = now >= game.turn_started_at + datetime.timedelta(seconds=game.time_limit_seconds * REMINDER_AT)
+        by_email = user.notify_by_email and bool(user.email)
+        by_push = push_on and PushSubscription.objects.filter(user=user).exists()
+        if not (by_email or by_push):
+            continue
+        # Counted back from the deadline, which time away may have moved on (without it: 80% after the start).
+        limit = game.time_limit_seconds
+        reminder_due = game.turn_deadline is not None and now >= game.turn_deadline - datetime.timedelta(
+            seconds=limit
+        ) + datetime.timedelta(seconds=limit * REMINDER_AT)
         kind = TurnNotice.Kind.REMINDER if reminder_due else TurnNotice.Kind.TURN
         # Past 80% only the reminder goes out (if the worker was down when the turn began,
-        # one message says it all).
-        if _claim(game, kind, user, now):
+        # one message says it all).  One record for both ways: never a second notice of a kind.
+        if not _claim(game, kind, user, now):
+            continue
+        if by_email:
             _send(game, user, kind)
-            sent += 1
+            sent["emails"] += 1
+        if by_push:
+            sent["pushes"] += push.send_turn_notice(
+                user=user, game=game, reminder=kind == TurnNotice.Kind.REMINDER, link=_link(game), now=now
+            )
     return sent
+
+
+def _link(game: Game) -> str:
+    return settings.SITE_URL.rstrip("/") + game.get_absolute_url()
 
 
 def _claim(game: Game, kind: str, user: User, now: datetime.datetime) -> bool:
@@ -85,7 +116,7 @@ def _claim(game: Game, kind: str, user: User, now: datetime.datetime) -> bool:
 
 
 def _send(game: Game, user: User, kind: str) -> None:
-    link = settings.SITE_URL.rstrip("/") + game.get_absolute_url()
+    link = _link(game)
     context = {
         "game": game,
         "user": user,

@@ -29,7 +29,7 @@ from games import bots
 from games.engine import Action, Discard, Draw, GoOut, IllegalAction, Rules, RulesError, action_from_dict
 from games.models import BotLevel, Game, RoundResult, Seat, Variant
 
-from . import fairness
+from . import away, fairness
 from .errors import GameError
 from .rule_errors import describe_rules_error
 from .turns import (
@@ -289,7 +289,6 @@ def stale_message(game: Game, seat: Seat, action: Action | Mapping[str, Any], se
     )
 
 
-@transaction.atomic
 def game_play(*, game_id: int, user: Any, action: Action | Mapping[str, Any], expected_version: int) -> Game:
     """Play ``action`` for the user's seat, then every bot turn that follows.
 
@@ -298,7 +297,34 @@ def game_play(*, game_id: int, user: Any, action: Action | Mapping[str, Any], ex
     deadline has passed (``out_of_time``: the clock plays the whole turn, or
     what is left of it, see ``clock.game_timeout``), or the engine finds the
     action illegal (its code and message are passed on).
+
+    A person who is away and moves at one of their tables is back: their
+    time away ends first (``away.come_back_if_away``, in its own transaction),
+    so the move meets the deadline moved on by the time away.
     """
+    try:
+        seated = user is not None and Seat.objects.filter(game_id=game_id, user_id=user.pk, bot_level="").exists()
+        before = Game.objects.filter(pk=game_id).values_list("version", flat=True).first()
+    except (ValueError, TypeError):
+        seated, before = False, None  # a bad game id: refused below as not_found
+    settled_version = None
+    if seated and away.come_back_if_away(user=user) and before == expected_version:
+        # The return moved this table on by one version; the page the move came from was up to date.
+        settled_version = expected_version + 1
+    return _play(
+        game_id=game_id, user=user, action=action, expected_version=expected_version, settled_version=settled_version
+    )
+
+
+@transaction.atomic
+def _play(
+    *,
+    game_id: int,
+    user: Any,
+    action: Action | Mapping[str, Any],
+    expected_version: int,
+    settled_version: int | None = None,
+) -> Game:
     game = locked_game(game_id, user)
     seat = seat_of(game, user)
     if game.status != Game.Status.ACTIVE:
@@ -309,7 +335,7 @@ def game_play(*, game_id: int, user: Any, action: Action | Mapping[str, Any], ex
         raise GameError("game_not_active", _("The game has not started yet."))
     if seat.is_bot:
         raise GameError("seat_played_by_bot", _("A bot plays your seat in this game now: you cannot move."))
-    if expected_version != game.version:
+    if game.version not in (expected_version, settled_version):
         raise GameError("stale_version", stale_message(game, seat, action, expected_version))
     # Under the row lock, so the clock (``clock.game_timeout``, which plays a
     # turn once ``now >= turn_deadline``) and a late move never both play it.

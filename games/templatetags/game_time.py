@@ -40,3 +40,9 @@ def time_left(deadline: datetime.datetime | None) -> str:
     if deadline is None:
         return ""
     return time_left_text(int((deadline - timezone.now()).total_seconds()))
+
+
+@register.filter
+def seconds_text(seconds: int | None) -> str:
+    """``{{ clock.left_after|seconds_text }}``: a number of seconds as the countdown writes it."""
+    return "" if seconds is None else time_left_text(seconds)

@@ -277,15 +277,16 @@ def test_the_admin_refuses_a_taken_name_with_a_form_error(make_user, admin_clien
 BEFORE, AFTER = [("accounts", "0001_initial")], [("accounts", "0002_names_unique_as_read")]
 
 
-def latest() -> list[tuple[str, str]]:
-    """Where the test leaves the database: the accounts app's last migration (the model as it is now)."""
-    return MigrationExecutor(connection).loader.graph.leaf_nodes("accounts")
-
-
 def _migrate(target):
     executor = MigrationExecutor(connection)
     executor.migrate(target)
     return executor.loader.project_state(target).apps
+
+
+def _migrate_to_latest() -> None:
+    """Where the test leaves the database: every app at its last migration (the models as they are now)."""
+    executor = MigrationExecutor(connection)
+    executor.migrate(executor.loader.graph.leaf_nodes())
 
 
 @pytest.mark.django_db(transaction=True)
@@ -304,7 +305,7 @@ def test_the_migration_fills_the_keys_and_stops_on_names_that_look_alike():
             _migrate(AFTER)
         old.objects.filter(username="ANN").delete()
     finally:
-        _migrate(latest())
+        _migrate_to_latest()
     assert User.objects.get(username="ann").display_name_key == "queen"
 
 

@@ -67,9 +67,10 @@ class Command(BaseCommand):
                     raise
                 logger.exception("gameclock pass failed")
                 done = None
-            if done and (done["timeouts"] or done["emails"] or once):
+            if done and (done["timeouts"] or done["emails"] or done["pushes"] or once):
                 self.stdout.write(
-                    f"gameclock: {done['timeouts']} timed-out turn(s) played, {done['emails']} e-mail(s) sent"
+                    f"gameclock: {done['timeouts']} timed-out turn(s) played, {done['emails']} e-mail(s) sent,"
+                    f" {done['pushes']} push notice(s) sent"
                 )
             if once or stopping:
                 return

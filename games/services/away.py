@@ -1,0 +1,275 @@
+"""Time away (a vacation, as on correspondence sites): while a player is away, their clocks in games
+over days stop.
+
+* A player declares a number of whole days away, starting now or at the start of a later day (in
+  their time zone); each UTC calendar year allows ``settings.AWAY_DAYS_PER_YEAR`` days (the time
+  actually away counts: coming back early gives the rest back; a planned stretch counts in full
+  until it is cancelled).  One stretch at a time.
+* While it lasts, a turn of theirs in a game over days never times out (the clock worker skips it
+  and ``clock.game_timeout`` refuses it) and no turn e-mail or push notice goes out to them.
+* When it is over (its chosen end, or they come back: the profile's button, or any move they make)
+  the deadline of every turn of theirs moves on by the time that turn spent paused, so they get
+  back exactly the time they had left when they went away (or the whole time per move for a turn
+  that began while they were away).  The clock worker does this for stretches that ran to their
+  end (:func:`settle_due`); until then the clock stays held, so no turn is ever timed out in
+  between.
+* Live games (time limits under ``Game.ASYNC_MIN_SECONDS``) are not affected at all.
+
+The opponents see "away until …" on the table (``selectors.away_by_user``); every game of the
+player is announced (new version) when the time away begins and when it is settled, so open
+tables show it live.
+"""
+
+from __future__ import annotations
+
+import datetime
+import logging
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Exists, OuterRef, Q
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+
+from accounts.models import User
+from games.models import Absence, Game, Seat
+from games.models.away import time_away_in_year
+from games.presentation import duration_text
+
+from .errors import GameError
+from .turns import announce, lock_game, log_on_commit
+
+logger = logging.getLogger(__name__)
+
+#: A planned time away starts at most this many days ahead.
+MAX_DAYS_AHEAD = 90
+
+DAY = datetime.timedelta(days=1)
+
+
+def allowance() -> datetime.timedelta:
+    """Time away allowed per UTC calendar year."""
+    return DAY * settings.AWAY_DAYS_PER_YEAR
+
+
+def time_left_in_year(user: Any, year: int) -> datetime.timedelta:
+    """What is left of the year's allowance (planned time away counted in full)."""
+    used = time_away_in_year(Absence.objects.filter(user=user), year)
+    return max(datetime.timedelta(0), allowance() - used)
+
+
+def holds_clock(user_id: int | None, now: datetime.datetime) -> bool:
+    """Is this person's clock stopped (away, or back a moment ago and not yet settled)?"""
+    return user_id is not None and Absence.objects.filter(user_id=user_id).holding_clock(now).exists()
+
+
+def clock_stopped(now: datetime.datetime) -> Q:
+    """The games over days whose player to move holds their clock (for ``Game`` querysets: the clock
+    worker leaves them alone, no turn notice goes out)."""
+    held = Seat.objects.filter(
+        game=OuterRef("pk"),
+        position=OuterRef("current_seat"),
+        bot_level="",
+        user__absences__starts_at__lte=now,
+        user__absences__settled_at__isnull=True,
+    )
+    return Q(time_limit_seconds__gte=Game.ASYNC_MIN_SECONDS) & Q(Exists(held))
+
+
+def _lock_user(user: Any) -> User:
+    """The person's row, locked: their time away changes one request or clock pass at a time."""
+    if user is None or not user.is_authenticated:
+        raise GameError("not_logged_in", _("Log in first."))
+    return User.objects.select_for_update().get(pk=user.pk)
+
+
+def _start_of(day: datetime.date, zone: datetime.tzinfo) -> datetime.datetime:
+    return datetime.datetime.combine(day, datetime.time(0), tzinfo=zone).astimezone(datetime.UTC)
+
+
+@transaction.atomic
+def away_declare(
+    *,
+    user: Any,
+    days: int,
+    start: datetime.date | None = None,
+    zone: datetime.tzinfo | None = None,
+    now: datetime.datetime | None = None,
+) -> Absence:
+    """``user`` will be away for ``days`` whole days from now (``start`` empty or today) or from the
+    start of the day ``start`` in ``zone`` (the reader's zone).
+
+    Refused, changing nothing: a number of days outside 1..the yearly allowance, a start in the past
+    or more than ``MAX_DAYS_AHEAD`` days ahead, time away already going on or planned, or more than
+    is left of the allowance of any calendar year it touches.
+    """
+    now = now or timezone.now()
+    zone = zone or datetime.UTC
+    most = settings.AWAY_DAYS_PER_YEAR
+    if isinstance(days, bool) or not isinstance(days, int) or not 1 <= days <= most:
+        raise GameError(
+            "away_days",
+            ngettext("Choose %(count)s day of time away.", "Choose from 1 to %(count)s days of time away.", most)
+            % {"count": most},
+        )
+    today = now.astimezone(zone).date()
+    if start is None or start == today:
+        starts_at = now
+    elif start < today:
+        raise GameError("away_start_past", _("Time away cannot start in the past."))
+    elif start > today + datetime.timedelta(days=MAX_DAYS_AHEAD):
+        raise GameError(
+            "away_start_too_far",
+            ngettext(
+                "Time away can start at most %(count)s day ahead.",
+                "Time away can start at most %(count)s days ahead.",
+                MAX_DAYS_AHEAD,
+            )
+            % {"count": MAX_DAYS_AHEAD},
+        )
+    else:
+        starts_at = _start_of(start, zone)
+    ends_at = starts_at + DAY * days
+    person = _lock_user(user)
+    if Absence.objects.filter(user=person).not_over(now).exists():
+        raise GameError(
+            "away_already", _("You already have time away going on or planned: end it before you plan more.")
+        )
+    new = Absence(user=person, starts_at=starts_at, ends_at=ends_at)
+    mine = list(Absence.objects.filter(user=person))
+    for year in range(starts_at.year, (ends_at - datetime.timedelta(microseconds=1)).year + 1):
+        left = allowance() - time_away_in_year(mine, year)
+        if time_away_in_year([new], year) > left:
+            raise GameError(
+                "away_allowance",
+                _("That is more time away than you have left in %(year)s: %(left)s.")
+                % {"year": year, "left": duration_text(max(left, datetime.timedelta(0)))},
+            )
+    new.save()
+    log_on_commit(logger, "user %s: away from %s until %s", person.pk, starts_at, ends_at)
+    if starts_at <= now:
+        _announce_start(new)
+    return new
+
+
+@transaction.atomic
+def away_come_back(*, user: Any, now: datetime.datetime | None = None) -> Absence:
+    """``user`` is back: time away going on ends now (their turns get their paused time back at once);
+    time away that has not begun yet is cancelled (deleted: it takes nothing from the allowance).
+
+    Refused (``not_away``, nothing changed) when there is neither.
+    """
+    now = now or timezone.now()
+    person = _lock_user(user)
+    absence = Absence.objects.filter(user=person).not_over(now).order_by("starts_at").first()
+    if absence is None:
+        raise GameError("not_away", _("You are not away, and no time away is planned."))
+    if absence.starts_at > now:
+        absence.delete()
+        log_on_commit(logger, "user %s: planned time away cancelled", person.pk)
+        return absence
+    absence.returned_at = now
+    absence.save(update_fields=["returned_at"])
+    _settle(absence, now)
+    return absence
+
+
+def come_back_if_away(*, user: Any, now: datetime.datetime | None = None) -> bool:
+    """A person who plays a move is back: end their time away first (own transaction, before the move's,
+    so that the move sees the deadlines moved on).  Whether there was any."""
+    now = now or timezone.now()
+    if user is None or not user.is_authenticated or not Absence.objects.filter(user=user).active(now).exists():
+        return False
+    try:
+        away_come_back(user=user, now=now)
+    except GameError:
+        return False  # came back in another request meanwhile
+    return True
+
+
+def settle_due(*, now: datetime.datetime | None = None) -> int:
+    """The clock worker's part: announce the time away that has begun, settle the time away that is over.
+
+    Safe in several workers at once: each stretch is handled under its player's row lock and checked again
+    there.  The number of stretches handled.
+    """
+    now = now or timezone.now()
+    handled = 0
+    starting = Absence.objects.filter(announced=False, settled_at__isnull=True, starts_at__lte=now)
+    for absence_id, user_id in starting.values_list("pk", "user_id"):
+        with transaction.atomic():
+            User.objects.select_for_update().filter(pk=user_id).first()
+            absence = Absence.objects.filter(pk=absence_id, announced=False).first()
+            if absence is not None:
+                _announce_start(absence)
+                handled += 1
+    over = Absence.objects.holding_clock(now).exclude(returned_at__isnull=True, ends_at__gt=now)
+    for absence_id, user_id in over.values_list("pk", "user_id"):
+        with transaction.atomic():
+            User.objects.select_for_update().filter(pk=user_id).first()
+            absence = Absence.objects.filter(pk=absence_id, settled_at__isnull=True).first()
+            if absence is not None:
+                _settle(absence, now)
+                handled += 1
+    return handled
+
+
+def _games_over_days_of(user_id: int) -> list[int]:
+    """The active games over days where the person plays a seat (not a bot in their place), by id."""
+    return list(
+        Game.objects.filter(
+            status=Game.Status.ACTIVE,
+            time_limit_seconds__gte=Game.ASYNC_MIN_SECONDS,
+            seats__user_id=user_id,
+            seats__bot_level="",
+        )
+        .order_by("pk")
+        .values_list("pk", flat=True)
+        .distinct()
+    )
+
+
+def _announce_start(absence: Absence) -> None:
+    """Time away began: every table of the player's games over days hears a new version (it shows "away")."""
+    for game_id in _games_over_days_of(absence.user_id):
+        game = lock_game(game_id)
+        game.version += 1
+        game.save(update_fields=["version", "updated_at"])
+        announce(game)
+    absence.announced = True
+    absence.save(update_fields=["announced"])
+
+
+def _settle(absence: Absence, now: datetime.datetime) -> None:
+    """Time away is over: each turn of the player in a game over days gets the time it spent paused
+    (from the later of the turn's start and the time away's start, until its end) added to its deadline
+    and to its start (so that ``deadline = start + time per move`` still holds)."""
+    start, until = absence.starts_at, absence.until
+    for game_id in _games_over_days_of(absence.user_id):
+        game = lock_game(game_id)  # games in id order, after the user's row: no two paths lock the other way round
+        seat = Seat.objects.filter(game=game, user_id=absence.user_id, bot_level="").first()
+        if seat is None or game.status != Game.Status.ACTIVE:
+            continue
+        fields = ["version", "updated_at"]
+        if (
+            seat.position == game.current_seat
+            and game.turn_deadline is not None
+            and game.turn_started_at is not None
+            and until > max(game.turn_started_at, start)
+        ):
+            paused = until - max(game.turn_started_at, start)
+            # The turn's clock start moves on with its deadline: a move later in the same turn (the discard
+            # after a draw) computes the deadline again from it (``turns.save_state``).
+            game.turn_deadline += paused
+            game.turn_started_at += paused
+            fields += ["turn_deadline", "turn_started_at"]
+            log_on_commit(
+                logger, "game %s: user %s back, the deadline moves on by %s", game.pk, absence.user_id, paused
+            )
+        game.version += 1
+        game.save(update_fields=fields)
+        announce(game)
+    absence.settled_at = now
+    absence.save(update_fields=["settled_at"])

@@ -1,0 +1,102 @@
+"""Web Push turn notices (``pywebpush``): one person's browsers hear that a turn started, or the
+reminder, in that person's language and time zone, with the link to the table and never a card.
+
+Called by :mod:`games.services.notices` after the notice was recorded once for the game, turn and
+kind (the same bookkeeping as the e-mails: never more than one of each).  A subscription the push
+service reports gone (404 or 410) is deleted; any other failure is logged and the clock goes on.
+Nothing is sent while Web Push is off (``accounts.push.enabled``).
+"""
+
+from __future__ import annotations
+
+import datetime
+import functools
+import json
+import logging
+from typing import Any
+
+from django.conf import settings
+from django.templatetags.static import static
+from django.utils import formats, timezone, translation
+from django.utils.translation import gettext as _
+from py_vapid import Vapid
+from pywebpush import WebPushException, webpush
+
+from accounts import push as push_settings
+from accounts.models import PushSubscription, User
+from games.models import Game
+
+logger = logging.getLogger(__name__)
+
+#: Seconds to wait for a push service before giving up on one subscription.
+TIMEOUT = 10
+#: Push services keep an undelivered notice at most this long (and never past the deadline).
+MAX_TTL = 28 * 24 * 3600
+
+
+@functools.cache
+def _vapid(private_key: str) -> Vapid:
+    return Vapid.from_string(private_key=private_key)
+
+
+def notice_payload(game: Game, *, reminder: bool, link: str) -> dict[str, str]:
+    """The notice's words in the active language and time zone: the game, the deadline and the link."""
+    names = {"game": game.variant_label, "number": game.pk}
+    title = (
+        _("Reminder: your move in %(game)s #%(number)s") % names
+        if reminder
+        else _("Your turn in %(game)s #%(number)s") % names
+    )
+    body = ""
+    if game.turn_deadline is not None:
+        body = _("Move before %(deadline)s (%(zone)s), or a bot plays this turn for you.") % {
+            "deadline": formats.date_format(timezone.localtime(game.turn_deadline), "DATETIME_FORMAT"),
+            "zone": timezone.get_current_timezone_name(),
+        }
+    icon = static("games/favicon-turn.svg")
+    return {"title": title, "body": body, "url": link, "tag": f"game-{game.pk}", "icon": icon}
+
+
+def send_turn_notice(*, user: User, game: Game, reminder: bool, link: str, now: datetime.datetime) -> int:
+    """Send the notice to each of ``user``'s subscriptions; how many push services took it."""
+    if not push_settings.enabled():
+        return 0
+    subscriptions = list(PushSubscription.objects.filter(user=user))
+    if not subscriptions:
+        return 0
+    with translation.override(user.language or settings.LANGUAGE_CODE), timezone.override(user.zone or datetime.UTC):
+        data = json.dumps(notice_payload(game, reminder=reminder, link=link), ensure_ascii=False)
+    ttl = MAX_TTL
+    if game.turn_deadline is not None:
+        ttl = max(60, min(MAX_TTL, int((game.turn_deadline - now).total_seconds())))
+    sent = 0
+    for subscription in subscriptions:
+        if _send_one(subscription, data, ttl=ttl, reminder=reminder, topic=f"game-{game.pk}"):
+            sent += 1
+    return sent
+
+
+def _send_one(subscription: PushSubscription, data: str, *, ttl: int, reminder: bool, topic: str) -> bool:
+    headers: dict[str, Any] = {"Urgency": "high" if reminder else "normal", "Topic": topic}
+    try:
+        webpush(
+            subscription.info(),
+            data=data,
+            vapid_private_key=_vapid(settings.VAPID_PRIVATE_KEY),
+            vapid_claims={"sub": settings.VAPID_SUBJECT},
+            ttl=ttl,
+            timeout=TIMEOUT,
+            headers=headers,
+        )
+    except WebPushException as error:
+        if error.status_code in (404, 410):
+            subscription.delete()
+            logger.info("push subscription %s of user %s is gone: removed", subscription.pk, subscription.user_id)
+        else:
+            logger.warning("push to subscription %s failed: %s", subscription.pk, error.status_code or error.message)
+        return False
+    except Exception:  # a push service that cannot be reached must not stop the clock
+        logger.warning("push to subscription %s failed", subscription.pk, exc_info=True)
+        return False
+    PushSubscription.objects.filter(pk=subscription.pk).update(last_sent_at=timezone.now())
+    return True

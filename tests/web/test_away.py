@@ -1,0 +1,345 @@
+"""Time away (vacation): the yearly allowance, clocks of games over days stopped while a player is
+away, the deadline after the return, live games untouched, the table's "away until", and the forms.
+
+Time is frozen with time-machine at moments counted from the game's own turn start, never slept on.
+"""
+
+from __future__ import annotations
+
+import datetime
+from zoneinfo import ZoneInfo
+
+import pytest
+import time_machine
+from django.core import mail
+from django.test import Client
+
+from games import selectors, services
+from games.models import Absence, Game, Move, TurnNotice
+
+from .conftest import logged_in, post_action
+
+pytestmark = pytest.mark.django_db
+
+HOUR = datetime.timedelta(hours=1)
+DAY = datetime.timedelta(days=1)
+
+
+def game_over_days(make_user, classic, *, limit=24 * 3600, names=("ann", "bob")):
+    """A two-person game (``limit`` seconds per move); the person to move and the other one."""
+    first, second = make_user(names[0]), make_user(names[1])
+    game = services.game_create(
+        creator=first, variant=classic, seat_count=2, time_limit_seconds=limit, seed=3, options={"rounds": [3, 4]}
+    )
+    services.game_join(game_id=game.pk, user=second)
+    game.refresh_from_db()
+    mover = game.seats.get(position=game.current_seat).user
+    other = second if mover == first else first
+    return game, mover, other
+
+
+def at(moment):
+    return time_machine.travel(moment, tick=False)
+
+
+def bot_moves(game) -> int:
+    return Move.objects.filter(game=game, by_bot=True).count()
+
+
+# -- the clock stops while away and the deadline moves on by the time away -----------------------
+
+
+def test_the_clock_does_not_time_out_a_player_who_is_away(make_user, classic):
+    game, mover, _other = game_over_days(make_user, classic)
+    start, deadline = game.turn_started_at, game.turn_deadline
+    with at(start + 6 * HOUR):
+        services.away_declare(user=mover, days=3)
+    for moment in (deadline + HOUR, deadline + 2 * DAY, start + 6 * HOUR + 3 * DAY - HOUR):
+        with at(moment):
+            assert services.clock_tick()["timeouts"] == 0
+            with pytest.raises(services.GameError) as refused:  # a second worker is refused under the lock too
+                services.game_timeout(game_id=game.pk, turn_number=game.turn_number)
+            assert refused.value.code == "not_due"
+    game.refresh_from_db()
+    assert bot_moves(game) == 0 and game.current_seat is not None
+
+
+def test_when_the_time_away_ends_the_deadline_moves_on_by_the_time_it_took(make_user, classic):
+    game, mover, _other = game_over_days(make_user, classic)
+    start, deadline = game.turn_started_at, game.turn_deadline
+    with at(start + 6 * HOUR):
+        absence = services.away_declare(user=mover, days=3)
+    until = absence.ends_at
+    assert until == start + 6 * HOUR + 3 * DAY
+    with at(until + datetime.timedelta(seconds=1)):
+        done = services.clock_tick()
+    assert done["away"] == 1 and done["timeouts"] == 0
+    game.refresh_from_db()
+    absence.refresh_from_db()
+    assert absence.settled_at is not None
+    # 6 hours of the day were used; the 3 days away do not count: 18 hours are left after the return.
+    assert game.turn_deadline == deadline + 3 * DAY == until + 18 * HOUR
+    with at(game.turn_deadline - datetime.timedelta(seconds=1)):
+        assert services.clock_tick()["timeouts"] == 0
+    with at(game.turn_deadline):
+        assert services.clock_tick() == {"timeouts": 1, "emails": 0, "pushes": 0, "away": 0}
+    assert bot_moves(game) == 2  # the bot played the whole turn, once
+
+
+def test_coming_back_early_gives_back_only_the_time_away(make_user, classic):
+    game, mover, _other = game_over_days(make_user, classic)
+    start, deadline = game.turn_started_at, game.turn_deadline
+    with at(start + 2 * HOUR):
+        services.away_declare(user=mover, days=5)
+    with at(start + 2 * HOUR + 30 * HOUR):
+        response = logged_in(mover).post("/away/back/")
+    assert response.status_code == 302
+    game.refresh_from_db()
+    assert game.turn_deadline == deadline + 30 * HOUR
+    absence = Absence.objects.get(user=mover)
+    assert absence.returned_at == start + 32 * HOUR and absence.settled_at is not None
+
+
+def test_a_turn_that_began_while_away_gets_its_whole_time_after_the_return(make_user, classic):
+    game, mover, other = game_over_days(make_user, classic)
+    with at(game.turn_started_at + HOUR):
+        absence = services.away_declare(user=other, days=2)
+        client = logged_in(mover)
+        assert post_action(client, game, {"type": "draw", "source": "stock"}).status_code == 302
+        hand = selectors.game_table(game=Game.objects.get(pk=game.pk), user=mover)["hand"]
+        card = next(face["code"] for face in hand if face["can_discard"])
+        assert post_action(client, game, {"type": "discard", "card": card}).status_code == 302
+    game.refresh_from_db()
+    assert game.seats.get(position=game.current_seat).user == other  # the turn came while away
+    with at(absence.ends_at):
+        services.clock_tick()
+    game.refresh_from_db()
+    assert game.turn_deadline == absence.ends_at + DAY  # the whole day per move, from the return
+
+
+def test_time_away_that_ran_out_holds_the_clock_until_it_is_settled(make_user, classic):
+    """The end of time away passed but no clock pass settled it yet: a turn is still not timed out."""
+    game, mover, _other = game_over_days(make_user, classic)
+    with at(game.turn_started_at):
+        absence = services.away_declare(user=mover, days=2)
+    with at(absence.ends_at + HOUR), pytest.raises(services.GameError) as refused:
+        services.game_timeout(game_id=game.pk, turn_number=game.turn_number)
+    assert refused.value.code == "not_due" and bot_moves(game) == 0
+
+
+def test_a_move_ends_the_time_away_first_so_it_meets_the_moved_deadline(make_user, classic):
+    game, mover, _other = game_over_days(make_user, classic)
+    start, deadline = game.turn_started_at, game.turn_deadline
+    with at(start + HOUR):
+        services.away_declare(user=mover, days=4)
+    back = start + 2 * DAY  # past the first deadline: only the time away given back makes the move in time
+    with at(back):
+        assert post_action(logged_in(mover), game, {"type": "draw", "source": "stock"}).status_code == 302
+    absence = Absence.objects.get(user=mover)
+    assert absence.returned_at == back and absence.settled_at is not None
+    game.refresh_from_db()
+    assert game.turn_deadline == deadline + (back - start - HOUR) and bot_moves(game) == 0
+
+
+def test_a_live_game_is_not_touched_by_time_away(make_user, classic):
+    game, mover, other = game_over_days(make_user, classic, limit=120)
+    services.away_declare(user=mover, days=2)
+    assert selectors.away_at_table(game=game, seats=list(game.seats.all()), now=game.turn_started_at) == {}
+    page = logged_in(other).get(game.get_absolute_url()).content.decode()
+    assert "away until" not in page and 'class="countdown"' in page
+    with at(game.turn_deadline):
+        assert services.clock_tick()["timeouts"] == 1  # the live clock runs as ever
+    services.away_come_back(user=mover)
+    game.refresh_from_db()
+    assert bot_moves(game) == 2
+
+
+def test_no_turn_notice_while_away_and_the_turn_email_after_the_return(make_user, classic):
+    game, mover, _other = game_over_days(make_user, classic)
+    mover.notify_by_email = True
+    mover.save()
+    with at(game.turn_started_at):
+        absence = services.away_declare(user=mover, days=2)
+    with at(game.turn_started_at + HOUR):
+        assert services.clock_tick()["emails"] == 0
+    with at(game.turn_deadline - HOUR):  # past 80% of the first deadline: still no reminder while away
+        assert services.clock_tick()["emails"] == 0
+    with at(absence.ends_at):
+        assert services.clock_tick()["emails"] == 1  # settled first, then the turn's notice
+    assert TurnNotice.objects.get(game=game).kind == TurnNotice.Kind.TURN
+    game.refresh_from_db()
+    with at(game.turn_deadline - 5 * HOUR):  # 19 of the 24 hours gone: not yet 80%
+        assert services.clock_tick()["emails"] == 0
+    with at(game.turn_deadline - datetime.timedelta(hours=4.8)):
+        assert services.clock_tick()["emails"] == 1
+    assert [m.subject.split(":")[0] for m in mail.outbox] == [f"Your turn in Classic #{game.pk}", "Reminder"]
+
+
+# -- the allowance ---------------------------------------------------------------------------------
+
+
+def test_the_yearly_allowance_is_enforced(make_user, settings):
+    settings.AWAY_DAYS_PER_YEAR = 14
+    ann = make_user("ann")
+    now = datetime.datetime(2027, 3, 1, 12, tzinfo=datetime.UTC)
+    with pytest.raises(services.GameError) as too_many:
+        services.away_declare(user=ann, days=15, now=now)
+    assert too_many.value.code == "away_days"
+    first = services.away_declare(user=ann, days=10, now=now)
+    with pytest.raises(services.GameError) as overlapping:
+        services.away_declare(user=ann, days=1, now=now + DAY)
+    assert overlapping.value.code == "away_already"
+    services.away_come_back(user=ann, now=now + 6 * DAY)  # 6 days used, 8 left
+    assert services.away.time_left_in_year(ann, 2027) == 8 * DAY
+    with pytest.raises(services.GameError) as over:
+        services.away_declare(user=ann, days=9, now=now + 7 * DAY)
+    assert over.value.code == "away_allowance" and "8 days" in over.value.message
+    services.away_declare(user=ann, days=8, now=now + 7 * DAY)
+    with pytest.raises(services.GameError) as none_left:
+        services.away_declare(user=ann, days=1, now=now + 30 * DAY)
+    assert none_left.value.code == "away_allowance"
+    # A new year, a new allowance.
+    services.away_declare(user=ann, days=14, now=datetime.datetime(2028, 1, 2, tzinfo=datetime.UTC))
+    assert first.pk is not None and Absence.objects.filter(user=ann).count() == 3
+
+
+def test_planned_time_away_counts_until_it_is_cancelled(make_user):
+    ann = make_user("ann")
+    now = datetime.datetime(2027, 5, 3, 9, tzinfo=datetime.UTC)
+    planned = services.away_declare(user=ann, days=12, start=datetime.date(2027, 6, 1), now=now)
+    assert services.away.time_left_in_year(ann, 2027) == 2 * DAY
+    assert planned.starts_at == datetime.datetime(2027, 6, 1, tzinfo=datetime.UTC)
+    services.away_come_back(user=ann, now=now + HOUR)  # not begun: cancelled, nothing used
+    assert not Absence.objects.filter(user=ann).exists()
+    assert services.away.time_left_in_year(ann, 2027) == 14 * DAY
+
+
+def test_time_away_over_new_year_counts_in_each_year(make_user):
+    ann = make_user("ann")
+    now = datetime.datetime(2027, 12, 20, tzinfo=datetime.UTC)
+    services.away_declare(user=ann, days=10, now=datetime.datetime(2027, 2, 1, tzinfo=datetime.UTC))
+    services.away_declare(user=ann, days=4, start=datetime.date(2027, 12, 30), now=now)  # 2 days in each year
+    assert services.away.time_left_in_year(ann, 2027) == 2 * DAY
+    assert services.away.time_left_in_year(ann, 2028) == 12 * DAY
+    services.away_come_back(user=ann, now=now)
+    with pytest.raises(services.GameError) as over:  # 6 days from Dec 27: 5 of them in 2027, 4 left there
+        services.away_declare(user=ann, days=6, start=datetime.date(2027, 12, 27), now=now)
+    assert over.value.code == "away_allowance" and "2027" in over.value.message
+
+
+def test_a_later_start_begins_at_midnight_in_the_players_zone_and_the_clock_runs_until_then(make_user, classic):
+    game, mover, other = game_over_days(make_user, classic)
+    zagreb = ZoneInfo("Europe/Zagreb")
+    tomorrow = (game.turn_started_at.astimezone(zagreb) + DAY).date()
+    absence = services.away_declare(user=mover, days=2, start=tomorrow, zone=zagreb)
+    assert absence.starts_at == datetime.datetime.combine(tomorrow, datetime.time(0), tzinfo=zagreb)
+    assert not absence.announced
+    version = Game.objects.get(pk=game.pk).version
+    page = logged_in(other).get(game.get_absolute_url()).content.decode()
+    assert "away until" not in page  # not yet
+    with at(absence.starts_at):
+        assert services.clock_tick()["away"] == 1
+    absence.refresh_from_db()
+    game.refresh_from_db()
+    assert absence.announced and game.version == version + 1  # open tables hear it began
+
+
+# -- the table shows it, in the reader's zone and language ------------------------------------------
+
+
+def test_opponents_and_watchers_see_away_until_in_their_own_zone(make_user, classic):
+    game, mover, other = game_over_days(make_user, classic)
+    with at(datetime.datetime(2027, 7, 1, 10, tzinfo=datetime.UTC)):
+        Game.objects.filter(pk=game.pk).update(
+            turn_started_at=datetime.datetime(2027, 7, 1, 9, tzinfo=datetime.UTC),
+            turn_deadline=datetime.datetime(2027, 7, 2, 9, tzinfo=datetime.UTC),
+        )
+        services.away_declare(user=mover, days=3)  # until 4 July 2027, 10:00 UTC
+        other.time_zone, other.language = "Pacific/Auckland", "hr"
+        other.save()
+        page = logged_in(other).get(game.get_absolute_url()).content.decode()
+        assert "nije tu do" in page  # Croatian
+        assert "22:00" in page and "Pacific/Auckland" in page  # 10:00 UTC is 22:00 in Auckland (NZST)
+        assert 'class="clock paused"' in page and 'class="countdown"' not in page
+        watcher = make_user("walt")
+        watcher.time_zone = "America/New_York"
+        watcher.save()
+        watched = logged_in(watcher).get(game.get_absolute_url()).content.decode()
+        assert "away until July 4, 2027, 6 a.m. (America/New_York)" in watched  # 06:00 EDT
+        own = logged_in(mover).get(game.get_absolute_url()).content.decode()
+        assert "Your clock is stopped: you are away until" in own and "A move ends your time away." in own
+        assert "23h 00m left after that" in own  # a day per move, one hour used before going away
+
+
+def test_strangers_still_cannot_open_a_private_table(make_user, classic):
+    game, mover, _other = game_over_days(make_user, classic)
+    Game.objects.filter(pk=game.pk).update(is_private=True)
+    services.away_declare(user=mover, days=1)
+    response = logged_in(make_user("eve")).get(game.get_absolute_url())
+    assert response.status_code == 403 and "away" not in response.content.decode()
+
+
+# -- the profile's panel and its forms --------------------------------------------------------------
+
+
+def test_the_profile_shows_the_panel_and_declaring_works(make_user):
+    ann = make_user("ann")
+    client = logged_in(ann)
+    page = client.get("/accounts/profile/").content.decode()
+    assert 'action="/away/"' in page and "Left in" in page and "14 days" in page
+    response = client.post("/away/", {"days": "3", "start": ""})
+    assert response.status_code == 302 and response["Location"] == "/accounts/profile/"
+    page = client.get("/accounts/profile/").content.decode()
+    assert "You are away until" in page and 'action="/away/back/"' in page and "11 days" in page
+    assert client.post("/away/back/").status_code == 302
+    assert "Welcome back" in client.get("/accounts/profile/").content.decode()
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {},
+        {"days": "abc"},
+        {"days": "0"},
+        {"days": "-3"},
+        {"days": "15"},
+        {"days": "1e3"},
+        {"days": "99999999999999999999"},
+        {"days": "2", "start": "yesterday"},
+        {"days": "2", "start": "2001-01-01"},
+        {"days": "2", "start": "2999-01-01"},
+        {"days": "2", "start": "2027-02-30"},
+        {"days": "²"},
+    ],
+)
+def test_bad_input_is_a_clear_400_and_changes_nothing(make_user, data):
+    ann = make_user("ann")
+    response = logged_in(ann).post("/away/", data)
+    assert response.status_code == 400
+    text = response.content.decode()
+    assert 'class="error"' in text or 'class="alert error"' in text
+    assert not Absence.objects.exists()
+
+
+def test_forged_and_stranger_requests_change_nothing(make_user):
+    ann, bob = make_user("ann"), make_user("bob")
+    services.away_declare(user=bob, days=2)
+    # signed out
+    assert Client().post("/away/", {"days": "2"}).status_code == 403
+    assert Client().post("/away/back/").status_code == 403
+    # without the CSRF token
+    forged = Client(enforce_csrf_checks=True)
+    forged.force_login(ann)
+    assert forged.post("/away/", {"days": "2"}).status_code == 403
+    # a GET on the button's address is a page, not a change
+    assert logged_in(ann).get("/away/").status_code == 405
+    assert logged_in(ann).get("/away/back/").status_code == 405
+    # naming someone else does nothing to them: only the sender's own time away exists
+    assert logged_in(ann).post("/away/back/", {"user": bob.pk}).status_code == 409
+    assert logged_in(ann).post("/away/", {"days": "2", "user": bob.pk, "user_id": bob.pk}).status_code == 302
+    assert Absence.objects.filter(user=bob).count() == 1 and Absence.objects.get(user=bob).returned_at is None
+    assert Absence.objects.filter(user=ann).count() == 1
+    # twice: the second is refused
+    response = logged_in(ann).post("/away/", {"days": "2"})
+    assert response.status_code == 409 and "already have time away" in response.content.decode()
+    assert Absence.objects.filter(user=ann).count() == 1
