@@ -62,6 +62,7 @@ def pages_to_check(make_user: Any, classic: Any) -> dict[str, tuple[str, str]]:
     pages = {
         "lobby": "/",
         "table, your turn": f"/games/{solo.pk}/",
+        "table, your hand in best melds": f"/games/{solo.pk}/?hand=melds",
         "table, game over": f"/games/{finished.pk}/",
         "round summary": f"/games/{finished.pk}/rounds/1/",
         "record": f"/games/{finished.pk}/record/",
