@@ -10,6 +10,7 @@ import subprocess
 import time
 import urllib.parse
 import urllib.request
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -36,11 +37,26 @@ def wait_until_serving(url: str, process: subprocess.Popen, log: Path, timeout: 
     raise RuntimeError(f"the server did not answer {url} in {timeout} s:\n{log.read_text()[-3000:]}")
 
 
-def server_env(database_name: str, **extra: str) -> dict[str, str]:
+def database_url(settings_dict: Mapping[str, Any]) -> str:
+    """The ``DATABASE_URL`` of a connection's settings (the test database, once pytest-django made it)."""
+    engine, name = settings_dict["ENGINE"], str(settings_dict["NAME"])
+    if engine == "django.db.backends.sqlite3":
+        return f"sqlite:///{name}"
+    if engine == "django.db.backends.postgresql":
+        user = urllib.parse.quote(settings_dict.get("USER") or "", safe="")
+        password = urllib.parse.quote(settings_dict.get("PASSWORD") or "", safe="")
+        credentials = f"{user}:{password}@" if password else f"{user}@" if user else ""
+        port = f":{settings_dict['PORT']}" if settings_dict.get("PORT") else ""
+        return f"postgres://{credentials}{settings_dict.get('HOST') or ''}{port}/{urllib.parse.quote(name, safe='')}"
+    raise ValueError(f"no DATABASE_URL for {engine}")
+
+
+def server_env(settings_dict: Mapping[str, Any], **extra: str) -> dict[str, str]:
+    """The environment of a server process that serves this test run's database (``connection.settings_dict``)."""
     env = {key: value for key, value in os.environ.items() if key not in ("REDIS_URL", "DATABASE_URL")}
     env.update(
         {
-            "DATABASE_URL": f"sqlite:///{database_name}",
+            "DATABASE_URL": database_url(settings_dict),
             "DEBUG": "1",
             "PYTHONUNBUFFERED": "1",
             "DJANGO_SETTINGS_MODULE": "threethirteen_site.settings",
@@ -59,6 +75,29 @@ def stop(process: subprocess.Popen) -> None:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(timeout=10)
+
+
+def wait_for_sessions_to_end(timeout: float = 20) -> None:
+    """Wait until the server processes this test stopped have left the test database.
+
+    PostgreSQL ends a backend a moment after its client went away; dropping the
+    test database at the end of the run fails while one is still there.  (SQLite
+    has no sessions: nothing to wait for.)
+    """
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
+            (others,) = cursor.fetchone()
+        if not others:
+            return
+        time.sleep(0.05)
 
 
 def table_form(base_url: str, session_id: str, game_id: int) -> tuple[Any, dict[str, str]]:

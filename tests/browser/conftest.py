@@ -2,7 +2,7 @@
 served by a real ASGI server (``manage.py runserver``, i.e. daphne, serving
 HTTP, WebSockets and the static files) on a free loopback port.
 
-The server process uses the test database file of this pytest process; the
+The server process uses the test database of this pytest process (SQLite or PostgreSQL); the
 tests are transactional so that what they create is committed and visible to
 it.  As with ``make run``, the move clock runs inside that server process
 (``GAMECLOCK_IN_SERVER=1``; the pytest process itself keeps it off).
@@ -31,7 +31,7 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from tests.servers import REPO, free_port, server_env, stop, wait_until_serving
+from tests.servers import REPO, free_port, server_env, stop, wait_for_sessions_to_end, wait_until_serving
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -64,7 +64,7 @@ def live_url(django_db_setup: Any, django_db_blocker: Any, tmp_path_factory: Any
     from django.db import connection
 
     with django_db_blocker.unblock():
-        database_name = connection.settings_dict["NAME"]
+        database = dict(connection.settings_dict)  # the test database, SQLite or PostgreSQL
     port = free_port()
     log = tmp_path_factory.mktemp("server") / "runserver.log"
     with open(log, "wb") as out:
@@ -72,7 +72,7 @@ def live_url(django_db_setup: Any, django_db_blocker: Any, tmp_path_factory: Any
             [sys.executable, "manage.py", "runserver", "--noreload", "--skip-checks", f"127.0.0.1:{port}"],
             cwd=REPO,
             # The move clock runs inside the server, as with `make run` (games.live.clock).
-            env=server_env(database_name, GAMECLOCK_IN_SERVER="1"),
+            env=server_env(database, GAMECLOCK_IN_SERVER="1"),
             stdout=out,
             stderr=subprocess.STDOUT,
         )
@@ -82,6 +82,8 @@ def live_url(django_db_setup: Any, django_db_blocker: Any, tmp_path_factory: Any
         yield url
     finally:
         stop(process)
+        with django_db_blocker.unblock():
+            wait_for_sessions_to_end()  # before pytest-django drops the test database
 
 
 @pytest.fixture(scope="session")

@@ -74,7 +74,7 @@ def redis_url(tmp_path: Any) -> Iterator[str]:
 @pytest.fixture
 def two_servers(redis_url: str, tmp_path: Any) -> Iterator[list[str]]:
     """Two daphne processes sharing the test database and the Redis channel layer."""
-    env = server_env(connection.settings_dict["NAME"], REDIS_URL=redis_url)
+    env = server_env(connection.settings_dict, REDIS_URL=redis_url)
     processes, urls = [], []
     try:
         for name in ("a", "b"):
