@@ -19,7 +19,8 @@ decided by ``selectors.may_watch``, the same rule the table view applies,
 asked on connect and again before every version is passed on.
 Nothing a client sends changes anything: ``{"type": "ping"}`` is answered
 ``{"type": "pong"}`` (the page's heartbeat: "Live" shows only while answers
-come back), anything else gets an error.
+come back; a game's socket also rejoins its group and says the version
+again, see ``GameConsumer.heartbeat``), anything else gets an error.
 """
 
 from __future__ import annotations
@@ -64,13 +65,16 @@ class _ReadOnlyConsumer(AsyncJsonWebsocketConsumer):
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None, **kwargs: Any) -> None:
         if _is_ping(text_data):
-            await self.send_json(PONG)
+            await self.heartbeat()
             return
         user = self.scope.get("user")
         language = getattr(user, "language", "") or settings.LANGUAGE_CODE
         with translation.override(language):
             message = _("This connection only announces changes; play through the table's buttons.")
         await self.send_json({"type": "error", "message": message})
+
+    async def heartbeat(self) -> None:
+        await self.send_json(PONG)
 
 
 class GameConsumer(_ReadOnlyConsumer):
@@ -113,6 +117,26 @@ class GameConsumer(_ReadOnlyConsumer):
             return
         await self.send_json(groups.version_message(event["version"]))
 
+    async def heartbeat(self) -> None:
+        """The page's heartbeat (a ping after 15 s of silence): join the group again, answer, say the version.
+
+        A Redis restart forgets every group; a socket that stayed open through
+        it would hear nothing more.  Joining again (the same as nothing when
+        nothing was lost) makes it hear the next change, and the version makes
+        a page that missed one fetch its table: no page waits on a silence.
+        """
+        if self.game_id is None or self.group is None:
+            await self.send_json(PONG)
+            return
+        version = await self._version_if_watching(self.scope.get("user"), self.game_id)
+        if version is None:
+            await self._leave_group()
+            await self.close(code=CLOSE_FORBIDDEN)
+            return
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.send_json(PONG)
+        await self.send_json(groups.version_message(version))
+
     async def _leave_group(self) -> None:
         if self.group is not None:
             group, self.group = self.group, None
@@ -120,12 +144,20 @@ class GameConsumer(_ReadOnlyConsumer):
 
     @database_sync_to_async
     def _may_watch(self, user: Any, game_id: int) -> bool:
-        """``selectors.may_watch`` for this socket: its user, and whether its session holds the invite link."""
+        return self._watchable_version(user, game_id) is not None
+
+    @database_sync_to_async
+    def _version_if_watching(self, user: Any, game_id: int) -> int | None:
+        return self._watchable_version(user, game_id)
+
+    def _watchable_version(self, user: Any, game_id: int) -> int | None:
+        """The game's version if ``selectors.may_watch`` holds for this socket (its user, and whether its
+        session holds the invite link), else None."""
         game = Game.objects.filter(pk=game_id).first()
         if game is None:
-            return False
+            return None
         invited = selectors.holds_invite(self.scope.get("session"), game_id)
-        return selectors.may_watch(game=game, user=user, invited=invited)
+        return game.version if selectors.may_watch(game=game, user=user, invited=invited) else None
 
     @database_sync_to_async
     def _version(self, game_id: int) -> int:
