@@ -1,6 +1,6 @@
 """Many sockets on the Redis channel layer: a burst of connects, a long idle, one move; prints figures.
 
-    python bench/sockets.py [--sockets 1000] [--idle 60] [--layer site|plain] [--handshake-timeout 120]
+    python bench/sockets.py [--sockets 1000] [--idle 60] [--layer site|plain] [--handshake-timeout 60]
 
 Starts ``redis-server`` and one ASGI server (daphne, ``REDIS_URL`` set) on
 loopback ports, on a fresh SQLite database in a temporary directory, and a
@@ -46,7 +46,7 @@ def main() -> None:
     parser.add_argument("--idle", type=float, default=60.0, help="seconds the sockets stay idle")
     parser.add_argument("--layer", choices=("site", "plain"), default="site")
     parser.add_argument(
-        "--handshake-timeout", type=int, default=120, help="daphne's --websocket_connect_timeout (its default: 5)"
+        "--handshake-timeout", type=int, default=60, help="daphne's --websocket_connect_timeout (its default: 5)"
     )
     args = parser.parse_args()
 

@@ -13,3 +13,6 @@ urlpatterns = [
     path("i18n/setlang/", accounts_views.set_language, name="set_language"),
     path("", include("games.urls")),
 ]
+
+# A request that met a lost database connection gets a 503 "try again" page, anything else the 500 page.
+handler500 = "threethirteen_site.errors.server_error"

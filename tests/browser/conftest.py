@@ -54,8 +54,16 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 def off_loop(function: Any, *args: Any, **kwargs: Any) -> Any:
     """Run ``function`` on a thread of its own (no event loop there) and return its result."""
+    from django.db import connection
+
+    def run() -> Any:
+        try:
+            return function(*args, **kwargs)
+        finally:
+            connection.close()  # the thread's own connection, which would otherwise outlive it
+
     with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(function, *args, **kwargs).result()
+        return pool.submit(run).result()
 
 
 @pytest.fixture(scope="session")
