@@ -24,6 +24,7 @@ MARKERS_BY_PATH = {
     HERE / "browser": "browser",
     HERE / "live" / "test_redis_processes.py": "redis",
     HERE / "live" / "test_redis_sockets.py": "redis",
+    HERE / "live" / "test_redis_layer.py": "redis",
 }
 
 
