@@ -120,7 +120,10 @@ def main(args: list[str]) -> int:
         env = {**os.environ, "DATABASE_URL": url}
         print(f"PostgreSQL for this run: {url}", flush=True)
         try:
-            return subprocess.run([sys.executable, "-m", "pytest", *args], cwd=REPO, env=env).returncode
+            # --reuse-db: the test database is not dropped at the end (the whole server goes; a session some
+            # thread left open would only make the drop fail), and a fresh server has none to reuse.
+            command = [sys.executable, "-m", "pytest", "--reuse-db", *args]
+            return subprocess.run(command, cwd=REPO, env=env).returncode
         except KeyboardInterrupt:
             return 130
 

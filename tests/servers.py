@@ -77,29 +77,6 @@ def stop(process: subprocess.Popen) -> None:
             process.wait(timeout=10)
 
 
-def wait_for_sessions_to_end(timeout: float = 10) -> None:
-    """Wait until the server processes this test stopped have left the test database.
-
-    PostgreSQL ends a backend a moment after its client went away; dropping the
-    test database at the end of the run fails while one is still there.  Any
-    session still there after ``timeout`` (a connection some thread left open)
-    is ended.  (SQLite has no sessions: nothing to wait for.)
-    """
-    from django.db import connection
-
-    if connection.vendor != "postgresql":
-        return
-    others = "FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
-    deadline = time.monotonic() + timeout
-    with connection.cursor() as cursor:
-        while time.monotonic() < deadline:
-            cursor.execute(f"SELECT count(*) {others}")
-            if cursor.fetchone()[0] == 0:
-                return
-            time.sleep(0.05)
-        cursor.execute(f"SELECT pg_terminate_backend(pid) {others}")
-
-
 def table_form(base_url: str, session_id: str, game_id: int) -> tuple[Any, dict[str, str]]:
     """What a browser has before it posts a move: a cookie jar opener and the form's CSRF token and version."""
     jar = http.cookiejar.CookieJar()

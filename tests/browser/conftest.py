@@ -31,7 +31,7 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from tests.servers import REPO, free_port, server_env, stop, wait_for_sessions_to_end, wait_until_serving
+from tests.servers import REPO, free_port, server_env, stop, wait_until_serving
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -90,8 +90,6 @@ def live_url(django_db_setup: Any, django_db_blocker: Any, tmp_path_factory: Any
         yield url
     finally:
         stop(process)
-        with django_db_blocker.unblock():
-            wait_for_sessions_to_end()  # before pytest-django drops the test database
 
 
 @pytest.fixture(scope="session")

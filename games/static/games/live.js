@@ -289,10 +289,10 @@
         if (fresh && (parseInt(fresh.dataset.version, 10) || 0) >= shownVersion()) swapIn(fresh);
         if (behind() && shownVersion() <= before) throw new Error(String(shownVersion()));  // no newer table yet: try again later
         fetchFailures = 0;
-        setCatchingUp(false);
+        if (catchingUp) setCatchingUp(false);
       })
       .catch(function (error) {
-        if (error === NOT_RETRIED) { setCatchingUp(false); return; }
+        if (error === NOT_RETRIED) { if (catchingUp) setCatchingUp(false); return; }
         failed = true;
         fetchFailed();
       })
