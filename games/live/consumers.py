@@ -26,6 +26,7 @@ again, see ``GameConsumer.heartbeat``), anything else gets an error.
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 from channels.db import database_sync_to_async
@@ -49,6 +50,8 @@ CLOSE_NOT_FOUND = 4404
 #: The heartbeat: the page sends PING now and then and counts the socket dead without a PONG.
 PING = {"type": "ping"}
 PONG = {"type": "pong"}
+#: A game socket's heartbeat rejoins its group and reads the version at most this often.
+HEARTBEAT_REFRESH_SECONDS = 5.0
 
 
 def _is_ping(text_data: str | None) -> bool:
@@ -80,6 +83,7 @@ class _ReadOnlyConsumer(AsyncJsonWebsocketConsumer):
 class GameConsumer(_ReadOnlyConsumer):
     group: str | None = None
     game_id: int | None = None
+    refreshed_at: float = float("-inf")  # when the heartbeat last rejoined the group (time.monotonic)
 
     async def connect(self) -> None:
         user = self.scope.get("user")
@@ -125,9 +129,11 @@ class GameConsumer(_ReadOnlyConsumer):
         nothing was lost) makes it hear the next change, and the version makes
         a page that missed one fetch its table: no page waits on a silence.
         """
-        if self.game_id is None or self.group is None:
-            await self.send_json(PONG)
+        now = time.monotonic()
+        if self.game_id is None or self.group is None or now - self.refreshed_at < HEARTBEAT_REFRESH_SECONDS:
+            await self.send_json(PONG)  # a page pings after 15 s of silence: more often is only answered
             return
+        self.refreshed_at = now
         version = await self._version_if_watching(self.scope.get("user"), self.game_id)
         if version is None:
             await self._leave_group()

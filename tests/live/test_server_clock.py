@@ -202,3 +202,26 @@ def test_a_heartbeat_from_someone_who_may_no_longer_watch_closes_the_socket(make
         return await tab.receive_output(timeout=5)
 
     assert async_to_sync(scenario)() == {"type": "websocket.close", "code": consumers.CLOSE_FORBIDDEN}
+
+
+def test_pings_in_quick_succession_are_only_answered(make_user, classic):
+    """A client that pings without pause gets pongs, not a database read and a Redis write each time."""
+    game = timed_game(make_user, classic)
+    tab = communicator(f"/ws/games/{game.pk}/", game.seats.get(position=0).user)
+
+    async def scenario():
+        assert (await tab.connect())[0]
+        await tab.receive_json_from()
+        heard = []
+        for _ in range(3):
+            await tab.send_json_to({"type": "ping"})
+            heard.append(await tab.receive_json_from())
+        heard.append(await tab.receive_json_from())
+        quiet = await tab.receive_nothing(timeout=0.3)
+        await tab.disconnect()
+        return heard, quiet
+
+    heard, quiet = async_to_sync(scenario)()
+    pong, version = {"type": "pong"}, {"type": "version", "version": game.version}
+    assert heard == [pong, version, pong, pong]  # the first ping's version; the next two only answered
+    assert quiet
