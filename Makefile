@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 PORT ?= 8000
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-fast lint format install catalogs clean
+.PHONY: run test test-sqlite test-postgres test-fast lint format install catalogs clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -42,11 +42,20 @@ run: $(STAMP) catalogs
 	fi; \
 	$(PY) manage.py runserver 127.0.0.1:$(PORT)
 
-# Every test, whatever its marker (CI runs them all).  To leave some out, pass
-# pytest's -m through ARGS, e.g. make test ARGS='-m "not browser and not slow"'
-# (markers: slow, browser, redis; see pyproject.toml).
-test: $(STAMP) catalogs
+# Every test, whatever its marker (CI runs them all), on SQLite and then on PostgreSQL.
+# To leave some out, pass pytest's -m through ARGS, e.g. make test ARGS='-m "not browser and not slow"'
+# (markers: slow, browser, redis; see pyproject.toml).  One database alone: make test-sqlite,
+# make test-postgres.
+test: test-sqlite test-postgres
+
+test-sqlite: $(STAMP) catalogs
 	$(PY) -m pytest $(ARGS)
+
+# tests/postgres.py starts a throwaway PostgreSQL server (Debian's package: initdb into a
+# temporary directory, a free loopback port; as the postgres user when run as root), runs
+# pytest with DATABASE_URL pointing at it, and removes it afterwards.
+test-postgres: $(STAMP) catalogs
+	$(PY) -m tests.postgres $(ARGS)
 
 # The rules and the bots alone, in seconds: without pytest-django, and the run
 # fails if anything imports Django (tests/conftest.py checks after each test).

@@ -97,7 +97,7 @@ def main() -> None:
                             "threethirteen_site.asgi:application",
                         ],
                         cwd=REPO,
-                        env=server_env(str(database), **extra),
+                        env=server_env({"ENGINE": "django.db.backends.sqlite3", "NAME": str(database)}, **extra),
                         stdout=out,
                         stderr=subprocess.STDOUT,
                     )

@@ -23,6 +23,8 @@ HERE = Path(__file__).resolve().parent
 MARKERS_BY_PATH = {
     HERE / "browser": "browser",
     HERE / "live" / "test_redis_processes.py": "redis",
+    HERE / "live" / "test_redis_sockets.py": "redis",
+    HERE / "live" / "test_redis_layer.py": "redis",
 }
 
 

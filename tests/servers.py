@@ -10,6 +10,7 @@ import subprocess
 import time
 import urllib.parse
 import urllib.request
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -36,11 +37,26 @@ def wait_until_serving(url: str, process: subprocess.Popen, log: Path, timeout: 
     raise RuntimeError(f"the server did not answer {url} in {timeout} s:\n{log.read_text()[-3000:]}")
 
 
-def server_env(database_name: str, **extra: str) -> dict[str, str]:
+def database_url(settings_dict: Mapping[str, Any]) -> str:
+    """The ``DATABASE_URL`` of a connection's settings (the test database, once pytest-django made it)."""
+    engine, name = settings_dict["ENGINE"], str(settings_dict["NAME"])
+    if engine == "django.db.backends.sqlite3":
+        return f"sqlite:///{name}"
+    if engine == "django.db.backends.postgresql":
+        user = urllib.parse.quote(settings_dict.get("USER") or "", safe="")
+        password = urllib.parse.quote(settings_dict.get("PASSWORD") or "", safe="")
+        credentials = f"{user}:{password}@" if password else f"{user}@" if user else ""
+        port = f":{settings_dict['PORT']}" if settings_dict.get("PORT") else ""
+        return f"postgres://{credentials}{settings_dict.get('HOST') or ''}{port}/{urllib.parse.quote(name, safe='')}"
+    raise ValueError(f"no DATABASE_URL for {engine}")
+
+
+def server_env(settings_dict: Mapping[str, Any], **extra: str) -> dict[str, str]:
+    """The environment of a server process that serves this test run's database (``connection.settings_dict``)."""
     env = {key: value for key, value in os.environ.items() if key not in ("REDIS_URL", "DATABASE_URL")}
     env.update(
         {
-            "DATABASE_URL": f"sqlite:///{database_name}",
+            "DATABASE_URL": database_url(settings_dict),
             "DEBUG": "1",
             "PYTHONUNBUFFERED": "1",
             "DJANGO_SETTINGS_MODULE": "threethirteen_site.settings",

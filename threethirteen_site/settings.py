@@ -9,7 +9,10 @@ in-memory channel layer, e-mail printed on the console):
 - ``ALLOWED_HOSTS`` (comma-separated; default localhost names)
 - ``CSRF_TRUSTED_ORIGINS`` (comma-separated origins, optional)
 - ``DATABASE_URL`` (e.g. ``postgres://user:pass@host/db``; default SQLite)
-- ``REDIS_URL`` (channel layer shared by several server processes)
+- ``REDIS_URL`` (channel layer shared by several server processes), ``REDIS_SOCKET_TIMEOUT``
+  (seconds, default 15; longer than the layer's 5 s blocking read), ``REDIS_MAX_CONNECTIONS``
+  (per server process, default 100)
+- ``CONN_MAX_AGE`` (seconds a database connection is kept between requests, default 0)
 - ``EMAIL_BACKEND``, ``EMAIL_HOST``, ``EMAIL_PORT``, ``EMAIL_HOST_USER``,
   ``EMAIL_HOST_PASSWORD``, ``EMAIL_USE_TLS``, ``DEFAULT_FROM_EMAIL``
 - ``SITE_URL`` (the site's address, for links in e-mails)
@@ -123,6 +126,10 @@ DATABASES = {
     "default": dj_database_url.config(
         default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
         conn_max_age=int(os.environ.get("CONN_MAX_AGE", "0")),
+        # A kept connection is checked before a request uses it: one the database dropped meanwhile
+        # (a restart) is replaced instead of failing the request.  A connection lost during a
+        # request fails that request with a "try again" page (503, threethirteen_site/errors.py).
+        conn_health_checks=True,
     )
 }
 
@@ -141,10 +148,22 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:
+    from threethirteen_site.redis_layer import redis_host
+
+    # channels_redis with a socket timeout longer than its blocking read and a pool that waits for a
+    # free connection: idle sockets stay open, bursts of connects queue (threethirteen_site/redis_layer.py).
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL]},
+            "BACKEND": "threethirteen_site.redis_layer.RedisChannelLayer",
+            "CONFIG": {
+                "hosts": [
+                    redis_host(
+                        REDIS_URL,
+                        socket_timeout=float(os.environ.get("REDIS_SOCKET_TIMEOUT", "15")),
+                        max_connections=int(os.environ.get("REDIS_MAX_CONNECTIONS", "100")),
+                    )
+                ]
+            },
         }
     }
 else:

@@ -16,3 +16,6 @@ urlpatterns = [
     path("sw.js", push_views.service_worker, name="service_worker"),
     path("", include("games.urls")),
 ]
+
+# A request that met a lost database connection gets a 503 "try again" page, anything else the 500 page.
+handler500 = "threethirteen_site.errors.server_error"

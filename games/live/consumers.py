@@ -22,12 +22,14 @@ decided by ``selectors.may_watch``, the same rule the table view applies,
 asked on connect and again before every version is passed on.
 Nothing a client sends changes anything: ``{"type": "ping"}`` is answered
 ``{"type": "pong"}`` (the page's heartbeat: "Live" shows only while answers
-come back), anything else gets an error.
+come back; a game's socket also rejoins its group and says the version
+again, see ``GameConsumer.heartbeat``), anything else gets an error.
 """
 
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 from channels.db import database_sync_to_async
@@ -52,6 +54,8 @@ CLOSE_NOT_FOUND = 4404
 #: The heartbeat: the page sends PING now and then and counts the socket dead without a PONG.
 PING = {"type": "ping"}
 PONG = {"type": "pong"}
+#: A game socket's heartbeat rejoins its group and reads the version at most this often.
+HEARTBEAT_REFRESH_SECONDS = 5.0
 
 
 def _is_ping(text_data: str | None) -> bool:
@@ -68,7 +72,7 @@ class _ReadOnlyConsumer(AsyncJsonWebsocketConsumer):
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None, **kwargs: Any) -> None:
         if _is_ping(text_data):
-            await self.send_json(PONG)
+            await self.heartbeat()
             return
         user = self.scope.get("user")
         language = getattr(user, "language", "") or settings.LANGUAGE_CODE
@@ -76,10 +80,14 @@ class _ReadOnlyConsumer(AsyncJsonWebsocketConsumer):
             message = _("This connection only announces changes; play through the table's buttons.")
         await self.send_json({"type": "error", "message": message})
 
+    async def heartbeat(self) -> None:
+        await self.send_json(PONG)
+
 
 class GameConsumer(_ReadOnlyConsumer):
     group: str | None = None
     game_id: int | None = None
+    refreshed_at: float = float("-inf")  # when the heartbeat last rejoined the group (time.monotonic)
 
     async def connect(self) -> None:
         user = self.scope.get("user")
@@ -124,6 +132,28 @@ class GameConsumer(_ReadOnlyConsumer):
         if await self._may_read_chat(self.scope.get("user"), self.game_id, str(event.get("channel", ""))):
             await self.send_json(groups.CHAT_MESSAGE)
 
+    async def heartbeat(self) -> None:
+        """The page's heartbeat (a ping after 15 s of silence): join the group again, answer, say the version.
+
+        A Redis restart forgets every group; a socket that stayed open through
+        it would hear nothing more.  Joining again (the same as nothing when
+        nothing was lost) makes it hear the next change, and the version makes
+        a page that missed one fetch its table: no page waits on a silence.
+        """
+        now = time.monotonic()
+        if self.game_id is None or self.group is None or now - self.refreshed_at < HEARTBEAT_REFRESH_SECONDS:
+            await self.send_json(PONG)  # a page pings after 15 s of silence: more often is only answered
+            return
+        self.refreshed_at = now
+        version = await self._version_if_watching(self.scope.get("user"), self.game_id)
+        if version is None:
+            await self._leave_group()
+            await self.close(code=CLOSE_FORBIDDEN)
+            return
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.send_json(PONG)
+        await self.send_json(groups.version_message(version))
+
     async def _leave_group(self) -> None:
         if self.group is not None:
             group, self.group = self.group, None
@@ -131,12 +161,20 @@ class GameConsumer(_ReadOnlyConsumer):
 
     @database_sync_to_async
     def _may_watch(self, user: Any, game_id: int) -> bool:
-        """``selectors.may_watch`` for this socket: its user, and whether its session holds the invite link."""
+        return self._watchable_version(user, game_id) is not None
+
+    @database_sync_to_async
+    def _version_if_watching(self, user: Any, game_id: int) -> int | None:
+        return self._watchable_version(user, game_id)
+
+    def _watchable_version(self, user: Any, game_id: int) -> int | None:
+        """The game's version if ``selectors.may_watch`` holds for this socket (its user, and whether its
+        session holds the invite link), else None."""
         game = Game.objects.filter(pk=game_id).first()
         if game is None:
-            return False
+            return None
         invited = selectors.holds_invite(self.scope.get("session"), game_id)
-        return selectors.may_watch(game=game, user=user, invited=invited)
+        return game.version if selectors.may_watch(game=game, user=user, invited=invited) else None
 
     @database_sync_to_async
     def _may_read_chat(self, user: Any, game_id: int, channel: str) -> bool:

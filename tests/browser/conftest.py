@@ -2,7 +2,7 @@
 served by a real ASGI server (``manage.py runserver``, i.e. daphne, serving
 HTTP, WebSockets and the static files) on a free loopback port.
 
-The server process uses the test database file of this pytest process; the
+The server process uses the test database of this pytest process (SQLite or PostgreSQL); the
 tests are transactional so that what they create is committed and visible to
 it.  As with ``make run``, the move clock runs inside that server process
 (``GAMECLOCK_IN_SERVER=1``; the pytest process itself keeps it off).
@@ -54,8 +54,16 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 def off_loop(function: Any, *args: Any, **kwargs: Any) -> Any:
     """Run ``function`` on a thread of its own (no event loop there) and return its result."""
+    from django.db import connection
+
+    def run() -> Any:
+        try:
+            return function(*args, **kwargs)
+        finally:
+            connection.close()  # the thread's own connection, which would otherwise outlive it
+
     with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(function, *args, **kwargs).result()
+        return pool.submit(run).result()
 
 
 @pytest.fixture(scope="session")
@@ -64,7 +72,7 @@ def live_url(django_db_setup: Any, django_db_blocker: Any, tmp_path_factory: Any
     from django.db import connection
 
     with django_db_blocker.unblock():
-        database_name = connection.settings_dict["NAME"]
+        database = dict(connection.settings_dict)  # the test database, SQLite or PostgreSQL
     port = free_port()
     log = tmp_path_factory.mktemp("server") / "runserver.log"
     with open(log, "wb") as out:
@@ -72,7 +80,7 @@ def live_url(django_db_setup: Any, django_db_blocker: Any, tmp_path_factory: Any
             [sys.executable, "manage.py", "runserver", "--noreload", "--skip-checks", f"127.0.0.1:{port}"],
             cwd=REPO,
             # The move clock runs inside the server, as with `make run` (games.live.clock).
-            env=server_env(database_name, GAMECLOCK_IN_SERVER="1"),
+            env=server_env(database, GAMECLOCK_IN_SERVER="1"),
             stdout=out,
             stderr=subprocess.STDOUT,
         )

@@ -7,18 +7,24 @@
 - The offline case: a move posted while the server cannot be reached keeps
   the table on screen with a notice, "Live" goes off, and once back online
   the move goes through and the table catches up.
+- The failing-fetch case: the table's fetch fails again and again (a restart):
+  the page says it is catching up and tries until it succeeds.
 """
 
 from __future__ import annotations
 
 import datetime
+import time
 from typing import Any
 
 import pytest
 from django.utils import timezone
 from playwright.sync_api import Page, expect
 
+from games import services
 from games.models import Game
+
+from .conftest import off_loop
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -90,3 +96,49 @@ def test_a_move_posted_offline_keeps_the_table_and_goes_through_when_back_online
     game.refresh_from_db()
     assert game.version == version_of(page) > shown  # the draw went through, once, and the table caught up
     expect(page.get_by_role("button", name="Draw from stock")).to_have_count(0)
+
+
+def test_a_table_fetch_that_keeps_failing_is_tried_again_until_the_page_catches_up(timed_game, signed_in):
+    """A server or database that is restarting fails the table's fetch for a while (the connection drops, or a 503):
+    the page keeps its table, says it is catching up, tries again with growing pauses, and catches up unreloaded."""
+    game = timed_game
+    mover = game.seats.get(position=game.current_seat).user
+    watcher = game.seats.exclude(user=mover).get().user
+    page = open_table(signed_in(watcher), game)
+    shown = version_of(page)
+    status = page.locator("[data-live-status]")
+    failures: list[str] = []
+    healed: list[bool] = []
+
+    def flaky(route: Any) -> None:
+        if healed:
+            route.continue_()
+        elif len(failures) % 2:
+            failures.append("503")
+            route.fulfill(status=503, body="Try again in a moment", headers={"Retry-After": "5"})
+        else:
+            failures.append("dropped")
+            route.abort("connectionreset")
+
+    page.route(f"**/games/{game.pk}/table/", flaky)
+    off_loop(
+        services.game_play,
+        game_id=game.pk,
+        user=mover,
+        action={"type": "draw", "source": "stock"},
+        expected_version=game.version,
+    )
+    expect(status).to_have_text("Catching up…", timeout=WAIT_MS)
+    expect(status).to_have_attribute("data-state", "catching-up")
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while len(failures) < 4:  # the old page gave up after three tries in a row
+        assert time.monotonic() < deadline, failures
+        page.wait_for_timeout(100)  # lets Playwright answer the page's next fetch
+    expect(page.locator("#table")).to_have_attribute("data-version", str(shown))  # the table stays meanwhile
+    expect(status).to_have_text("Catching up…")
+
+    healed.append(True)
+    expect(page.locator("#table")).to_have_attribute("data-version", str(shown + 1), timeout=WAIT_MS)
+    expect(status).to_have_text("Live")
+    assert page.evaluate(NOT_RELOADED)
+    assert "503" in failures and "dropped" in failures

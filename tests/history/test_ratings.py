@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import threading
-
 import pytest
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 
 from games import services
 from games.history import ratings
 from games.models import Game, GameResult, Rating
+from tests.races import race
 
 from .conftest import finish_with_bot_moves, make_finished_game
 
@@ -116,21 +115,7 @@ def test_rate_games_command_rates_old_games_once_in_the_order_they_ended(make_us
 def test_two_processes_rating_one_game_at_once_rate_it_once(make_user):
     ann, bob = make_user("ann"), make_user("bob")
     game = make_finished_game([ann, bob], [12, 30], rate=False)
-    outcomes: list[bool] = []
-    barrier = threading.Barrier(2)
-
-    def rate() -> None:
-        try:
-            barrier.wait()
-            outcomes.append(ratings.game_rate(game_id=game.pk))
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=rate) for _ in range(2)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    outcomes = race([lambda: ratings.game_rate(game_id=game.pk)] * 2, lock=game)
     assert sorted(outcomes) == [False, True]
     assert GameResult.objects.filter(game=game).count() == 2
     assert Rating.objects.get(user=ann).games == 1 and Rating.objects.get(user=bob).games == 1

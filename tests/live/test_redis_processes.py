@@ -9,20 +9,13 @@ is needed (``.ci/run`` installs it with apt-get).
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
-import sys
-import time
 import urllib.parse
-from collections.abc import Iterator
-from typing import Any
 
 import pytest
-from django.db import connection
 from websockets.sync.client import connect as websocket_connect
 
 from games import services
-from tests.servers import REPO, free_port, post_move, server_env, stop, wait_until_serving
+from tests.servers import post_move
 
 from .conftest import session_cookie
 
@@ -30,81 +23,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture
-def redis_url(tmp_path: Any) -> Iterator[str]:
-    server = shutil.which("redis-server")
-    if server is None:
-        raise RuntimeError("redis-server is missing: install Debian's redis-server (`.ci/run` does it with apt-get)")
-    import redis
-
-    port = free_port()
-    process = subprocess.Popen(
-        [
-            server,
-            "--bind",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-            "--dir",
-            str(tmp_path),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        client = redis.Redis(host="127.0.0.1", port=port)
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                client.ping()
-                break
-            except redis.ConnectionError:
-                if time.monotonic() > deadline or process.poll() is not None:
-                    raise RuntimeError("redis-server did not start") from None
-                time.sleep(0.05)
-        client.close()
-        yield f"redis://127.0.0.1:{port}/0"
-    finally:
-        stop(process)
-
-
-@pytest.fixture
-def two_servers(redis_url: str, tmp_path: Any) -> Iterator[list[str]]:
+def two_servers(redis_url: str, start_daphne) -> list[str]:
     """Two daphne processes sharing the test database and the Redis channel layer."""
-    env = server_env(connection.settings_dict["NAME"], REDIS_URL=redis_url)
-    processes, urls = [], []
-    try:
-        for name in ("a", "b"):
-            port = free_port()
-            log = tmp_path / f"daphne-{name}.log"
-            with open(log, "wb") as out:
-                processes.append(
-                    subprocess.Popen(
-                        [
-                            sys.executable,
-                            "-m",
-                            "daphne",
-                            "-b",
-                            "127.0.0.1",
-                            "-p",
-                            str(port),
-                            "threethirteen_site.asgi:application",
-                        ],
-                        cwd=REPO,
-                        env=env,
-                        stdout=out,
-                        stderr=subprocess.STDOUT,
-                    )
-                )
-            urls.append(f"http://127.0.0.1:{port}")
-            wait_until_serving(urls[-1] + "/rules/", processes[-1], log)
-        yield urls
-    finally:
-        for process in processes:
-            stop(process)
+    return [start_daphne(REDIS_URL=redis_url), start_daphne(REDIS_URL=redis_url)]
 
 
 @pytest.mark.slow

@@ -1,4 +1,4 @@
-"""The move clock inside the server process, and the socket's heartbeat.
+"""The move clock inside the server process, and the socket's heartbeat (which also repairs a lost group).
 
 With the in-memory channel layer the clock must run in the process that holds
 the sockets (``games.live.clock``), or the turns it plays reach no page.
@@ -11,10 +11,12 @@ import datetime
 
 import pytest
 from asgiref.sync import async_to_sync
+from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
 from django.utils import timezone
 
 from games import services
-from games.live import clock
+from games.live import clock, consumers
 from games.models import Game
 from threethirteen_site import asgi
 
@@ -144,13 +146,82 @@ def test_a_ping_is_answered_with_a_pong_and_changes_nothing(make_user, classic):
         await tab.receive_json_from()
         await tab.send_json_to({"type": "ping"})
         pong = await tab.receive_json_from()
+        again = await tab.receive_json_from()  # the version again (a page that missed a change catches up)
         await tab.send_json_to({"type": "ping", "extra": "x"})  # anything else is still refused
         refused = await tab.receive_json_from()
         await tab.disconnect()
-        return pong, refused
+        return pong, again, refused
 
-    pong, refused = async_to_sync(scenario)()
-    assert pong == {"type": "pong"}
+    pong, again, refused = async_to_sync(scenario)()
+    assert pong == {"type": "pong"} and again == {"type": "version", "version": game.version}
     assert refused["type"] == "error"
     game.refresh_from_db()
     assert (game.version, game.state) == before
+
+
+def test_a_socket_whose_group_was_forgotten_hears_again_after_its_heartbeat(make_user, classic):
+    """A Redis restart forgets every group while a socket may stay open: its next ping repairs that."""
+    game = timed_game(make_user, classic)
+    mover = game.seats.get(position=game.current_seat).user
+    watcher = game.seats.get(position=1 - game.current_seat).user
+    tab = communicator(f"/ws/games/{game.pk}/", watcher)
+    layer = get_channel_layer()
+
+    async def scenario():
+        assert (await tab.connect())[0]
+        await tab.receive_json_from()
+        layer.groups.clear()  # what a Redis restart does to the groups
+        played = await database_sync_to_async(services.game_play)(
+            game_id=game.pk, user=mover, action={"type": "draw", "source": "stock"}, expected_version=game.version
+        )
+        assert await tab.receive_nothing(timeout=0.5)  # the announcement reached nobody
+        await tab.send_json_to({"type": "ping"})
+        heard = [await tab.receive_json_from(), await tab.receive_json_from()]
+        await database_sync_to_async(services.game_resign)(game_id=game.pk, user=mover)
+        heard.append(await tab.receive_json_from(timeout=5))
+        await tab.disconnect()
+        return heard, played.version
+
+    (pong, caught_up, next_change), missed = async_to_sync(scenario)()
+    game.refresh_from_db()
+    assert pong == {"type": "pong"}
+    assert caught_up == {"type": "version", "version": missed}  # the page fetches the table it missed
+    assert next_change == {"type": "version", "version": game.version} and game.version > missed
+
+
+def test_a_heartbeat_from_someone_who_may_no_longer_watch_closes_the_socket(make_user, classic):
+    ann, bob, cid = make_user("ann"), make_user("bob"), make_user("cid")
+    game = services.game_create(creator=ann, variant=classic, seat_count=2, invitees=[bob], seed=5)
+    tab = communicator(f"/ws/games/{game.pk}/", cid)  # a spectator, while the game allows them
+
+    async def scenario():
+        assert (await tab.connect())[0]
+        await tab.receive_json_from()
+        await database_sync_to_async(Game.objects.filter(pk=game.pk).update)(spectators_allowed=False)
+        await tab.send_json_to({"type": "ping"})
+        return await tab.receive_output(timeout=5)
+
+    assert async_to_sync(scenario)() == {"type": "websocket.close", "code": consumers.CLOSE_FORBIDDEN}
+
+
+def test_pings_in_quick_succession_are_only_answered(make_user, classic):
+    """A client that pings without pause gets pongs, not a database read and a Redis write each time."""
+    game = timed_game(make_user, classic)
+    tab = communicator(f"/ws/games/{game.pk}/", game.seats.get(position=0).user)
+
+    async def scenario():
+        assert (await tab.connect())[0]
+        await tab.receive_json_from()
+        heard = []
+        for _ in range(3):
+            await tab.send_json_to({"type": "ping"})
+            heard.append(await tab.receive_json_from())
+        heard.append(await tab.receive_json_from())
+        quiet = await tab.receive_nothing(timeout=0.3)
+        await tab.disconnect()
+        return heard, quiet
+
+    heard, quiet = async_to_sync(scenario)()
+    pong, version = {"type": "pong"}, {"type": "version", "version": game.version}
+    assert heard == [pong, version, pong, pong]  # the first ping's version; the next two only answered
+    assert quiet

@@ -6,13 +6,11 @@ Time is injected (``now=``) or frozen (``django.utils.timezone.now`` patched), n
 from __future__ import annotations
 
 import datetime
-import threading
 from unittest import mock
 
 import pytest
 from django.core import mail
 from django.core.management import call_command
-from django.db import connection
 
 from games import selectors, services
 from games.models import Game, Move, TurnNotice
@@ -270,38 +268,7 @@ def test_the_gameclock_command_applies_deadlines_with_the_clock_frozen(make_user
     assert game.moves.filter(by_bot=True).count() == 2 and game.turn_number == 1
 
 
-@pytest.mark.django_db(transaction=True)
-def test_two_clock_workers_racing_play_a_turn_once(make_user, classic):
-    game, ann, bob = two_player_game(make_user, classic)
-    ann.notify_by_email = bob.notify_by_email = True
-    ann.save()
-    bob.save()
-    now = game.turn_deadline + SECOND
-    barrier = threading.Barrier(2)
-    results: list[dict] = []
-    errors: list[BaseException] = []
-
-    def worker() -> None:
-        try:
-            barrier.wait()
-            results.append(services.clock_tick(now=now))
-        except BaseException as error:  # pragma: no cover - shown by the assertion below
-            errors.append(error)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=worker) for _ in range(2)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert not errors
-    assert sorted(r["timeouts"] for r in results) == [0, 1]
-    game.refresh_from_db()
-    assert game.moves.filter(by_bot=True).count() == 2  # one draw and one discard: the turn played once
-    assert game.turn_number == 1
-    # and the next person's "your turn" e-mail went out once between the two workers
-    assert sum(r["emails"] for r in results) == len(mail.outbox) == 1
+# Two clocks at once: tests/web/test_concurrency.py (with the other races).
 
 
 # -- e-mail notices ---------------------------------------------------------------

@@ -1,44 +1,186 @@
-"""Two submissions of the same move at the same moment: one plays, the other is refused."""
+"""Races: whatever arrives at the same moment happens exactly once.
+
+Each racer runs on its own thread with its own database connection, and
+``tests.races.race`` holds the game's row lock until all of them are queued
+on it (on PostgreSQL, seen in ``pg_stat_activity``), so they meet at the
+lock that every change of a game takes first.  ``make test`` runs these on
+SQLite and on PostgreSQL, whose row locks are real.
+"""
 
 from __future__ import annotations
 
-import threading
+import datetime
 
 import pytest
-from django.db import connection
+from django.core import mail
 
 from games import services
+from games.engine import GameState, Rules, action_from_dict, replay
+from games.models import Game, Move
+from tests.races import race
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
+SECOND = datetime.timedelta(seconds=1)
 
-def test_racing_duplicate_submissions_play_once(make_user, classic):
+
+def two_player_game(make_user, classic, **options):
     ann, bob = make_user("ann"), make_user("bob")
-    game = services.game_create(creator=ann, variant=classic, seat_count=2, seed=4)
+    game = services.game_create(
+        creator=ann, variant=classic, seat_count=2, seed=4, options={"rounds": [3, 4]}, **options
+    )
     services.game_join(game_id=game.pk, user=bob)
     game.refresh_from_db()
+    return game, ann, bob
+
+
+def assert_log_replays_to_the_snapshot(game: Game) -> None:
+    """The move log, replayed by the engine, gives the stored state: nothing lost or applied twice."""
+    game.refresh_from_db()
+    moves = list(game.moves.order_by("seq"))
+    assert [m.seq for m in moves] == list(range(1, len(moves) + 1))
+    actions = [(m.seat, action_from_dict(m.action)) for m in moves]
+    replayed = replay(Rules.from_dict(game.rules), game.seat_count, game.engine_shuffle(), actions)
+    assert replayed.to_dict() == game.state
+
+
+def test_identical_moves_submitted_at_once_play_once(make_user, classic):
+    game, ann, bob = two_player_game(make_user, classic)
     player = ann if game.current_seat == 0 else bob
     version, moves = game.version, game.moves.count()
-    outcomes: list[str] = []
-    barrier = threading.Barrier(2)
 
-    def submit() -> None:
-        try:
-            barrier.wait()
-            services.game_play(
-                game_id=game.pk, user=player, action={"type": "draw", "source": "stock"}, expected_version=version
-            )
-            outcomes.append("played")
-        except services.GameError as error:
-            outcomes.append(error.code)
-        finally:
-            connection.close()
+    def draw():
+        services.game_play(
+            game_id=game.pk, user=player, action={"type": "draw", "source": "stock"}, expected_version=version
+        )
+        return "played"
 
-    threads = [threading.Thread(target=submit) for _ in range(2)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert sorted(outcomes) == ["played", "stale_version"]
+    outcomes = race([draw, draw, draw], lock=game)
+    assert sorted(outcomes) == ["played", "stale_version", "stale_version"]
     game.refresh_from_db()
     assert game.moves.count() == moves + 1 and game.version == version + 1
+    assert_log_replays_to_the_snapshot(game)
+
+
+def test_two_people_joining_the_last_seat_at_once_one_sits_and_the_game_is_dealt_once(make_user, classic):
+    ann, bob, cid = make_user("ann"), make_user("bob"), make_user("cid")
+    game = services.game_create(creator=ann, variant=classic, seat_count=2, seed=5, options={"rounds": [3]})
+    version = game.version
+
+    outcomes = race(
+        [
+            lambda: services.game_join(game_id=game.pk, user=bob).pk,
+            lambda: services.game_join(game_id=game.pk, user=cid).pk,
+        ],
+        lock=game,
+    )
+    assert sorted(outcomes, key=str) == sorted([game.pk, "game_not_open"], key=str)
+    game.refresh_from_db()
+    assert game.status == Game.Status.ACTIVE and game.version == version + 1
+    seated = list(game.seats.order_by("position").values_list("user__username", flat=True))
+    assert seated[0] == "ann" and seated[1] in ("bob", "cid") and seated.count(seated[1]) == 1
+    assert game.state is not None and game.moves.count() == 0  # dealt once, nobody has moved
+    assert_log_replays_to_the_snapshot(game)
+
+
+def test_one_person_joining_twice_at_once_takes_one_seat(make_user, classic):
+    ann, bob = make_user("ann"), make_user("bob")
+    game = services.game_create(creator=ann, variant=classic, seat_count=3, seed=5, options={"rounds": [3]})
+
+    def join():
+        return services.game_join(game_id=game.pk, user=bob).pk
+
+    outcomes = race([join, join], lock=game)
+    assert sorted(outcomes, key=str) == sorted([game.pk, "already_seated"], key=str)
+    assert game.seats.filter(user=bob).count() == 1 and game.seats.filter(user__isnull=True).count() == 1
+    game.refresh_from_db()
+    assert game.status == Game.Status.OPEN and game.version == 2
+
+
+def test_both_players_asking_for_a_rematch_at_once_get_the_same_one_game(make_user, classic):
+    game, ann, bob = two_player_game(make_user, classic)
+    services.game_resign(game_id=game.pk, user=ann)  # a bot plays ann's seat ...
+    services.game_resign(game_id=game.pk, user=bob)  # ... and bob's, to the end
+    game.refresh_from_db()
+    assert game.status == Game.Status.FINISHED
+
+    outcomes = race(
+        [
+            lambda: services.game_rematch(game_id=game.pk, user=ann).pk,
+            lambda: services.game_rematch(game_id=game.pk, user=bob).pk,
+        ],
+        lock=game,
+    )
+    rematch = Game.objects.get(rematch_of=game)
+    assert outcomes == [rematch.pk, rematch.pk]
+    assert Game.objects.count() == 2 and rematch.status == Game.Status.ACTIVE
+
+
+def test_the_clock_racing_the_discard_that_ends_the_turn_ends_it_once(make_user, classic):
+    game, ann, bob = two_player_game(make_user, classic)
+    seat = game.seats.get(position=game.current_seat)
+    services.game_play(
+        game_id=game.pk, user=seat.user, action={"type": "draw", "source": "stock"}, expected_version=game.version
+    )
+    game.refresh_from_db()
+    turn, version = game.turn_number, game.version
+    card = GameState.from_dict(game.state).hands[seat.position][0].code
+    late = game.turn_deadline + SECOND  # the clock's time: due; the person's move arrives in time
+
+    def discard():
+        services.game_play(
+            game_id=game.pk, user=seat.user, action={"type": "discard", "card": card}, expected_version=version
+        )
+        return "person"
+
+    def clock():
+        services.game_timeout(game_id=game.pk, turn_number=turn, now=late)
+        return "bot"
+
+    outcomes = race([discard, clock], lock=game)
+    # Whoever took the lock first ended the turn; the other was refused and changed nothing.
+    assert sorted(outcomes) in (["not_due", "person"], ["bot", "stale_version"])
+    game.refresh_from_db()
+    assert game.turn_number == turn + 1
+    ends = Move.objects.filter(game=game, seat=seat.position).exclude(action__type="draw")
+    assert ends.count() == 1 and ends.get().by_bot == ("bot" in outcomes)
+    assert_log_replays_to_the_snapshot(game)
+
+
+def test_two_clocks_at_once_play_a_timed_out_turn_once_and_send_one_email(make_user, classic):
+    game, ann, bob = two_player_game(make_user, classic)
+    ann.notify_by_email = bob.notify_by_email = True
+    ann.save()
+    bob.save()
+    now = game.turn_deadline + SECOND
+
+    outcomes = race([lambda: services.clock_tick(now=now), lambda: services.clock_tick(now=now)], lock=game)
+    assert sorted(r["timeouts"] for r in outcomes) == [0, 1]
+    game.refresh_from_db()
+    assert game.moves.filter(by_bot=True).count() == 2  # one draw and one discard: the turn played once
+    assert game.turn_number == 1
+    # and the next person's "your turn" e-mail went out once between the two clocks
+    assert sum(r["emails"] for r in outcomes) == len(mail.outbox) == 1
+    assert_log_replays_to_the_snapshot(game)
+
+
+def test_a_resignation_racing_the_persons_own_move_leaves_one_consistent_game(make_user, classic):
+    game, ann, bob = two_player_game(make_user, classic)
+    seat = game.seats.get(position=game.current_seat)
+    version = game.version
+
+    def draw():
+        services.game_play(
+            game_id=game.pk, user=seat.user, action={"type": "draw", "source": "stock"}, expected_version=version
+        )
+        return "moved"
+
+    def resign():
+        services.game_resign(game_id=game.pk, user=seat.user)
+        return "resigned"
+
+    outcomes = race([draw, resign], lock=game)
+    assert sorted(outcomes) in (["moved", "resigned"], ["resigned", "seat_played_by_bot"])
+    seat.refresh_from_db()
+    assert seat.bot_level and seat.left == "resigned"
+    assert_log_replays_to_the_snapshot(game)

@@ -237,7 +237,13 @@
 
   /* ---- fetching and swapping the table --------------------------------------------------- */
 
-  var latestKnown = 0, fetching = false, posting = false, tries = 0;
+  var latestKnown = 0, fetching = false, posting = false;
+  /* A table fetch that fails (network, a 5xx while the server or its database restarts) is tried
+   * again with a growing, jittered pause (at most FETCH_RETRY_MAX_MS) until it succeeds; meanwhile
+   * the status says "Catching up…". */
+  var FETCH_RETRY_MIN_MS = 500, FETCH_RETRY_MAX_MS = 10000;
+  var fetchFailures = 0, fetchRetryTimer = null;
+  var NOT_RETRIED = { notRetried: true };
 
   function shownVersion() { var t = tableEl(); return t ? parseInt(t.dataset.version, 10) || 0 : 0; }
 
@@ -332,6 +338,7 @@
     focusAfter(before);
     announce(said);
     document.dispatchEvent(new CustomEvent("threethirteen:table", { detail: { version: shownVersion() } }));
+    if (!behind() && catchingUp) { fetchFailures = 0; setCatchingUp(false); }  // e.g. a move's answer
     return true;
   }
 
@@ -339,25 +346,48 @@
 
   /* Fetch this page's own table and swap it in.  One request at a time; while a
    * move is being posted its answer is the fresh table.  When either ends, a
-   * version heard meanwhile that is newer than the one shown fetches again. */
+   * version heard meanwhile that is newer than the one shown fetches again.  A
+   * failed fetch is tried again later (see fetchFailed), never given up. */
   function refresh() {
     var t = tableEl();
     if (!t || posting || fetching) return;
+    clearTimeout(fetchRetryTimer);
+    fetchRetryTimer = null;
     fetching = true;
+    var before = shownVersion(), failed = false;
     fetch(t.dataset.partialUrl, { credentials: "same-origin", cache: "no-store", headers: { "X-Requested-With": "fetch" } })
       .then(function (response) {
-        if (!response.ok || response.redirected) throw new Error(String(response.status));
+        // Signed out (a redirect to log in) or no longer allowed: trying again would not help.
+        if (response.redirected || response.status === 403 || response.status === 404) throw NOT_RETRIED;
+        if (!response.ok) throw new Error(String(response.status));
         return response.text();
       })
       .then(function (html) {
         var fresh = freshTable(html);
         if (fresh && (parseInt(fresh.dataset.version, 10) || 0) >= shownVersion()) swapIn(fresh);
+        if (behind() && shownVersion() <= before) throw new Error(String(shownVersion()));  // no newer table yet: try again later
+        fetchFailures = 0;
+        if (catchingUp) setCatchingUp(false);
       })
-      .catch(function () { /* offline or signed out: the next version or reconnect tries again */ })
+      .catch(function (error) {
+        if (error === NOT_RETRIED) { if (catchingUp) setCatchingUp(false); return; }
+        failed = true;
+        fetchFailed();
+      })
       .then(function () {
         fetching = false;
-        if (behind() && tries < 3) { tries += 1; refresh(); } else { tries = 0; }
+        if (!failed && behind()) refresh();
       });
+  }
+
+  /* Try the table again after a pause that doubles with each failure, capped, with jitter (so
+   * that many pages that failed together do not all come back at the same instant). */
+  function fetchFailed() {
+    fetchFailures += 1;
+    setCatchingUp(true);
+    var pause = Math.min(FETCH_RETRY_MAX_MS, FETCH_RETRY_MIN_MS * Math.pow(2, fetchFailures - 1));
+    clearTimeout(fetchRetryTimer);
+    fetchRetryTimer = setTimeout(function () { fetchRetryTimer = null; refresh(); }, pause * (0.5 + Math.random() * 0.5));
   }
 
   /* Move forms (draw, discard, go out) and "Next deal" (a round's summary seen) post with fetch;
@@ -383,14 +413,26 @@
   var POLL_WHILE_DOWN_MS = 10000;
   var gameSocket = null, pendingPost = null, pollTimer = null;
 
-  /* "connecting", "live" or "reconnecting": the indicator next to the game's title. */
+  /* The indicator next to the game's title: "connecting", "live" or "reconnecting" (the socket),
+   * and "catching-up" while the socket is open but a table fetch is being tried again. */
+  var socketState = "connecting", catchingUp = false;
   function setLiveStatus(state) {
+    socketState = state;
+    showStatus();
+  }
+  function setCatchingUp(on) {
+    catchingUp = on;
+    showStatus();
+  }
+  function showStatus() {
     var status = document.querySelector("[data-live-status]");
     if (!status) return;
+    var state = socketState === "live" && catchingUp ? "catching-up" : socketState;
     status.hidden = false;
     status.setAttribute("data-state", state);
     status.classList.toggle("offline", state !== "live");
-    status.textContent = status.getAttribute("data-label-" + (state === "live" ? "live" : state === "connecting" ? "connecting" : "offline"));
+    var label = { live: "live", connecting: "connecting", "catching-up": "catching-up" }[state] || "offline";
+    status.textContent = status.getAttribute("data-label-" + label);
   }
 
   function showConnectionNotice(on) {

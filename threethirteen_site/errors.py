@@ -1,0 +1,49 @@
+"""The page for a request that met a lost database connection: 503, "try again", never a 500.
+
+A database restart, a failover or a dropped connection fails the request
+that was using the connection at that moment (the transaction it was in is
+rolled back by the database, so nothing is half-done).  Django turns the
+exception into its 500 handler; this handler answers those with a 503 page
+that says to try again, with ``Retry-After``.  The connection is dropped at
+the end of the request (Django closes a connection that had an error and no
+longer answers), and ``CONN_HEALTH_CHECKS`` replaces a kept connection that
+died between requests before it is used, so the next request works.
+
+The page is rendered without the database: no context processors (the
+header's counts, the signed-in person), only the language the request
+already has (``LocaleMiddleware`` runs before anything reads the database).
+With ``DEBUG`` on, Django shows its own error page instead, as for any error.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from django.db import InterfaceError, OperationalError
+from django.http import HttpRequest, HttpResponse
+from django.template import loader
+from django.views import defaults
+
+#: Seconds after which a client may try again (the ``Retry-After`` header).
+RETRY_AFTER_SECONDS = 5
+
+
+def is_lost_connection(error: BaseException | None) -> bool:
+    """An error of the database connection, rather than of the request: worth trying again.
+
+    ``OperationalError`` covers a connection the server closed or that cannot be
+    opened, and a database that is restarting or shutting down (also SQLite's
+    "database is locked"); ``InterfaceError`` a connection already closed.
+    """
+    return isinstance(error, (OperationalError, InterfaceError))
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    """``handler500``: a lost database connection is a 503 "try again" page; anything else Django's 500 page."""
+    if not is_lost_connection(sys.exc_info()[1]):
+        return defaults.server_error(request)
+    retry_url = request.get_full_path() if request.method in ("GET", "HEAD") else request.path
+    body = loader.get_template("503.html").render({"retry_url": retry_url})
+    response = HttpResponse(body, status=503)
+    response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    return response
