@@ -21,6 +21,7 @@ from django.db import transaction
 #: Consumer handler names (``type`` of group messages).
 GAME_VERSION = "game.version"
 USER_MESSAGE = "user.message"
+USER_TURNS = "user.turns"
 
 
 def game_group(game_id: int) -> str:
@@ -61,21 +62,23 @@ def send_to_user(user_id: int, data: Mapping[str, Any]) -> None:
     async_to_sync(layer.group_send)(user_group(user_id), {"type": USER_MESSAGE, "data": dict(data)})
 
 
-def send_turn_counts(user_ids: list[int]) -> None:
-    """Send each person their "games waiting on you" count: ``{"type": "turns", "count": N}``.
+def send_turns_changed(user_ids: list[int]) -> None:
+    """Tell each person's open pages that their "games waiting on you" count may have changed.
 
-    Counted when sent (after the change committed), with the same selector
-    as the header that every page renders.
+    The message carries no count: each open page's socket counts for its
+    person when it hears it (``UserConsumer.user_turns``), with the same
+    selector as the header that every page renders, so a move costs no count
+    for people without an open page, and every count is read after the change
+    committed.
     """
-    from django.contrib.auth import get_user_model
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    for user_id in user_ids:
+        async_to_sync(layer.group_send)(user_group(user_id), {"type": USER_TURNS})
 
-    from games.selectors import turns_waiting_count
 
-    for user in get_user_model().objects.filter(pk__in=user_ids):
-        send_to_user(user.pk, {"type": "turns", "count": turns_waiting_count(user=user)})
-
-
-def announce_turn_counts_on_commit(user_ids: list[int]) -> None:
-    """``send_turn_counts`` once the current transaction has committed."""
+def announce_turns_changed_on_commit(user_ids: list[int]) -> None:
+    """``send_turns_changed`` once the current transaction has committed."""
     ids = list(user_ids)
-    transaction.on_commit(lambda: send_turn_counts(ids), robust=True)
+    transaction.on_commit(lambda: send_turns_changed(ids), robust=True)

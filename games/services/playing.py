@@ -261,7 +261,7 @@ def game_play(*, game_id: int, user: Any, action: Action | Mapping[str, Any], ex
     what is left of it, see ``clock.game_timeout``), or the engine finds the
     action illegal (its code and message are passed on).
     """
-    game = locked_game(game_id, user)
+    game = locked_game(game_id, user, with_seats=True)  # the seats once: the checks, the bots and the save
     seat = seat_of(game, user)
     if game.status != Game.Status.ACTIVE:
         if game.status == Game.Status.FINISHED:
