@@ -1,13 +1,14 @@
 """Requests per second of a move and of the table page against a trivial page; prints figures, never fails.
 
-    python bench/throughput.py [--clients 32] [--seconds 8] [--rounds 3] [--redis]
+    python bench/throughput.py [--clients 32] [--seconds 8] [--rounds 3] [--servers 2] [--memory-layer]
 
 Starts a PostgreSQL server of its own (Debian's ``initdb`` and ``pg_ctl``, in
 a temporary directory, on a free loopback port; as root they run as the
-``postgres`` user), migrates a database there, and serves the site with one
-daphne process (``bench.site``: the site plus a trivial page), ``DEBUG=0``,
-with the in-memory channel layer, or with ``--redis`` a ``redis-server`` of
-its own.
+``postgres`` user), migrates a database there, and serves the site with
+``--servers`` daphne processes (``bench.site``: the site plus a trivial page;
+``DEBUG=0``) sharing a ``redis-server`` of its own as the channel layer (or
+each with the in-memory layer: ``--memory-layer``).  The clients are shared
+out among the processes, as a proxy in front of them would.
 
 Then, ``--rounds`` times, each for ``--seconds`` (after a second of warm-up),
 ``--clients`` concurrent clients, each on its own keep-alive connection, ask
@@ -23,8 +24,9 @@ as fast as the server answers for:
 Prints each round's requests per second, the median over rounds, the
 ratios to the trivial page's rate of the same round (their median), the CPU
 time per request of the server process and of PostgreSQL, and the database
-queries of a move (a draw, a discard, and a discard after which two bots
-play), counted in this process with Django's test client on the same database.
+queries of a move (a draw, a discard, and a discard after which two bots play,
+BEGIN and COMMIT included), counted in this process with Django's test client
+on the same database.
 
 Run it on a quiet machine, the same way for the figures you compare: the
 load generator shares the machine's cores with the server and PostgreSQL.
@@ -308,16 +310,19 @@ def count_move_queries() -> dict[str, int]:
     mover = (ann, bob)[seat]
     counts["draw"] = post(game, mover, {"type": "draw", "source": "stock"})
     counts["discard"] = post(game, mover, next_action(game, seat))
-    with_bots = services.game_create(creator=ann, variant=classic, seat_count=3, bot_count=2, seed=3)
-    while True:
-        with_bots.refresh_from_db()
-        assert with_bots.current_seat == 0
-        action = next_action(with_bots, 0)
-        if action["type"] == "draw":
-            post(with_bots, ann, action)
-            continue
-        counts["discard, then two bots play"] = post(with_bots, ann, action)
-        break
+    for level in ("medium", "hard"):
+        with_bots = services.game_create(
+            creator=ann, variant=classic, seat_count=3, bot_count=2, bot_level=level, seed=3
+        )
+        while True:
+            with_bots.refresh_from_db()
+            assert with_bots.current_seat == 0
+            action = next_action(with_bots, 0)
+            if action["type"] == "draw":
+                post(with_bots, ann, action)
+                continue
+            counts[f"discard, then two {level} bots play"] = post(with_bots, ann, action)
+            break
     return counts
 
 
@@ -441,7 +446,10 @@ def main() -> None:
             f"{kind:>8} {statistics.median(rates[kind]):11.1f} {statistics.median(ratios):10.2f}"
             f" {server_cpu[kind] / served[kind] * 1000:8.2f} ms {db_cpu[kind] / served[kind] * 1000:12.2f} ms"
         )
-    print("queries per move POST: " + ", ".join(f"{name} {count}" for name, count in queries.items()))
+    print(
+        "queries per move POST (BEGIN and COMMIT included): "
+        + ", ".join(f"{name} {count}" for name, count in queries.items())
+    )
     for problem in problems:
         print("!", problem)
 
