@@ -78,7 +78,22 @@ def send_turns_changed(user_ids: list[int]) -> None:
         async_to_sync(layer.group_send)(user_group(user_id), {"type": USER_TURNS})
 
 
-def announce_turns_changed_on_commit(user_ids: list[int]) -> None:
-    """``send_turns_changed`` once the current transaction has committed."""
-    ids = list(user_ids)
-    transaction.on_commit(lambda: send_turns_changed(ids), robust=True)
+async def _send_change(layer: Any, game_id: int, version: int, user_ids: list[int]) -> None:
+    await layer.group_send(game_group(game_id), {"type": GAME_VERSION, "version": int(version)})
+    for user_id in user_ids:
+        await layer.group_send(user_group(user_id), {"type": USER_TURNS})
+
+
+def send_change(game_id: int, version: int, turns_changed_for: list[int]) -> None:
+    """``send_game_version``, then ``send_turns_changed`` to ``turns_changed_for``, in one trip to the
+    channel layer's event loop (what a move announces)."""
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    async_to_sync(_send_change)(layer, game_id, version, list(turns_changed_for))
+
+
+def announce_change_on_commit(game_id: int, version: int, turns_changed_for: list[int]) -> None:
+    """``send_change`` once the current transaction commits (``robust``, as the version alone)."""
+    ids = list(turns_changed_for)
+    transaction.on_commit(lambda: send_change(game_id, version, ids), robust=True)

@@ -272,10 +272,11 @@ def announce(game: Game, *, turn_moved: bool = False, seats: Iterable[Seat] | No
     """Once the transaction commits, the game's live group hears the new version (and nothing else);
     when the turn moved on (or the game ended), the pages of every person at the table are told to
     count their "games waiting" again (``seats``: the game's, when the caller has them)."""
-    live.announce_game_version_on_commit(game.pk, game.version)
-    if turn_moved:
-        people = [s.user_id for s in (game.seats.all() if seats is None else seats) if s.user_id]
-        live.announce_turns_changed_on_commit(people)
+    if not turn_moved:
+        live.announce_game_version_on_commit(game.pk, game.version)
+        return
+    people = [s.user_id for s in (game.seats.all() if seats is None else seats) if s.user_id]
+    live.announce_change_on_commit(game.pk, game.version, people)
 
 
 def deal(game: Game) -> None:
