@@ -261,8 +261,9 @@ def game_play(*, game_id: int, user: Any, action: Action | Mapping[str, Any], ex
     what is left of it, see ``clock.game_timeout``), or the engine finds the
     action illegal (its code and message are passed on).
     """
-    game = locked_game(game_id, user, with_seats=True)  # the seats once: the checks, the bots and the save
-    seat = seat_of(game, user)
+    game = locked_game(game_id, user)
+    seats = list(game.seats.all())  # read once: the checks, the bots and the save use these
+    seat = seat_of(game, user, seats)
     if game.status != Game.Status.ACTIVE:
         if game.status == Game.Status.FINISHED:
             raise GameError("game_over", _("The game is over: no more moves."))
@@ -291,7 +292,7 @@ def game_play(*, game_id: int, user: Any, action: Action | Mapping[str, Any], ex
     if seat.timeouts_in_row:
         seat.timeouts_in_row = 0
         seat.save(update_fields=["timeouts_in_row"])
-    play_bots(game, state, recorder)
+    play_bots(game, state, recorder, seats=seats)
     return game
 
 

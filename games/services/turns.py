@@ -30,27 +30,19 @@ TAKEOVER_BOT_LEVEL = BotLevel.HARD
 _MAX_BOT_MOVES = 10_000
 
 
-def lock_game(game_id: int | str, *, with_seats: bool = False) -> Game:
-    """The game with its row locked until the transaction ends (``not_found`` for any bad id).
-
-    ``with_seats``: its seats are read at once (one more query) and kept, so that
-    ``game.seats.all()`` reads no more; change a seat only through those objects
-    then (``seat_of`` hands them out), or the rest of the change reads a stale seat.
-    """
-    games = Game.objects.select_for_update()
-    if with_seats:
-        games = games.prefetch_related("seats")
+def lock_game(game_id: int | str) -> Game:
+    """The game with its row locked until the transaction ends (``not_found`` for any bad id)."""
     try:
-        return games.get(pk=game_id)
+        return Game.objects.select_for_update().get(pk=game_id)
     except (Game.DoesNotExist, ValueError, TypeError):
         raise GameError("not_found", _("There is no such game.")) from None
 
 
-def locked_game(game_id: int | str, user: Any, *, with_seats: bool = False) -> Game:
+def locked_game(game_id: int | str, user: Any) -> Game:
     """``lock_game`` for a signed-in person (``not_logged_in`` otherwise)."""
     if user is None or not user.is_authenticated:
         raise GameError("not_logged_in", _("Log in to play."))
-    return lock_game(game_id, with_seats=with_seats)
+    return lock_game(game_id)
 
 
 def log_on_commit(log: logging.Logger, message: str, *args: object) -> None:
@@ -58,9 +50,11 @@ def log_on_commit(log: logging.Logger, message: str, *args: object) -> None:
     transaction.on_commit(lambda: log.info(message, *args))
 
 
-def seat_of(game: Game, user: Any) -> Seat:
-    """The user's seat (from the seats read with the game, when they were)."""
-    seat = next((s for s in game.seats.all() if s.user_id is not None and s.user_id == user.pk), None)
+def seat_of(game: Game, user: Any, seats: Iterable[Seat] | None = None) -> Seat:
+    """The user's seat: one of ``seats`` (the game's, read by the caller) when given."""
+    if seats is None:
+        seats = game.seats.all()
+    seat = next((s for s in seats if s.user_id is not None and s.user_id == user.pk), None)
     if seat is None:
         raise GameError("not_seated", _("You have no seat at this table."))
     return seat
@@ -200,9 +194,20 @@ def store_round_result(game: Game, result: EngineRoundResult) -> None:
     )
 
 
-def play_bots(game: Game, state: GameState, recorder: Recorder, *, now: datetime.datetime | None = None) -> None:
-    """Bot seats play while the turn is theirs; then the moves and the game row are saved."""
-    seats = list(game.seats.all())
+def play_bots(
+    game: Game,
+    state: GameState,
+    recorder: Recorder,
+    *,
+    seats: list[Seat] | None = None,
+    now: datetime.datetime | None = None,
+) -> None:
+    """Bot seats play while the turn is theirs; then the moves and the game row are saved.
+
+    ``seats``: the game's seats as the caller read (and changed) them; read here otherwise.
+    """
+    if seats is None:
+        seats = list(game.seats.all())
     bot_levels = {s.position: s.bot_level for s in seats if s.bot_level}
     history: list[dict[str, Any]] | None = None
     for _turn in range(_MAX_BOT_MOVES):
