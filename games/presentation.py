@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext, pgettext
+from django.utils.translation import ngettext, pgettext_lazy
 
 from games.engine import JOKER, RANK_CHARS, RoundEnd, RoundResult, wild_rank_chars, wild_rank_label
 
@@ -24,6 +24,34 @@ SUIT_ORDER = {"S": 0, "H": 1, "C": 2, "D": 3, JOKER.suit: 4}
 SORTS = ("suit", "rank")
 
 
+#: The names of the aces and face cards, one message each (see :func:`card_name`).
+FACE_CARD_NAMES = {
+    ("A", "C"): pgettext_lazy("card", "ace of clubs"),
+    ("A", "D"): pgettext_lazy("card", "ace of diamonds"),
+    ("A", "H"): pgettext_lazy("card", "ace of hearts"),
+    ("A", "S"): pgettext_lazy("card", "ace of spades"),
+    ("J", "C"): pgettext_lazy("card", "jack of clubs"),
+    ("J", "D"): pgettext_lazy("card", "jack of diamonds"),
+    ("J", "H"): pgettext_lazy("card", "jack of hearts"),
+    ("J", "S"): pgettext_lazy("card", "jack of spades"),
+    ("Q", "C"): pgettext_lazy("card", "queen of clubs"),
+    ("Q", "D"): pgettext_lazy("card", "queen of diamonds"),
+    ("Q", "H"): pgettext_lazy("card", "queen of hearts"),
+    ("Q", "S"): pgettext_lazy("card", "queen of spades"),
+    ("K", "C"): pgettext_lazy("card", "king of clubs"),
+    ("K", "D"): pgettext_lazy("card", "king of diamonds"),
+    ("K", "H"): pgettext_lazy("card", "king of hearts"),
+    ("K", "S"): pgettext_lazy("card", "king of spades"),
+}
+#: The names of the numbered cards, one message per suit.
+NUMBERED_CARD_NAMES = {
+    "C": pgettext_lazy("card", "%(number)s of clubs"),
+    "D": pgettext_lazy("card", "%(number)s of diamonds"),
+    "H": pgettext_lazy("card", "%(number)s of hearts"),
+    "S": pgettext_lazy("card", "%(number)s of spades"),
+}
+
+
 def card_name(rank: str, suit: str) -> str:
     """A card's full name, "seven of hearts", translated whole.
 
@@ -31,36 +59,13 @@ def card_name(rank: str, suit: str) -> str:
     languages build it differently: Czech makes the suit an adjective that
     agrees with the rank ("srdcové eso", "srdcová dáma"), Afrikaans a compound
     ("harte-aas"), so a name pieced together from a rank and a suit word
-    cannot be translated.
+    cannot be translated.  One message is translated per card (a table shows
+    dozens of cards).
     """
-    faces = {
-        ("A", "C"): pgettext("card", "ace of clubs"),
-        ("A", "D"): pgettext("card", "ace of diamonds"),
-        ("A", "H"): pgettext("card", "ace of hearts"),
-        ("A", "S"): pgettext("card", "ace of spades"),
-        ("J", "C"): pgettext("card", "jack of clubs"),
-        ("J", "D"): pgettext("card", "jack of diamonds"),
-        ("J", "H"): pgettext("card", "jack of hearts"),
-        ("J", "S"): pgettext("card", "jack of spades"),
-        ("Q", "C"): pgettext("card", "queen of clubs"),
-        ("Q", "D"): pgettext("card", "queen of diamonds"),
-        ("Q", "H"): pgettext("card", "queen of hearts"),
-        ("Q", "S"): pgettext("card", "queen of spades"),
-        ("K", "C"): pgettext("card", "king of clubs"),
-        ("K", "D"): pgettext("card", "king of diamonds"),
-        ("K", "H"): pgettext("card", "king of hearts"),
-        ("K", "S"): pgettext("card", "king of spades"),
-    }
-    if (rank, suit) in faces:
-        return faces[rank, suit]
-    number = RANK_LABELS.get(rank, rank)
-    numbered = {
-        "C": pgettext("card", "%(number)s of clubs"),
-        "D": pgettext("card", "%(number)s of diamonds"),
-        "H": pgettext("card", "%(number)s of hearts"),
-        "S": pgettext("card", "%(number)s of spades"),
-    }
-    return numbered[suit] % {"number": number}
+    face = FACE_CARD_NAMES.get((rank, suit))
+    if face is not None:
+        return str(face)
+    return str(NUMBERED_CARD_NAMES[suit]) % {"number": RANK_LABELS.get(rank, rank)}
 
 
 def card_face(code: str, wild_ranks: Iterable[str] = ()) -> dict[str, Any]:
@@ -102,9 +107,11 @@ def sort_codes(codes: Iterable[str], how: str, wild_ranks: Iterable[str] = ()) -
 
 
 def short_name(code: str) -> str:
-    """A card as rank and suit symbol, "10♥", as lines of text name it."""
-    f = card_face(code)
-    return f"{f['rank']}{f['suit']}"
+    """A card as rank and suit symbol, "10♥", as lines of text name it (no name to translate)."""
+    code = code.upper()
+    if code == JOKER.code:
+        return "★"
+    return f"{RANK_LABELS.get(code[0], code[0])}{SUIT_SYMBOLS[code[1]]}"
 
 
 def describe_event(event: Mapping[str, Any], names: Mapping[int, str]) -> str | None:

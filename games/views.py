@@ -240,23 +240,25 @@ def _refused(request: HttpRequest, error: services.GameError, game: Game | None 
 
 @post_only
 def play(request: HttpRequest, game_id: int) -> HttpResponse:
-    game = get_object_or_404(Game, pk=game_id)
+    """A move: the service reads (and locks) the game; the view reads it only to show a refusal."""
     if not request.user.is_authenticated:
-        return _refused(request, services.GameError("not_logged_in", _("Log in to play.")), game)
+        return _refused(
+            request, services.GameError("not_logged_in", _("Log in to play.")), get_object_or_404(Game, pk=game_id)
+        )
     form = PlayForm(request.POST)
     if not form.is_valid():
         reasons = " ".join(str(e) for errors in form.errors.values() for e in errors)
         return _refused(
             request,
             services.GameError("bad_form", _("That move could not be read: %(reasons)s") % {"reasons": reasons}),
-            game,
+            get_object_or_404(Game, pk=game_id),
         )
     try:
-        services.game_play(
-            game_id=game.pk, user=request.user, action=form.action(), expected_version=form.cleaned_data["version"]
+        game = services.game_play(
+            game_id=game_id, user=request.user, action=form.action(), expected_version=form.cleaned_data["version"]
         )
     except services.GameError as error:
-        return _refused(request, error, game)
+        return _refused(request, error, get_object_or_404(Game, pk=game_id))
     return redirect(game)
 
 

@@ -9,10 +9,12 @@ in-memory channel layer, e-mail printed on the console):
 - ``ALLOWED_HOSTS`` (comma-separated; default localhost names)
 - ``CSRF_TRUSTED_ORIGINS`` (comma-separated origins, optional)
 - ``DATABASE_URL`` (e.g. ``postgres://user:pass@host/db``; default SQLite)
+- ``DATABASE_POOL`` (PostgreSQL: "1"/"0", default "1": a connection pool per process),
+  ``DATABASE_POOL_MIN_SIZE`` (2), ``DATABASE_POOL_MAX_SIZE`` (20), ``DATABASE_POOL_TIMEOUT`` (10 s)
+- ``CONN_MAX_AGE`` (seconds a database connection is kept between requests, default 0; without a pool)
 - ``REDIS_URL`` (channel layer shared by several server processes), ``REDIS_SOCKET_TIMEOUT``
   (seconds, default 15; longer than the layer's 5 s blocking read), ``REDIS_MAX_CONNECTIONS``
   (per server process, default 100)
-- ``CONN_MAX_AGE`` (seconds a database connection is kept between requests, default 0)
 - ``EMAIL_BACKEND``, ``EMAIL_HOST``, ``EMAIL_PORT``, ``EMAIL_HOST_USER``,
   ``EMAIL_HOST_PASSWORD``, ``EMAIL_USE_TLS``, ``DEFAULT_FROM_EMAIL``
 - ``SITE_URL`` (the site's address, for links in e-mails)
@@ -145,6 +147,18 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"].setdefault("TEST", {}).setdefault(
         "NAME", os.path.join(tempfile.gettempdir(), f"threethirteen-test-{os.getpid()}.sqlite3")
     )
+
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env_bool("DATABASE_POOL", True):
+    # A pool of open connections per server process (psycopg_pool), instead of a new connection
+    # (a new PostgreSQL backend process) for every request.  Each request still takes a
+    # connection at its first query and gives it back when it ends, so CONN_MAX_AGE must be 0
+    # (Django refuses a pool with persistent connections); DATABASE_POOL=0 goes back to them.
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": int(os.environ.get("DATABASE_POOL_MIN_SIZE", "2")),
+        "max_size": int(os.environ.get("DATABASE_POOL_MAX_SIZE", "20")),
+        "timeout": float(os.environ.get("DATABASE_POOL_TIMEOUT", "10")),
+    }
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:

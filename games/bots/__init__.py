@@ -32,13 +32,18 @@ from games.engine import Action, GoOut, SeatView
 from . import easy, hard, medium
 from .position import Position
 
-__all__ = ["choose_action", "BOT_NAMES", "LEVELS", "Level"]
+__all__ = ["choose_action", "reads_history", "BOT_NAMES", "LEVELS", "Level"]
 
 #: Names shown for bot seats, in order of the seat they take.
 BOT_NAMES = ("Ada", "Blaise", "Carl", "Dora", "Emmy", "Felix", "Grace", "Hugo")
 
 Level = Literal["easy", "medium", "hard"]
 LEVELS: tuple[Level, ...] = ("easy", "medium", "hard")
+
+
+def reads_history(level: str) -> bool:
+    """Whether the bot of ``level`` reads the round's ``history`` (the others choose the same without it)."""
+    return level == "hard"
 
 
 def choose_action(view: SeatView, level: str = "medium", history: Iterable[Mapping[str, Any]] = ()) -> Action:

@@ -8,17 +8,19 @@ rule about hidden cards.
 """
 
 from .groups import (
+    announce_change_on_commit,
     announce_chat_on_commit,
     announce_game_version_on_commit,
-    announce_turn_counts_on_commit,
     send_game_version,
     send_to_user,
+    send_turns_changed,
 )
 
 __all__ = [
+    "announce_change_on_commit",
     "announce_chat_on_commit",
     "announce_game_version_on_commit",
-    "announce_turn_counts_on_commit",
     "send_game_version",
     "send_to_user",
+    "send_turns_changed",
 ]

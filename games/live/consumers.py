@@ -12,7 +12,8 @@ Both only ever send small JSON objects and never a card:
   (``chat_selectors.may_read``: never the watchers' channel to a player
   during play); the page then fetches its own view of the chat.
 - ``UserConsumer`` (``/ws/user/``): one person's group, for signals shown on
-  every page (the "your turn" count in the header).
+  every page (the "your turn" count in the header, counted here for this person
+  when a move tells the group that their turns changed).
 - ``NoRouteConsumer``: every other path, refused at once (``CLOSE_NOT_FOUND``).
 
 Which cards a page shows is not decided here: the page's HTTP fetch goes
@@ -211,6 +212,11 @@ class UserConsumer(_ReadOnlyConsumer):
 
     async def user_message(self, event: dict[str, Any]) -> None:
         await self.send_json(event["data"])
+
+    async def user_turns(self, event: dict[str, Any]) -> None:
+        """A turn of this person's moved: count the games waiting on them now (``{"type": "turns", "count": N}``)."""
+        count = await database_sync_to_async(selectors.turns_waiting_count)(user=self.scope.get("user"))
+        await self.send_json({"type": "turns", "count": count})
 
 
 class NoRouteConsumer(AsyncJsonWebsocketConsumer):

@@ -24,6 +24,7 @@ from django.db import transaction
 GAME_VERSION = "game.version"
 CHAT_CHANGED = "chat.changed"
 USER_MESSAGE = "user.message"
+USER_TURNS = "user.turns"
 
 #: What a page hears when a chat channel it may read changed: ``{"type": "chat"}`` (no words, no names).
 CHAT_MESSAGE = {"type": "chat"}
@@ -86,21 +87,38 @@ def send_to_user(user_id: int, data: Mapping[str, Any]) -> None:
     async_to_sync(layer.group_send)(user_group(user_id), {"type": USER_MESSAGE, "data": dict(data)})
 
 
-def send_turn_counts(user_ids: list[int]) -> None:
-    """Send each person their "games waiting on you" count: ``{"type": "turns", "count": N}``.
+def send_turns_changed(user_ids: list[int]) -> None:
+    """Tell each person's open pages that their "games waiting on you" count may have changed.
 
-    Counted when sent (after the change committed), with the same selector
-    as the header that every page renders.
+    The message carries no count: each open page's socket counts for its
+    person when it hears it (``UserConsumer.user_turns``), with the same
+    selector as the header that every page renders, so a move costs no count
+    for people without an open page, and every count is read after the change
+    committed.
     """
-    from django.contrib.auth import get_user_model
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    for user_id in user_ids:
+        async_to_sync(layer.group_send)(user_group(user_id), {"type": USER_TURNS})
 
-    from games.selectors import turns_waiting_count
 
-    for user in get_user_model().objects.filter(pk__in=user_ids):
-        send_to_user(user.pk, {"type": "turns", "count": turns_waiting_count(user=user)})
+async def _send_change(layer: Any, game_id: int, version: int, user_ids: list[int]) -> None:
+    await layer.group_send(game_group(game_id), {"type": GAME_VERSION, "version": int(version)})
+    for user_id in user_ids:
+        await layer.group_send(user_group(user_id), {"type": USER_TURNS})
 
 
-def announce_turn_counts_on_commit(user_ids: list[int]) -> None:
-    """``send_turn_counts`` once the current transaction has committed."""
-    ids = list(user_ids)
-    transaction.on_commit(lambda: send_turn_counts(ids), robust=True)
+def send_change(game_id: int, version: int, turns_changed_for: list[int]) -> None:
+    """``send_game_version``, then ``send_turns_changed`` to ``turns_changed_for``, in one trip to the
+    channel layer's event loop (what a move announces)."""
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    async_to_sync(_send_change)(layer, game_id, version, list(turns_changed_for))
+
+
+def announce_change_on_commit(game_id: int, version: int, turns_changed_for: list[int]) -> None:
+    """``send_change`` once the current transaction commits (``robust``, as the version alone)."""
+    ids = list(turns_changed_for)
+    transaction.on_commit(lambda: send_change(game_id, version, ids), robust=True)

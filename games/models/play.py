@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.db import models
@@ -224,8 +224,56 @@ class Game(models.Model):
     def __str__(self) -> str:
         return f"#{self.pk} {self.variant_label}"
 
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        """Save as Django does; what was written is remembered as read (see :meth:`changed_fields`)."""
+        super().save(*args, **kwargs)
+        if self._loaded is not None:  # what was written is what the database holds now
+            names = kwargs.get("update_fields")
+            written = [f for f in self._meta.concrete_fields if names is None or f.name in names or f.attname in names]
+            self._loaded.update({field.attname: getattr(self, field.attname) for field in written})
+
     def get_absolute_url(self) -> str:
         return reverse("games:table", args=[self.pk])
+
+    #: The values of the concrete fields as read from the database (by attname), or as last saved.
+    #: JSON fields (``state``, ``rules``) are compared by value: assign a new value, never change
+    #: one in place (the services never do).
+    _loaded: dict[str, Any] | None = None
+
+    @classmethod
+    def from_db(cls, db: str | None, field_names: Any, values: Any) -> Game:
+        """A game read from the database remembers the values it was read with (see :meth:`changed_fields`)."""
+        game = super().from_db(db, field_names, values)
+        game._loaded = dict(zip(field_names, values, strict=True))
+        return game
+
+    def refresh_from_db(self, *args: Any, **kwargs: Any) -> None:
+        super().refresh_from_db(*args, **kwargs)
+        self._loaded = None  # compared with nothing from now on: the next save_changes writes every field
+
+    def changed_fields(self) -> list[str] | None:
+        """The fields whose value differs from what was read, for ``save(update_fields=...)``, with
+        ``updated_at``; ``None`` (save every field) for a game not read from the database, or read
+        without every field."""
+        loaded = self._loaded
+        if loaded is None:
+            return None
+        changed = []
+        for field in self._meta.concrete_fields:
+            if field.attname not in loaded:
+                return None  # read with .only() or .defer(): what was not read cannot be compared
+            if getattr(self, field.attname) != loaded[field.attname]:
+                changed.append(field.name)
+        if "updated_at" not in changed:
+            changed.append("updated_at")
+        return changed
+
+    def save_changes(self) -> None:
+        """Write what changed since the game was read (every field for a new game).
+
+        The engine state is the largest column by far: a change that played no move does not write it.
+        """
+        self.save(update_fields=self.changed_fields())
 
     @property
     def variant_label(self) -> str:

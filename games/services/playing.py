@@ -326,7 +326,8 @@ def _play(
     settled_version: int | None = None,
 ) -> Game:
     game = locked_game(game_id, user)
-    seat = seat_of(game, user)
+    seats = list(game.seats.all())  # read once: the checks, the bots and the save use these
+    seat = seat_of(game, user, seats)
     if game.status != Game.Status.ACTIVE:
         if game.status == Game.Status.FINISHED:
             raise GameError("game_over", _("The game is over: no more moves."))
@@ -355,7 +356,7 @@ def _play(
     if seat.timeouts_in_row:
         seat.timeouts_in_row = 0
         seat.save(update_fields=["timeouts_in_row"])
-    play_bots(game, state, recorder)
+    play_bots(game, state, recorder, seats=seats)
     return game
 
 

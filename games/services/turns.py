@@ -9,7 +9,6 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Max
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -51,8 +50,11 @@ def log_on_commit(log: logging.Logger, message: str, *args: object) -> None:
     transaction.on_commit(lambda: log.info(message, *args))
 
 
-def seat_of(game: Game, user: Any) -> Seat:
-    seat = game.seats.filter(user=user).first()
+def seat_of(game: Game, user: Any, seats: Iterable[Seat] | None = None) -> Seat:
+    """The user's seat: one of ``seats`` (the game's, read by the caller) when given."""
+    if seats is None:
+        seats = game.seats.all()
+    seat = next((s for s in seats if s.user_id is not None and s.user_id == user.pk), None)
     if seat is None:
         raise GameError("not_seated", _("You have no seat at this table."))
     return seat
@@ -119,29 +121,37 @@ def describe_illegal(error: IllegalAction, action: Action | Mapping[str, Any]) -
 
 
 class Recorder:
-    """Applies actions to the engine state and appends them to the move log."""
+    """Applies actions to the engine state and appends them to the move log.
+
+    The moves are written together, in one query, by :meth:`flush` (``save_state``
+    calls it before it saves the game).  A move's number in the log (``seq``) is
+    the engine's count of the moves played (``GameState.move_count``): the log
+    and the snapshot move on together, and the unique (game, seq) constraint
+    refuses a log that would not.
+    """
 
     def __init__(self, game: Game) -> None:
         self.game = game
-        self.next_seq = (game.moves.aggregate(m=Max("seq"))["m"] or 0) + 1
         self.turn_changed = False
         self.last_events: list[dict[str, Any]] = []
+        self.pending: list[Move] = []
 
     def play(self, state: GameState, position: int, action: Action, *, by_bot: bool) -> GameState:
         round_number = state.round_number
         results_before = len(state.results)
         new_state, events = apply(state, position, action)  # raises IllegalAction, nothing stored
         self.last_events = [event.to_dict() for event in events]
-        Move.objects.create(
-            game=self.game,
-            seq=self.next_seq,
-            seat=position,
-            action=action.to_dict(),
-            by_bot=by_bot,
-            round_number=round_number,
-            events=self.last_events,
+        self.pending.append(
+            Move(
+                game=self.game,
+                seq=new_state.move_count,
+                seat=position,
+                action=action.to_dict(),
+                by_bot=by_bot,
+                round_number=round_number,
+                events=self.last_events,
+            )
         )
-        self.next_seq += 1
         self.game.version += 1
         if not isinstance(action, Draw):  # a discard or a go-out ends the turn
             self.game.turn_number += 1
@@ -149,6 +159,16 @@ class Recorder:
         for result in new_state.results[results_before:]:
             store_round_result(self.game, result)
         return new_state
+
+    def pending_events(self) -> list[dict[str, Any]]:
+        """The public events of the moves played and not written yet, in order."""
+        return [event for move in self.pending for event in move.events]
+
+    def flush(self) -> None:
+        """Write the moves played since the last flush (one INSERT)."""
+        if self.pending:
+            Move.objects.bulk_create(self.pending)
+            self.pending = []
 
 
 def store_round_result(game: Game, result: EngineRoundResult) -> None:
@@ -174,24 +194,39 @@ def store_round_result(game: Game, result: EngineRoundResult) -> None:
     )
 
 
-def play_bots(game: Game, state: GameState, recorder: Recorder, *, now: datetime.datetime | None = None) -> None:
-    """Bot seats play while the turn is theirs; then the game row is saved."""
-    bot_levels = {s.position: s.bot_level for s in game.seats.all() if s.bot_level}
+def play_bots(
+    game: Game,
+    state: GameState,
+    recorder: Recorder,
+    *,
+    seats: list[Seat] | None = None,
+    now: datetime.datetime | None = None,
+) -> None:
+    """Bot seats play while the turn is theirs; then the moves and the game row are saved.
+
+    ``seats``: the game's seats as the caller read (and changed) them; read here otherwise.
+    """
+    if seats is None:
+        seats = list(game.seats.all())
+    bot_levels = {s.position: s.bot_level for s in seats if s.bot_level}
     history: list[dict[str, Any]] | None = None
     for _turn in range(_MAX_BOT_MOVES):
         if state.is_over or state.current_seat not in bot_levels:
             break
         position = state.current_seat
-        if history is None:
-            history = round_history(game, state)
-        action = bots.choose_action(view(state, position), bot_levels[position], history)
+        level = bot_levels[position]
+        if history is None and bots.reads_history(level):  # read from the log once, and only for a bot that reads it
+            history = extend_history(round_history(game, state), recorder.pending_events())
+        action = bots.choose_action(view(state, position), level, history or ())
         state = recorder.play(state, position, action, by_bot=True)
-        history = extend_history(history, recorder.last_events)
-    save_state(game, state, turn_changed=recorder.turn_changed, now=now)
+        if history is not None:
+            history = extend_history(history, recorder.last_events)
+    save_state(game, state, recorder, seats, now=now)
 
 
 def round_history(game: Game, state: GameState) -> list[dict[str, Any]]:
-    """The public events of the round in play, from its deal on (what a bot may remember)."""
+    """The public events of the round in play, from its deal on (what a bot may remember), as
+    written in the move log (a recorder's moves not written yet are not in it)."""
     events: list[dict[str, Any]] = []
     for move_events in (
         Move.objects.filter(game=game, round_number__gte=state.round_number - 1)
@@ -210,16 +245,20 @@ def extend_history(history: list[dict[str, Any]], events: Iterable[dict[str, Any
     return history
 
 
-def save_state(game: Game, state: GameState, *, turn_changed: bool, now: datetime.datetime | None = None) -> None:
+def save_state(
+    game: Game, state: GameState, recorder: Recorder, seats: list[Seat], *, now: datetime.datetime | None = None
+) -> None:
+    """Write the moves played, the seats' new totals, then the game: only the fields that changed."""
     now = now or timezone.now()
+    recorder.flush()
     turn_started_at = game.turn_started_at
-    new_turn = turn_changed or turn_started_at is None
+    new_turn = recorder.turn_changed or turn_started_at is None
     if new_turn or turn_started_at is None:
         turn_started_at = game.turn_started_at = now
     game.state = state.to_dict()
     game.current_seat = state.current_seat
     scores = list(state.scores)
-    for seat in game.seats.all():
+    for seat in seats:
         if seat.total_score != scores[seat.position]:
             seat.total_score = scores[seat.position]
             seat.save(update_fields=["total_score"])
@@ -227,19 +266,22 @@ def save_state(game: Game, state: GameState, *, turn_changed: bool, now: datetim
         game.set_status(Game.Status.FINISHED, now=now)
     else:
         game.turn_deadline = turn_started_at + datetime.timedelta(seconds=game.time_limit_seconds)
-    game.save()
+    game.save_changes()
     if state.is_over:
         ratings.rate_finished_game(game)  # once: same transaction, game row locked
         log_on_commit(logger, "game %s finished: total scores by seat %s", game.pk, scores)
-    announce(game, turn_moved=new_turn or state.is_over)
+    announce(game, turn_moved=new_turn or state.is_over, seats=seats)
 
 
-def announce(game: Game, *, turn_moved: bool = False) -> None:
+def announce(game: Game, *, turn_moved: bool = False, seats: Iterable[Seat] | None = None) -> None:
     """Once the transaction commits, the game's live group hears the new version (and nothing else);
-    when the turn moved on (or the game ended), every person at the table hears their "games waiting" count."""
-    live.announce_game_version_on_commit(game.pk, game.version)
-    if turn_moved:
-        live.announce_turn_counts_on_commit([s.user_id for s in game.seats.all() if s.user_id])
+    when the turn moved on (or the game ended), the pages of every person at the table are told to
+    count their "games waiting" again (``seats``: the game's, when the caller has them)."""
+    if not turn_moved:
+        live.announce_game_version_on_commit(game.pk, game.version)
+        return
+    people = [s.user_id for s in (game.seats.all() if seats is None else seats) if s.user_id]
+    live.announce_change_on_commit(game.pk, game.version, people)
 
 
 def deal(game: Game) -> None:

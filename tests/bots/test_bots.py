@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from games.bots import LEVELS, choose_action
+from games.bots import LEVELS, choose_action, reads_history
 from games.engine import (
     Card,
     Discard,
@@ -115,6 +115,18 @@ def test_bots_read_only_the_seats_own_public_view():
             recorder = RecordingView.of(seen)
             choose_action(recorder, level, history)
             assert recorder.read <= allowed
+
+
+@pytest.mark.parametrize("seed", [4, 5])
+def test_only_the_levels_that_read_the_history_choose_differently_without_it(seed):
+    """The site reads the round's history from the move log only for a bot that reads it
+    (``reads_history``): every other level must choose the same with or without it."""
+    assert [level for level in LEVELS if reads_history(level)] == ["hard"]
+    for state, history in positions(seed, every=1):
+        seat = state.current_seat
+        for level in LEVELS:
+            if not reads_history(level):
+                assert choose_action(view(state, seat), level, history) == choose_action(view(state, seat), level, ())
 
 
 @pytest.mark.parametrize("level", LEVELS)

@@ -346,3 +346,37 @@ def test_the_header_count_follows_the_turn_over_the_user_socket(two_player_game)
         await other_tab.disconnect()
 
     async_to_sync(scenario)()
+
+
+def test_each_open_page_counts_its_persons_turns_when_told_they_changed(two_player_game, make_user, monkeypatch):
+    """A move only tells the people at the table that their turns changed (no count, no query in
+    the move's request); each of their open pages counts for its own person when it hears it."""
+    from games import selectors
+
+    game, ann, bob = two_player_game
+    game.refresh_from_db()
+    waiting_on = (ann, bob)[game.current_seat]
+    counted: list[int] = []
+    real = selectors.turns_waiting_count
+
+    def spy(*, user):
+        counted.append(user.pk)
+        return real(user=user)
+
+    monkeypatch.setattr(selectors, "turns_waiting_count", spy)
+    tabs = {ann.pk: communicator("/ws/user/", ann), bob.pk: communicator("/ws/user/", bob)}
+    live.send_turns_changed([ann.pk, bob.pk])  # nobody listens yet: nothing is counted
+    assert counted == []
+
+    async def scenario():
+        for tab in tabs.values():
+            assert (await tab.connect())[0]
+        await database_sync_to_async(live.send_turns_changed)([ann.pk, bob.pk])
+        for user_id, tab in tabs.items():
+            expected = 1 if user_id == waiting_on.pk else 0
+            assert await tab.receive_json_from() == {"type": "turns", "count": expected}
+        for tab in tabs.values():
+            await tab.disconnect()
+
+    async_to_sync(scenario)()
+    assert sorted(counted) == sorted([ann.pk, bob.pk])

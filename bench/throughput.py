@@ -1,0 +1,458 @@
+"""Requests per second of a move and of the table page against a trivial page; prints figures, never fails.
+
+    python bench/throughput.py [--clients 32] [--seconds 8] [--rounds 3] [--servers 2] [--memory-layer]
+
+Starts a PostgreSQL server of its own (Debian's ``initdb`` and ``pg_ctl``, in
+a temporary directory, on a free loopback port; as root they run as the
+``postgres`` user), migrates a database there, and serves the site with
+``--servers`` daphne processes (``bench.site``: the site plus a trivial page;
+``DEBUG=0``) sharing a ``redis-server`` of its own as the channel layer (or
+each with the in-memory layer: ``--memory-layer``).  The clients are shared
+out among the processes, as a proxy in front of them would.
+
+Then, ``--rounds`` times, each for ``--seconds`` (after a second of warm-up),
+``--clients`` concurrent clients, each on its own keep-alive connection, ask
+as fast as the server answers for:
+
+* trivial: ``/bench/trivial/`` without a cookie (no database);
+* table: a seated player's table page ``/games/<id>/`` (each client its own game);
+* move: the move form's POST (draw, discard or go out; answered by the redirect,
+  which is not followed), each client playing its own two-person games, both
+  seats, with moves worked out beforehand with the engine (so every post is a
+  legal move at the right version).
+
+Prints each round's requests per second, the median over rounds, the
+ratios to the trivial page's rate of the same round (their median), the CPU
+time per request of the server process and of PostgreSQL, and the database
+queries of a move (a draw, a discard, and a discard after which two bots play,
+BEGIN and COMMIT included), counted in this process with Django's test client
+on the same database.
+
+Run it on a quiet machine, the same way for the figures you compare: the
+load generator shares the machine's cores with the server and PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import secrets
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+PASSWORD = "a-long-pass-phrase-42"
+KINDS = ("trivial", "table", "move")
+
+
+# -- PostgreSQL and the server -------------------------------------------------------------
+
+
+def pg_binary(name: str) -> str:
+    """Debian keeps PostgreSQL's programs under /usr/lib/postgresql/<version>/bin."""
+    found = shutil.which(name)
+    if found:
+        return found
+    candidates = sorted(Path("/usr/lib/postgresql").glob(f"*/bin/{name}"))
+    if not candidates:
+        sys.exit(f"{name} not found: install Debian's postgresql package (apt-get install postgresql)")
+    return str(candidates[-1])
+
+
+def as_postgres(command: list[str]) -> list[str]:
+    """PostgreSQL refuses to run as root: run it as the postgres user then."""
+    if os.geteuid() == 0:
+        return ["runuser", "-u", "postgres", "--", *command]
+    return command
+
+
+def start_postgres(workdir: Path, port: int) -> Path:
+    data = workdir / "pg"
+    data.mkdir()
+    if os.geteuid() == 0:
+        shutil.chown(data, "postgres", "postgres")
+    subprocess.run(
+        as_postgres([pg_binary("initdb"), "-D", str(data), "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync"]),
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+    options = f"-p {port} -k {data} -c listen_addresses=127.0.0.1"
+    subprocess.run(
+        as_postgres([pg_binary("pg_ctl"), "-D", str(data), "-o", options, "-l", str(data / "log"), "-w", "start"]),
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+    subprocess.run(
+        as_postgres([pg_binary("createdb"), "-h", "127.0.0.1", "-p", str(port), "-U", "postgres", "bench"]), check=True
+    )
+    return data
+
+
+def stop_postgres(data: Path) -> None:
+    subprocess.run(
+        as_postgres([pg_binary("pg_ctl"), "-D", str(data), "-m", "fast", "-w", "stop"]),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU of a process, with its reaped children's (fields 14-17 of /proc/PID/stat)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return sum(int(value) for value in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
+def postgres_cpu(data: Path) -> float:
+    """CPU of the postmaster and every backend: a backend's time moves to the postmaster's children when it exits."""
+    postmaster = int((data / "postmaster.pid").read_text().split()[0])
+    total = cpu_seconds(postmaster)
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            if parent == postmaster:
+                total += cpu_seconds(int(entry.name))
+    return total
+
+
+# -- the load --------------------------------------------------------------------------------
+
+
+@dataclass
+class Client:
+    """One simulated browser: its own keep-alive connection, its sessions, its games and their moves."""
+
+    table_path: str
+    table_cookie: str
+    #: (path, cookie, body) of each move post, in order (the next one is ``moves[next_move]``).
+    moves: list[tuple[str, str, bytes]] = field(default_factory=list)
+    next_move: int = 0
+
+
+async def read_response(reader: asyncio.StreamReader) -> int:
+    """Read one HTTP/1.1 response (Content-Length or chunked); its status."""
+    head = await reader.readuntil(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    status = int(lines[0].split()[1])
+    headers = {}
+    for line in lines[1:]:
+        if ":" in line:
+            name, value = line.split(":", 1)
+            headers[name.strip().lower()] = value.strip()
+    if "content-length" in headers:
+        await reader.readexactly(int(headers["content-length"]))
+    elif headers.get("transfer-encoding", "").lower() == "chunked":
+        while True:
+            size = int((await reader.readuntil(b"\r\n")).split(b";")[0], 16)
+            await reader.readexactly(size + 2)
+            if size == 0:
+                break
+    return status
+
+
+def request_bytes(method: str, path: str, host: str, cookie: str = "", body: bytes = b"") -> bytes:
+    lines = [f"{method} {path} HTTP/1.1", f"Host: {host}", "Connection: keep-alive"]
+    if cookie:
+        lines.append(f"Cookie: {cookie}")
+    if method == "POST":
+        lines += ["Content-Type: application/x-www-form-urlencoded", f"Content-Length: {len(body)}"]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode() + body
+
+
+async def drive(
+    kind: str, client: Client, port: int, until: float, counting_from: float, counts: dict[str, int]
+) -> None:
+    """Ask for ``kind`` again and again until ``until``; count the answers that came after ``counting_from``."""
+    host = f"127.0.0.1:{port}"
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    try:
+        while time.monotonic() < until:
+            if kind == "trivial":
+                expected, data = 200, request_bytes("GET", "/bench/trivial/", host)
+            elif kind == "table":
+                expected, data = 200, request_bytes("GET", client.table_path, host, client.table_cookie)
+            else:
+                if client.next_move >= len(client.moves):
+                    counts["ran_out"] += 1
+                    return
+                path, cookie, body = client.moves[client.next_move]
+                expected, data = 302, request_bytes("POST", path, host, cookie, body)
+            writer.write(data)
+            status = await read_response(reader)
+            if kind == "move":
+                client.next_move += 1
+            if status != expected:
+                counts["errors"] += 1
+                if kind == "move":
+                    return  # this client's moves are out of step with its games now
+            else:
+                counts["all"] += 1
+                if time.monotonic() >= counting_from:
+                    counts["done"] += 1
+    finally:
+        writer.close()
+
+
+async def measure(kind: str, clients: list[Client], ports: list[int], seconds: float) -> dict[str, int]:
+    """Ask for ``kind`` for a second of warm-up and ``seconds`` more: the answers counted ("done", after
+    the warm-up; "all"), the unexpected ones ("errors") and the clients that ran out of prepared moves."""
+    start = time.monotonic()
+    counts = {"done": 0, "all": 0, "errors": 0, "ran_out": 0}
+    await asyncio.gather(
+        *(
+            drive(kind, client, ports[index % len(ports)], start + 1 + seconds, start + 1, counts)
+            for index, client in enumerate(clients)
+        )
+    )
+    return counts
+
+
+# -- the games and their moves ---------------------------------------------------------------
+
+
+def prepare_clients(count: int, moves_each: int) -> list[Client]:
+    """``count`` clients, each with two people of its own and enough two-person games for ``moves_each``
+    moves, worked out with the engine from the dealt states (easy bots choose for both seats)."""
+    from django.contrib.auth import get_user_model
+    from django.test import Client as TestClient
+
+    from games import bots, services
+    from games.engine import GameState, apply, view
+    from games.models import Variant
+
+    user_model = get_user_model()
+    classic = Variant.objects.get(slug="classic")
+    csrf = secrets.token_hex(16)  # a CSRF secret of our own: the cookie and the form's token
+    clients = []
+    for index in range(count):
+        people = [user_model.objects.create_user(username=f"p{index}-{seat}", password=PASSWORD) for seat in (0, 1)]
+        cookies = []
+        for person in people:
+            test_client = TestClient()
+            test_client.force_login(person)
+            cookies.append(f"sessionid={test_client.cookies['sessionid'].value}; csrftoken={csrf}")
+        client: Client | None = None
+        game_number = 0
+        while client is None or len(client.moves) < moves_each:
+            game = services.game_create(
+                creator=people[0], variant=classic, seat_count=2, invitees=[people[1]], seed=index * 1000 + game_number
+            )
+            game_number += 1
+            game.refresh_from_db()
+            if client is None:
+                client = Client(table_path=f"/games/{game.pk}/", table_cookie=cookies[0])
+            assert game.state is not None
+            state, version = GameState.from_dict(game.state), game.version
+            while not state.is_over and len(client.moves) < moves_each:
+                seat = state.current_seat
+                assert seat is not None  # a game in play
+                action = bots.choose_action(view(state, seat), "easy")
+                fields = {"csrfmiddlewaretoken": csrf, "version": str(version), **action.to_dict()}
+                client.moves.append((f"/games/{game.pk}/play/", cookies[seat], urllib.parse.urlencode(fields).encode()))
+                state, _events = apply(state, seat, action)
+                version += 1
+        assert client is not None
+        clients.append(client)
+    return clients
+
+
+def count_move_queries() -> dict[str, int]:
+    """The queries of one move POST, counted in this process (the test client, the same database):
+    a draw and a discard between two people, and a discard after which two bots play their turns."""
+    from django.contrib.auth import get_user_model
+    from django.db import connection
+    from django.test import Client as TestClient
+    from django.test.utils import CaptureQueriesContext
+
+    from games import bots, services
+    from games.engine import GameState, view
+    from games.models import Game, Variant
+
+    user_model = get_user_model()
+    classic = Variant.objects.get(slug="classic")
+    ann, bob = (user_model.objects.create_user(username=name, password=PASSWORD) for name in ("q-ann", "q-bob"))
+    counts: dict[str, int] = {}
+
+    def post(game: Game, player: Any, action: dict[str, Any]) -> int:
+        game.refresh_from_db()
+        client = TestClient()
+        client.force_login(player)
+        with CaptureQueriesContext(connection) as queries:
+            response = client.post(f"/games/{game.pk}/play/", {"version": game.version, **action})
+        assert response.status_code == 302, response.status_code
+        return len(queries.captured_queries)
+
+    def next_action(game: Game, seat: int) -> dict[str, Any]:
+        game.refresh_from_db()
+        assert game.state is not None
+        return bots.choose_action(view(GameState.from_dict(game.state), seat), "easy").to_dict()
+
+    game = services.game_create(creator=ann, variant=classic, seat_count=2, invitees=[bob], seed=7)
+    game.refresh_from_db()
+    seat = game.current_seat
+    assert seat is not None
+    mover = (ann, bob)[seat]
+    counts["draw"] = post(game, mover, {"type": "draw", "source": "stock"})
+    counts["discard"] = post(game, mover, next_action(game, seat))
+    for level in ("medium", "hard"):
+        with_bots = services.game_create(
+            creator=ann, variant=classic, seat_count=3, bot_count=2, bot_level=level, seed=3
+        )
+        while True:
+            with_bots.refresh_from_db()
+            assert with_bots.current_seat == 0
+            action = next_action(with_bots, 0)
+            if action["type"] == "draw":
+                post(with_bots, ann, action)
+                continue
+            counts[f"discard, then two {level} bots play"] = post(with_bots, ann, action)
+            break
+    return counts
+
+
+# -- main ------------------------------------------------------------------------------------
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--clients", type=int, default=32)
+    parser.add_argument("--seconds", type=float, default=8)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--servers", type=int, default=2, help="daphne processes (the clients are shared out)")
+    parser.add_argument("--memory-layer", action="store_true", help="the in-memory channel layer instead of Redis")
+    args = parser.parse_args()
+
+    from tests.servers import free_port, stop, wait_until_serving
+
+    workdir = Path(tempfile.mkdtemp(prefix="threethirteen-throughput-"))
+    workdir.chmod(0o755)  # the postgres user makes its data directory inside
+    pg_port = free_port()
+    pg_data = None
+    processes: list[subprocess.Popen] = []
+    try:
+        pg_data = start_postgres(workdir, pg_port)
+        env = {key: value for key, value in os.environ.items() if key not in ("REDIS_URL",)}
+        env.update(
+            {
+                "DATABASE_URL": f"postgres://postgres@127.0.0.1:{pg_port}/bench",
+                "DJANGO_SETTINGS_MODULE": "bench.site",
+                "DEBUG": "0",
+                "SECRET_KEY": "bench-" + secrets.token_hex(24),
+                "SECURE_SSL_REDIRECT": "0",
+                "ALLOWED_HOSTS": "127.0.0.1,localhost,testserver",
+                "PYTHONUNBUFFERED": "1",
+                "LOG_LEVEL": "WARNING",
+                "APP_LOG_LEVEL": "WARNING",
+            }
+        )
+        if not args.memory_layer:
+            redis_port = free_port()
+            processes.append(
+                subprocess.Popen(
+                    [shutil.which("redis-server") or "redis-server", "--bind", "127.0.0.1", "--port", str(redis_port)]
+                    + ["--save", "", "--appendonly", "no", "--dir", str(workdir)],
+                    stdout=subprocess.DEVNULL,
+                )
+            )
+            env["REDIS_URL"] = f"redis://127.0.0.1:{redis_port}/0"
+        os.environ.update(env)
+        subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=REPO, env=env, check=True)
+
+        import django
+
+        django.setup()
+        from django.core.management import call_command
+
+        call_command("load_variants", stdout=open(os.devnull, "w"))
+        queries = count_move_queries()
+        # Enough prepared moves for every round at well above the rates expected here.
+        clients = prepare_clients(args.clients, moves_each=int(args.rounds * (args.seconds + 1) * 400 / args.clients))
+
+        servers: list[subprocess.Popen] = []
+        ports = []
+        for index in range(args.servers):
+            ports.append(free_port())
+            log = workdir / f"daphne-{index}.log"
+            with open(log, "wb") as out:
+                servers.append(
+                    subprocess.Popen(
+                        [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(ports[-1])]
+                        + ["threethirteen_site.asgi:application"],
+                        cwd=REPO,
+                        env=env,
+                        stdout=out,
+                        stderr=subprocess.STDOUT,
+                    )
+                )
+            processes.append(servers[-1])
+            wait_until_serving(f"http://127.0.0.1:{ports[-1]}/bench/trivial/", servers[-1], log)
+
+        def servers_cpu() -> float:
+            return sum(cpu_seconds(server.pid) for server in servers)
+
+        rates: dict[str, list[float]] = {kind: [] for kind in KINDS}
+        server_cpu: dict[str, float] = dict.fromkeys(KINDS, 0.0)
+        db_cpu: dict[str, float] = dict.fromkeys(KINDS, 0.0)
+        served: dict[str, float] = dict.fromkeys(KINDS, 0.0)
+        problems: list[str] = []
+        for round_number in range(args.rounds):
+            for kind in KINDS:
+                cpu_before, db_before = servers_cpu(), postgres_cpu(pg_data)
+                counts = asyncio.run(measure(kind, clients, ports, args.seconds))
+                # CPU per request over the whole run of the kind, warm-up included.
+                server_cpu[kind] += servers_cpu() - cpu_before
+                db_cpu[kind] += postgres_cpu(pg_data) - db_before
+                served[kind] += counts["all"]
+                rates[kind].append(counts["done"] / args.seconds)
+                if counts["errors"] or counts["ran_out"]:
+                    problems.append(
+                        f"round {round_number + 1} {kind}: {counts['errors']} unexpected answers,"
+                        f" {counts['ran_out']} clients ran out of moves"
+                    )
+            line = "  ".join(f"{kind} {rates[kind][-1]:7.1f}/s" for kind in KINDS)
+            print(f"round {round_number + 1}: {line}", flush=True)
+    finally:
+        for process in reversed(processes):
+            stop(process)
+        if pg_data is not None:
+            stop_postgres(pg_data)
+        shutil.rmtree(workdir, ignore_errors=True)
+
+    print(
+        f"\n{args.clients} clients, {args.seconds:g} s x {args.rounds} rounds, {args.servers} daphne process(es), "
+        + "PostgreSQL, "
+        + ("in-memory channel layer" if args.memory_layer else "Redis channel layer")
+    )
+    print(f"{'':>8} {'requests/s':>11} {'x trivial':>10} {'server CPU':>11} {'PostgreSQL CPU':>15}")
+    for kind in KINDS:
+        ratios = [rate / trivial for rate, trivial in zip(rates[kind], rates["trivial"], strict=True)]
+        print(
+            f"{kind:>8} {statistics.median(rates[kind]):11.1f} {statistics.median(ratios):10.2f}"
+            f" {server_cpu[kind] / served[kind] * 1000:8.2f} ms {db_cpu[kind] / served[kind] * 1000:12.2f} ms"
+        )
+    print(
+        "queries per move POST (BEGIN and COMMIT included): "
+        + ", ".join(f"{name} {count}" for name, count in queries.items())
+    )
+    for problem in problems:
+        print("!", problem)
+
+
+if __name__ == "__main__":
+    main()
