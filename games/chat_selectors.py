@@ -140,13 +140,22 @@ def _line(message: ChatMessage, user: Any, seated_ids: set[int], today: datetime
 
 
 def chat_panel(
-    *, game: Game, user: Any, invited: bool = False, record: bool = False, error: str = "", text: str = ""
+    *,
+    game: Game,
+    user: Any,
+    invited: bool = False,
+    record: bool = False,
+    seated_ids: set[int] | None = None,
+    error: str = "",
+    text: str = "",
 ) -> dict[str, Any]:
     """The chat beside a table (``record``: the whole history, read-only, on a finished game's record).
 
+    ``seated_ids``: the people with a seat, when the caller has read the seats already.
     ``error`` and ``text``: a refused post's message and what the person had typed (kept for them).
     """
-    seated_ids = set(Seat.objects.filter(game=game, user__isnull=False).values_list("user_id", flat=True))
+    if seated_ids is None:
+        seated_ids = set(Seat.objects.filter(game=game, user__isnull=False).values_list("user_id", flat=True))
     seated = user.is_authenticated and user.pk in seated_ids
     access = chat_access(game=game, user=user, invited=invited, seated=seated, reading_only=record)
     channels = []

@@ -182,7 +182,7 @@ def game_table(*, game: Game, user: Any, sort: str = "suit", hand_view: str = "o
         ),
     )
     if game.state is None:
-        return table_context(reading)
+        return {**table_context(reading), "seated_ids": _people_of(seats)}
     v = view(GameState.from_dict(game.state), me.position if me is not None else None)
     moves = Move.objects.filter(game=game).order_by("-seq")[:RECENT_MOVES]
     summarised = round_to_summarise(rounds_ended=len(v.results), game_over=v.is_over, me=me)
@@ -193,7 +193,12 @@ def game_table(*, game: Game, user: Any, sort: str = "suit", hand_view: str = "o
         standings=final_standings(seats, list(v.scores)) if v.is_over else None,
         round_end_events=round_end_events(game=game, round_number=summarised) if summarised else None,
     )
-    return table_context(reading)
+    return {**table_context(reading), "seated_ids": _people_of(seats)}
+
+
+def _people_of(seats: Sequence[Seat]) -> set[int]:
+    """The people who hold (or held) a seat of the table: the chat marks their lines as a player's."""
+    return {seat.user_id for seat in seats if seat.user_id is not None}
 
 
 def round_end_events(*, game: Game, round_number: int) -> list[dict[str, Any]]:

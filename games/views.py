@@ -187,6 +187,7 @@ def _table_response(
             game=game,
             user=request.user,
             invited=selectors.holds_invite(request.session, game.pk),
+            seated_ids=context["seated_ids"],
             error=chat_error,
             text=chat_text,
         )

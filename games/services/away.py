@@ -65,6 +65,11 @@ def holds_clock(user_id: int | None, now: datetime.datetime) -> bool:
     return user_id is not None and Absence.objects.filter(user_id=user_id).holding_clock(now).exists()
 
 
+def is_away_now(now: datetime.datetime) -> Exists:
+    """For a query of seats: whether the seat's person is away at ``now`` (false for a bot's seat)."""
+    return Exists(Absence.objects.filter(user_id=OuterRef("user_id")).active(now))
+
+
 def clock_stopped(now: datetime.datetime) -> Q:
     """The games over days whose player to move holds their clock (for ``Game`` querysets: the clock
     worker leaves them alone, no turn notice goes out)."""

@@ -303,17 +303,27 @@ def game_play(*, game_id: int, user: Any, action: Action | Mapping[str, Any], ex
     so the move meets the deadline moved on by the time away.
     """
     try:
-        seated = user is not None and Seat.objects.filter(game_id=game_id, user_id=user.pk, bot_level="").exists()
-        before = Game.objects.filter(pk=game_id).values_list("version", flat=True).first()
-    except (ValueError, TypeError):
-        seated, before = False, None  # a bad game id: refused below as not_found
-    settled_version = None
-    if seated and away.come_back_if_away(user=user) and before == expected_version:
-        # The return moved this table on by one version; the page the move came from was up to date.
-        settled_version = expected_version + 1
-    return _play(
-        game_id=game_id, user=user, action=action, expected_version=expected_version, settled_version=settled_version
-    )
+        return _play(game_id=game_id, user=user, action=action, expected_version=expected_version)
+    except _AwayFirst as away_at:
+        settled_version = None
+        if away.come_back_if_away(user=user) and away_at.version == expected_version:
+            # The return moved this table on by one version; the page the move came from was up to date.
+            settled_version = expected_version + 1
+        return _play(
+            game_id=game_id,
+            user=user,
+            action=action,
+            expected_version=expected_version,
+            settled_version=settled_version,
+        )
+
+
+class _AwayFirst(Exception):
+    """The mover's time away is going on: it must end (own transaction) before the move is tried again."""
+
+    def __init__(self, version: int) -> None:
+        super().__init__(version)
+        self.version = version
 
 
 @transaction.atomic
@@ -326,7 +336,8 @@ def _play(
     settled_version: int | None = None,
 ) -> Game:
     game = locked_game(game_id, user)
-    seats = list(game.seats.all())  # read once: the checks, the bots and the save use these
+    # Read once (the checks, the bots and the save use these), with whether each person is away now.
+    seats: list[Seat] = list(game.seats.annotate(away_now=away.is_away_now(timezone.now())))
     seat = seat_of(game, user, seats)
     if game.status != Game.Status.ACTIVE:
         if game.status == Game.Status.FINISHED:
@@ -336,6 +347,8 @@ def _play(
         raise GameError("game_not_active", _("The game has not started yet."))
     if seat.is_bot:
         raise GameError("seat_played_by_bot", _("A bot plays your seat in this game now: you cannot move."))
+    if seat.away_now and settled_version is None:  # type: ignore[attr-defined]  # (the annotation above)
+        raise _AwayFirst(game.version)  # nothing written yet: the transaction ends empty
     if game.version not in (expected_version, settled_version):
         raise GameError("stale_version", stale_message(game, seat, action, expected_version))
     # Under the row lock, so the clock (``clock.game_timeout``, which plays a

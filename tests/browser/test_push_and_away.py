@@ -79,14 +79,14 @@ def push_url(django_db_setup: Any, django_db_blocker: Any, tmp_path_factory: Any
     from django.db import connection
 
     with django_db_blocker.unblock():
-        database_name = connection.settings_dict["NAME"]
+        database = dict(connection.settings_dict)
     port = free_port()
     log = tmp_path_factory.mktemp("push-server") / "runserver.log"
     with open(log, "wb") as out:
         process = subprocess.Popen(
             [sys.executable, "manage.py", "runserver", "--noreload", "--skip-checks", f"127.0.0.1:{port}"],
             cwd=REPO,
-            env=server_env(database_name, GAMECLOCK_IN_SERVER="0", VAPID_PUBLIC_KEY=PUBLIC, VAPID_PRIVATE_KEY=PRIVATE),
+            env=server_env(database, GAMECLOCK_IN_SERVER="0", VAPID_PUBLIC_KEY=PUBLIC, VAPID_PRIVATE_KEY=PRIVATE),
             stdout=out,
             stderr=subprocess.STDOUT,
         )
