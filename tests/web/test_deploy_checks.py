@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from django.core.checks import run_checks
 
+from tests.deploy.layout import example_environment as deploy_example_environment
 from tests.servers import REPO
 
 MANIFEST_STORAGE = "django.contrib.staticfiles.storage.ManifestStaticFilesStorage"
@@ -172,13 +173,8 @@ def test_the_in_server_clock_on_one_process_is_no_clock_problem(production):
 
 
 def example_environment() -> dict[str, str]:
-    """``deploy/env.example``'s variables as systemd reads the file, with a secret key filled in (it has none)."""
-    values = {}
-    for line in (REPO / "deploy" / "env.example").read_text().splitlines():
-        line = line.strip()
-        if line and not line.startswith("#"):
-            name, _, value = line.partition("=")
-            values[name.strip()] = value.strip().removeprefix('"').removesuffix('"')
+    """``deploy/env.example``'s variables, with a secret key filled in (it has none)."""
+    values = deploy_example_environment()
     assert values["SECRET_KEY"] == "", "the example must not carry a secret key someone could deploy with"
     values["SECRET_KEY"] = "an-example-secret-for-the-check-" + "0123456789abcdefghijklmnopqrstuvwxyz"
     return values
