@@ -259,7 +259,7 @@ STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", "").strip() or BASE_DIR / "stat
 if not DEBUG:
     # In production the static files' names carry a hash of their content ("site.3f2a9c1b7e4d.css",
     # written by collectstatic with a manifest the pages' links are taken from), so that the proxy
-    # can let browsers keep them for a year: a changed file is a new name.  Pages fail without the
+    # can let browsers keep them for good: a changed file is a new name.  Pages fail without the
     # manifest, so collectstatic comes before the servers start (`manage.py check --deploy` says so).
     STORAGES = {
         "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},

@@ -10,7 +10,7 @@ header of the upgrade shows), a move is posted, and both pages hear it, so
 one of them from a process the move did not go through.  The clock then
 plays a turn whose time ran out, and both pages hear that too.  Also: the
 health check through the proxy, static files served by nginx (hashed names
-kept a year), HTTP redirected to HTTPS, and what ``check --deploy`` said.
+kept for good), HTTP redirected to HTTPS, and what ``check --deploy`` said.
 """
 
 from __future__ import annotations
@@ -142,7 +142,7 @@ def test_plain_http_is_sent_to_https(layout):
     assert answer.value.code == 301 and answer.value.headers["Location"] == "https://127.0.0.1/rules/"
 
 
-def test_static_files_come_from_the_proxy_and_hashed_names_are_kept_a_year(layout):
+def test_static_files_come_from_the_proxy_and_hashed_names_are_kept_for_good(layout):
     browser = Browser(layout)
     response, page = browser.get("/rules/")
     assert response.status == 200
