@@ -81,8 +81,8 @@ def check_static_files(**kwargs: Any) -> list[CheckMessage]:
         return []
     return [
         Error(
-            f"The static files have not been collected: {manifest} is missing, and with DEBUG off every page "
-            "fails without it.",
+            f"The static files have not been collected: {manifest} is missing, so the proxy has no styles or "
+            "scripts to serve, and the pages link them by names browsers must ask for again and again.",
             hint="Run `manage.py collectstatic --noinput` (with the same STATIC_ROOT) before starting the servers, "
             "after every update.",
             id="threethirteen.E003",

@@ -259,11 +259,11 @@ STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", "").strip() or BASE_DIR / "stat
 if not DEBUG:
     # In production the static files' names carry a hash of their content ("site.3f2a9c1b7e4d.css",
     # written by collectstatic with a manifest the pages' links are taken from), so that the proxy
-    # can let browsers keep them for good: a changed file is a new name.  Pages fail without the
-    # manifest, so collectstatic comes before the servers start (`manage.py check --deploy` says so).
+    # can let browsers keep them for good: a changed file is a new name (threethirteen_site/static.py;
+    # without the manifest, pages link the plain names and `manage.py check --deploy` says so).
     STORAGES = {
         "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
-        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.ManifestStaticFilesStorage"},
+        "staticfiles": {"BACKEND": "threethirteen_site.static.HashedStaticFilesStorage"},
     }
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

@@ -20,7 +20,7 @@ from django.core.checks import run_checks
 from tests.deploy.layout import example_environment as deploy_example_environment
 from tests.servers import REPO
 
-MANIFEST_STORAGE = "django.contrib.staticfiles.storage.ManifestStaticFilesStorage"
+MANIFEST_STORAGE = "threethirteen_site.static.HashedStaticFilesStorage"  # the storage of DEBUG=0
 
 
 @pytest.fixture
