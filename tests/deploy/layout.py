@@ -267,7 +267,9 @@ def deployed_layout(workdir: Path, servers: int = 2) -> Iterator[Layout]:
             site.write_text(nginx_site(upstream_ports, https_port, http_port, static_root, cert, key))
             main = workdir / "nginx.conf"
             main.write_text(nginx_main(workdir, site))
-            nginx = start(layout, "nginx", [nginx_binary(), "-p", str(workdir), "-c", str(main)])
+            # -e: the error log from the start (before the configuration is read), ours too when not root.
+            error_log = str(workdir / "nginx-error.log")
+            nginx = start(layout, "nginx", [nginx_binary(), "-p", str(workdir), "-e", error_log, "-c", str(main)])
             for index, upstream in enumerate(layout.upstreams):
                 # Each process directly, as a monitor on the server would (Host: one of ALLOWED_HOSTS).
                 wait_for(
