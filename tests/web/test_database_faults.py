@@ -42,10 +42,15 @@ class ServerLikeClient(Client):
     def __init__(self, **defaults: Any) -> None:
         super().__init__(raise_request_exception=False, **defaults)
 
+    served_by_pid: int | None = None  # PostgreSQL: the server process of the connection of the last request
+
     def request(self, **request: Any) -> Any:
         close_old_connections()
         try:
-            return super().request(**request)
+            response = super().request(**request)
+            if connection.vendor == "postgresql" and connection.connection is not None:
+                self.served_by_pid = connection.connection.info.backend_pid
+            return response
         finally:
             close_old_connections()
 
@@ -63,6 +68,30 @@ def terminate_backend(wrapper: Any) -> None:
                 if cursor.fetchone()[0] == 0:
                     return
                 assert time.monotonic() < deadline, "the terminated backend did not go away"
+                time.sleep(0.01)
+    finally:
+        other.close()
+
+
+def terminate_idle_backends() -> list[int]:
+    """End the server process of every idle connection to the test database (the pool's, between requests), as a
+    database restart would; wait till they are gone.  Their process ids."""
+    other = connections.create_connection("default")
+    try:
+        with other.cursor() as cursor:
+            cursor.execute(
+                "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND state = 'idle'"
+                " AND pid <> pg_backend_pid()"
+            )
+            pids = [row[0] for row in cursor.fetchall()]
+            for pid in pids:
+                cursor.execute("SELECT pg_terminate_backend(%s)", [pid])
+            deadline = time.monotonic() + 10
+            while True:
+                cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE pid = ANY(%s)", [pids])
+                if cursor.fetchone()[0] == 0:
+                    return pids
+                assert time.monotonic() < deadline, "the terminated backends did not go away"
                 time.sleep(0.01)
     finally:
         other.close()
@@ -143,10 +172,17 @@ def test_a_move_that_loses_its_connection_is_not_played_at_all_and_posting_it_ag
 
 
 def test_a_kept_connection_that_died_between_requests_is_replaced_before_use(game, settings):
-    """``CONN_HEALTH_CHECKS``: with connections kept (``CONN_MAX_AGE``), a database restart between requests costs
-    no request: the dead connection is found and replaced before the request uses it."""
+    """``CONN_HEALTH_CHECKS``: a connection kept between requests (in the pool on PostgreSQL, else by
+    ``CONN_MAX_AGE``) that died (a database restart) costs no request: it is found dead and replaced before use."""
     assert settings.DATABASES["default"]["CONN_HEALTH_CHECKS"] is True
     client = signed_in(player_to_move(game))
+    if getattr(connection, "pool", None) is not None:  # PostgreSQL with its pool (DATABASE_POOL, the default)
+        assert client.get(f"/games/{game.pk}/").status_code == 200
+        served = client.served_by_pid
+        assert served in terminate_idle_backends()
+        assert client.get(f"/games/{game.pk}/").status_code == 200
+        assert client.served_by_pid != served  # the pool checked the dead one and handed out a live one
+        return
     connection.close()
     connection.settings_dict["CONN_MAX_AGE"] = 60
     try:
