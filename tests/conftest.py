@@ -25,6 +25,7 @@ MARKERS_BY_PATH = {
     HERE / "live" / "test_redis_processes.py": "redis",
     HERE / "live" / "test_redis_sockets.py": "redis",
     HERE / "live" / "test_redis_layer.py": "redis",
+    HERE / "deploy": "redis",  # the deployed layout: nginx, PostgreSQL, Redis, several servers
 }
 
 

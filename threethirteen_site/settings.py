@@ -24,6 +24,7 @@ in-memory channel layer, e-mail printed on the console):
   contact for the push services), ``PUSH_SERVICE_HOSTS`` (the push services a subscription
   may point at)
 - ``SECURE_SSL_REDIRECT``, ``SECURE_HSTS_SECONDS`` (production only)
+- ``STATIC_ROOT`` (where ``collectstatic`` writes the static files for the proxy; default ``staticfiles``)
 - ``CLIENT_IP_HEADER`` (behind a proxy: the header with the client's address, e.g.
   ``X-Forwarded-For``; default ``REMOTE_ADDR``) and ``CLIENT_IP_PROXY_COUNT`` (default 1)
 - ``LOGIN_FAILURE_LIMIT`` (default 5), ``LOGIN_COOLOFF_MINUTES`` (default 15),
@@ -253,7 +254,17 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+# Where `manage.py collectstatic` puts the static files, for the proxy to serve (deploy/nginx).
+STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", "").strip() or BASE_DIR / "staticfiles")
+if not DEBUG:
+    # In production the static files' names carry a hash of their content ("site.3f2a9c1b7e4d.css",
+    # written by collectstatic with a manifest the pages' links are taken from), so that the proxy
+    # can let browsers keep them for good: a changed file is a new name (threethirteen_site/static.py;
+    # without the manifest, pages link the plain names and `manage.py check --deploy` says so).
+    STORAGES = {
+        "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+        "staticfiles": {"BACKEND": "threethirteen_site.static.HashedStaticFilesStorage"},
+    }
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -296,6 +307,8 @@ AWAY_DAYS_PER_YEAR = int(os.environ.get("AWAY_DAYS_PER_YEAR", "14"))
 if not DEBUG:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
+    # A monitor on the server may ask a process for /healthz over plain HTTP (threethirteen_site/health.py).
+    SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
     SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "31536000"))

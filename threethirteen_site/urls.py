@@ -4,8 +4,11 @@ from django.views.i18n import JavaScriptCatalog
 
 from accounts import push_views
 from accounts import views as accounts_views
+from threethirteen_site import health
 
 urlpatterns = [
+    # For the proxy and monitors: 200 when the database and the channel layer answer, else 503.
+    path("healthz", health.healthz, name="healthz"),
     path("admin/", admin.site.urls),
     path("accounts/", include("accounts.urls")),
     # The words of the site's scripts (the djangojs catalogs) in the request's language.

@@ -1,0 +1,89 @@
+"""``/healthz``: 200 when the database and the channel layer answer, 503 when either does not; never cached.
+
+The database is lost as in ``test_database_faults.py`` (on PostgreSQL its
+server process is really ended; on SQLite the query raises what a lost
+connection raises).  The channel layer is lost by pointing it at a loopback
+port nothing listens on, or stalled by a layer that never delivers.  The
+answer through Redis and the proxy is in ``tests/deploy/test_layout.py``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+from channels.layers import InMemoryChannelLayer
+from django.test import override_settings
+
+from tests.servers import free_port
+from threethirteen_site import health
+from threethirteen_site.redis_layer import redis_host
+
+from .test_database_faults import ServerLikeClient, connection_lost_at
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+class SilentLayer(InMemoryChannelLayer):
+    """A channel layer that takes every message and never delivers one (a Redis that hangs)."""
+
+    async def receive(self, channel: str) -> dict[str, Any]:
+        await asyncio.sleep(3600)
+        raise AssertionError("unreachable")
+
+
+def body(response: Any) -> dict[str, str]:
+    assert response["Content-Type"] == "application/json"
+    return json.loads(response.content)
+
+
+def assert_never_cached(response: Any) -> None:
+    assert "no-store" in response["Cache-Control"] and "max-age=0" in response["Cache-Control"]
+
+
+def test_healthz_is_200_when_the_database_and_the_channel_layer_answer():
+    response = ServerLikeClient().get("/healthz")
+    assert response.status_code == 200
+    assert body(response) == {"status": "ok", "database": "ok", "channel_layer": "ok"}
+    assert_never_cached(response)
+
+
+def test_healthz_is_503_when_the_database_is_lost_and_200_again_after():
+    client = ServerLikeClient()
+    with connection_lost_at("SELECT 1") as lost:
+        response = client.get("/healthz")
+    assert lost and response.status_code == 503
+    assert body(response) == {"status": "unavailable", "database": "unavailable", "channel_layer": "ok"}
+    assert_never_cached(response)
+    assert client.get("/healthz").status_code == 200  # the broken connection was replaced
+
+
+def test_healthz_is_503_when_redis_refuses_and_says_nothing_of_the_set_up():
+    port = free_port()  # nothing listens there
+    layers = {
+        "default": {
+            "BACKEND": "threethirteen_site.redis_layer.RedisChannelLayer",
+            "CONFIG": {"hosts": [redis_host(f"redis://127.0.0.1:{port}/0")]},
+        }
+    }
+    with override_settings(CHANNEL_LAYERS=layers):
+        response = ServerLikeClient().get("/healthz")
+    assert response.status_code == 503
+    assert body(response) == {"status": "unavailable", "database": "ok", "channel_layer": "unavailable"}
+    assert str(port) not in response.content.decode() and "redis" not in response.content.decode().lower()
+    assert_never_cached(response)
+
+
+def test_healthz_is_503_when_the_channel_layer_does_not_answer_in_time(monkeypatch):
+    monkeypatch.setattr(health, "CHANNEL_LAYER_TIMEOUT", 0.2)
+    with override_settings(CHANNEL_LAYERS={"default": {"BACKEND": f"{__name__}.SilentLayer"}}):
+        response = ServerLikeClient().get("/healthz")
+    assert response.status_code == 503 and body(response)["channel_layer"] == "unavailable"
+
+
+def test_healthz_takes_get_and_head_only():
+    client = ServerLikeClient()
+    assert client.head("/healthz").status_code == 200
+    assert client.post("/healthz").status_code == 405
