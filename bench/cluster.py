@@ -298,6 +298,22 @@ class Cluster:
         log = self.workdir / f"daphne-{index}.log"
         return log.read_text(errors="replace") if log.exists() else ""
 
+    def logged_errors(self) -> dict[str, int]:
+        """The exceptions the server processes and the clock logged (the last line of each traceback), counted."""
+        found: dict[str, int] = {}
+        for log in sorted(self.workdir.glob("*.log")):
+            lines = log.read_text(errors="replace").splitlines()
+            for number, line in enumerate(lines):
+                if not line.startswith("Traceback"):
+                    continue
+                end = number + 1
+                while end < len(lines) and (lines[end].startswith(" ") or lines[end].startswith("Traceback")):
+                    end += 1
+                last = lines[end] if end < len(lines) else lines[-1]
+                key = f"{log.stem}: {last[:160]}"
+                found[key] = found.get(key, 0) + 1
+        return found
+
     def start_clock(self) -> None:
         with open(self.workdir / "gameclock.log", "ab") as out:
             self.clock = subprocess.Popen(

@@ -581,6 +581,7 @@ async def play_games(run: Run, seconds: float, fault: str | None) -> dict[str, A
     result["server CPU"] = run.cluster.server_cpu() - cpu_before
     result["PostgreSQL CPU"] = run.cluster.postgres_cpu() - db_cpu_before
     result["memory"] = run.cluster.memory()
+    result["clock alive"] = run.cluster.clock_alive()
     while run.in_flight and time.monotonic() - stopped < 60:
         await asyncio.sleep(0.05)
     final = await database.call(lambda: versions([p.pk for p in run.plans]))
@@ -606,6 +607,7 @@ async def play_games(run: Run, seconds: float, fault: str | None) -> dict[str, A
         page.close_http()
     result["check"] = await database.call(lambda: check_games(run.plans, run.acknowledged))
     result["moves played"] = len(run.acknowledged)
+    result["logged errors"] = run.cluster.logged_errors()
     database.close()
     return result
 
@@ -659,12 +661,14 @@ def report(args: argparse.Namespace, run: Run, result: dict[str, Any], rate_figu
     )
     print(f"{moves} moves ({moves / result['played for']:.1f}/s), sockets opened in {result['connect']:.1f} s{cpu}")
     when = " (before the fault)" if args.fault else ""
-    print(f"\n{'ms' + when:<40} {'p50':>8} {'p95':>8} {'p99':>8} {'count':>7}")
+    print(f"\n{'ms' + when:<44} {'p50':>8} {'p95':>8} {'p99':>8} {'count':>7}")
     for name in ("move POST", "heard by the other page", "table fetch after hearing"):
-        print(f"{name:<40} {spread(run.figures[name])}")
+        print(f"{name:<44} {spread(run.figures[name])}")
     if args.fault:
-        for name in ("move POST, after the fault began", "heard by the other page, moves posted after the fault began"):
-            print(f"{name[:58]:<58}\n{'':<40} {spread(run.figures[name])}")
+        print("moves posted after the fault began:")
+        print(f"{'  move POST':<44} {spread(run.figures['move POST, after the fault began'])}")
+        name = "heard by the other page, moves posted after the fault began"
+        print(f"{'  heard by the other page':<44} {spread(run.figures[name])}")
     if rate_figures:
         trivial = rate_figures["trivial"]
         print(
@@ -686,7 +690,7 @@ def report(args: argparse.Namespace, run: Run, result: dict[str, Any], rate_figu
             + (f"{caught:.1f} s after it" if caught is not None else "NOT within 120 s")
             + f"; longest pause of a game across the fault {result['longest pause']:.1f} s"
         )
-        print(f"gameclock still running: {'yes' if run.cluster.clock_alive() else 'NO'}")
+        print(f"gameclock still running: {'yes' if result['clock alive'] else 'NO'}")
     kinds = sorted({(kind, name) for _phase, kind, name in run.failures})
     print("\nfailed requests" + (" (before / after the fault)" if args.fault else "") + ":")
     if not kinds:
@@ -705,6 +709,10 @@ def report(args: argparse.Namespace, run: Run, result: dict[str, Any], rate_figu
     )
     for problem in check["problems"][:20]:
         print("!", problem)
+    if result["logged errors"]:
+        print("\nexceptions the processes logged (the last line of each traceback):")
+        for line, count in sorted(result["logged errors"].items()):
+            print(f"  {count} x {line}")
 
 
 def main() -> None:
