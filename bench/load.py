@@ -534,6 +534,14 @@ def check_games(plans: list[Plan], acknowledged: dict[tuple[int, int], tuple[int
 # -- main ------------------------------------------------------------------------------------
 
 
+async def loop_lag(lags: list[float], every: float = 0.05) -> None:
+    """How late this process's event loop wakes up (its own load would show in every figure as delay)."""
+    while True:
+        before = time.monotonic()
+        await asyncio.sleep(every)
+        lags.append(time.monotonic() - before - every)
+
+
 async def play_games(run: Run, seconds: float, fault: str | None) -> dict[str, Any]:
     database = Database()
     run.pages = [Page(run, plan, seat) for plan in run.plans for seat in (0, 1)]
@@ -546,6 +554,8 @@ async def play_games(run: Run, seconds: float, fault: str | None) -> dict[str, A
         if time.monotonic() - connect_started > 300:
             raise RuntimeError("the pages' sockets did not all open in 300 s")
     result: dict[str, Any] = {"connect": time.monotonic() - connect_started}
+    lag: list[float] = []
+    lag_watch = asyncio.create_task(loop_lag(lag))
     cpu_before, db_cpu_before = run.cluster.server_cpu(), run.cluster.postgres_cpu()
     run.started = time.monotonic()
     run.go.set()
@@ -600,7 +610,8 @@ async def play_games(run: Run, seconds: float, fault: str | None) -> dict[str, A
                 pauses.append(max(b - a for a, b in zip(points, points[1:], strict=False)))
         result["longest pause"] = max(pauses, default=math.nan)
     run.stopping = True
-    for task in listeners + players:
+    result["loop lag"] = lag
+    for task in [*listeners, *players, lag_watch]:
         task.cancel()
     await asyncio.gather(*listeners, *players, return_exceptions=True)
     for page in run.pages:
@@ -660,6 +671,10 @@ def report(args: argparse.Namespace, run: Run, result: dict[str, Any], rate_figu
         else ""
     )
     print(f"{moves} moves ({moves / result['played for']:.1f}/s), sockets opened in {result['connect']:.1f} s{cpu}")
+    print(
+        f"this process's event loop woke late by {percentile(result['loop lag'], 50) * 1000:.1f} ms (median),"
+        f" {percentile(result['loop lag'], 99) * 1000:.1f} ms (p99), {max(result['loop lag']) * 1000:.0f} ms (most)"
+    )
     when = " (before the fault)" if args.fault else ""
     print(f"\n{'ms' + when:<44} {'p50':>8} {'p95':>8} {'p99':>8} {'count':>7}")
     for name in ("move POST", "heard by the other page", "table fetch after hearing"):
