@@ -573,8 +573,9 @@ async def play_games(run: Run, seconds: float, fault: str | None) -> dict[str, A
         run.recovered_at = time.monotonic()
         result["fault took"] = run.recovered_at - run.fault_at
         targets = await database.call(lambda: versions([p.pk for p in run.plans]))
-        # How long until every page shows at least the version its game had when the fault was over.
-        while any(page.shown < targets[page.plan.pk] for page in run.pages):
+        # How long until every page is live again (its socket open) and shows at least the version its game
+        # had when the fault was over.
+        while any(not page.socket_up or page.shown < targets[page.plan.pk] for page in run.pages):
             if time.monotonic() - run.recovered_at > 120:
                 result["caught up"] = None
                 break
@@ -601,14 +602,15 @@ async def play_games(run: Run, seconds: float, fault: str | None) -> dict[str, A
     result["stalled pages"] = sum(1 for page in run.pages if page.shown < final[page.plan.pk])
     result["settled"] = time.monotonic() - stopped
     if run.fault_at is not None:
-        pauses = []
+        fault_at = run.fault_at
+        across, before_fault = [], []
         for times in run.move_times.values():
-            after = [t for t in times if t >= run.fault_at]
-            before = [t for t in times if t < run.fault_at]
-            if before and after:
-                points = [before[-1], *after]
-                pauses.append(max(b - a for a, b in zip(points, points[1:], strict=False)))
-        result["longest pause"] = max(pauses, default=math.nan)
+            points = [run.started, *times]
+            gaps = list(zip(points, points[1:], strict=False))
+            before_fault += [b - a for a, b in gaps if b < fault_at]
+            across += [b - a for a, b in gaps if b >= fault_at]
+        result["longest pause"] = max(across, default=math.nan)
+        result["longest pause before"] = max(before_fault, default=math.nan)
     run.stopping = True
     result["loop lag"] = lag
     for task in [*listeners, *players, lag_watch]:
@@ -701,9 +703,12 @@ def report(args: argparse.Namespace, run: Run, result: dict[str, Any], rate_figu
         print(f"\nfault: {args.fault} {result['fault took']:.1f} s (from {args.seconds / 3:.0f} s in)")
         caught = result["caught up"]
         print(
-            "caught up: every page showed its game's version of the end of the fault "
+            "caught up: every page live again and showing its game's version of the end of the fault "
             + (f"{caught:.1f} s after it" if caught is not None else "NOT within 120 s")
-            + f"; longest pause of a game across the fault {result['longest pause']:.1f} s"
+        )
+        print(
+            f"longest pause between two moves of a game: {result['longest pause before']:.1f} s before the fault,"
+            f" {result['longest pause']:.1f} s from it on"
         )
         print(f"gameclock still running: {'yes' if result['clock alive'] else 'NO'}")
     kinds = sorted({(kind, name) for _phase, kind, name in run.failures})
