@@ -1,6 +1,6 @@
 """Many games at once on the multi-process set-up, with both pages listening, and faults; prints figures.
 
-    python bench/load.py [--games 20] [--seconds 40] [--think 3] [--servers 2]
+    python bench/load.py [--games 20] [--seconds 60] [--think 10] [--servers 2]
                          [--fault kill-server|restart-redis|restart-postgres] [--rate-seconds 3]
 
 Starts the set-up of ``bench/cluster.py`` (PostgreSQL, ``redis-server``,
@@ -56,6 +56,7 @@ import collections
 import concurrent.futures
 import json
 import math
+import os
 import random
 import re
 import resource
@@ -664,7 +665,8 @@ def report(args: argparse.Namespace, run: Run, result: dict[str, Any], rate_figu
     print()
     print(
         f"{args.games} games ({2 * args.games} pages, each with its socket open), {result['played for']:.0f} s of play,"
-        f" think {args.think:g} s; {args.servers} daphne + gameclock + redis-server + PostgreSQL, one 2-core machine"
+        f" think {args.think:g} s; {args.servers} daphne + gameclock + redis-server + PostgreSQL"
+        f" on {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}"
     )
     cpu = (
         f"; CPU per move: servers {result['server CPU'] / max(moves, 1) * 1000:.1f} ms,"
@@ -738,8 +740,8 @@ def report(args: argparse.Namespace, run: Run, result: dict[str, Any], rate_figu
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", type=int, default=20)
-    parser.add_argument("--seconds", type=float, default=40, help="of play (the fault a third of the way in)")
-    parser.add_argument("--think", type=float, default=3.0, help="mean pause before each move (seconds)")
+    parser.add_argument("--seconds", type=float, default=60, help="of play (the fault a third of the way in)")
+    parser.add_argument("--think", type=float, default=10.0, help="mean pause before each move (seconds)")
     parser.add_argument("--servers", type=int, default=2, help="daphne processes (at least 2)")
     parser.add_argument("--fault", choices=FAULTS)
     parser.add_argument("--rate-seconds", type=float, default=3, help="each rate measured (0: none)")
