@@ -89,10 +89,6 @@ class GameConsumer(_ReadOnlyConsumer):
     group: str | None = None
     game_id: int | None = None
     refreshed_at: float = float("-inf")  # when the heartbeat last rejoined the group (time.monotonic)
-    #: Whether the game had started when last asked (its seats no longer change hands), and whether this
-    #: person holds one of them: a player of a started game may watch for good (``may_watch``).
-    seats_fixed: bool = False
-    player_for_good: bool = False
 
     async def connect(self) -> None:
         user = self.scope.get("user")
@@ -122,15 +118,9 @@ class GameConsumer(_ReadOnlyConsumer):
         game that starts, a game a moderator closes to spectators), so every
         version asks ``may_watch`` again (one or two indexed reads) before it
         is sent; when it no longer holds, the socket is closed with
-        ``CLOSE_FORBIDDEN`` and hears nothing more.  A player of a game that
-        has started is not asked again (``player_for_good``): its seats are
-        fixed, and ``may_watch`` lets its players watch whatever else changes,
-        so the version goes out without a database read, which under load
-        queued behind every other socket's on the process's one database thread.
+        ``CLOSE_FORBIDDEN`` and hears nothing more.
         """
-        if self.game_id is None or (
-            not self.player_for_good and not await self._may_watch(self.scope.get("user"), self.game_id)
-        ):
+        if self.game_id is None or not await self._may_watch(self.scope.get("user"), self.game_id):
             await self._leave_group()
             await self.close(code=CLOSE_FORBIDDEN)
             return
@@ -185,13 +175,7 @@ class GameConsumer(_ReadOnlyConsumer):
         if game is None:
             return None
         invited = selectors.holds_invite(self.scope.get("session"), game_id)
-        if not selectors.may_watch(game=game, user=user, invited=invited):
-            return None
-        if not self.seats_fixed and game.status != Game.Status.OPEN:
-            # Seats change hands only while a game is open: whether this person holds one is asked once.
-            self.seats_fixed = True
-            self.player_for_good = game.seats.filter(user=user).exists()
-        return game.version
+        return game.version if selectors.may_watch(game=game, user=user, invited=invited) else None
 
     @database_sync_to_async
     def _may_read_chat(self, user: Any, game_id: int, channel: str) -> bool:

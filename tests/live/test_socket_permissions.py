@@ -4,8 +4,7 @@
   invite link is let in (the session is in the socket's scope).
 - Permission is asked again on every version: a socket opened while anyone
   could watch is closed (``CLOSE_FORBIDDEN``) the moment the game closes to
-  that person, and hears no version after.  A player of a game that has
-  started may watch for good: their socket is not asked again.
+  that person, and hears no version after.
 - A path that matches no route is refused at once, with nothing logged at ERROR.
 """
 
@@ -190,42 +189,13 @@ def test_a_game_number_too_big_for_the_database_is_no_game(make_user, caplog):
 def test_asking_again_on_each_version_costs_at_most_two_reads(private_game, make_user, django_assert_max_num_queries):
     """The re-check runs for every version every socket hears: one read of the game, one of the seat."""
     game, ann = private_game
+    consumer = consumers.GameConsumer()
     check = consumers.GameConsumer.__dict__["_may_watch"].func  # the sync body, without the thread hop
     for user, session, expected in (
         (ann, {}, True),
         (make_user("cid"), {}, False),
         (make_user("dan"), {"invited_games": [game.pk]}, True),
     ):
-        consumer = consumers.GameConsumer()
         consumer.scope = {"user": user, "session": session}
-        assert check(consumer, user, game.pk) is expected  # the first asks once more whether they hold a seat
         with django_assert_max_num_queries(2):
             assert check(consumer, user, game.pk) is expected
-    assert consumer.seats_fixed and not consumer.player_for_good  # dan watches by the invite, holds no seat
-
-
-def test_a_started_games_player_is_not_asked_again_and_a_watcher_still_is(make_user, classic, monkeypatch):
-    """Seats change hands only while a game is open: once it started, its players may watch for good, so their
-    sockets pass every version on without reading the game (a watcher's is still asked every time)."""
-    ann, dan = make_user("ann"), make_user("dan")
-    game = services.game_create(creator=ann, variant=classic, seat_count=2, bot_count=1, seed=6)
-    assert game.status == Game.Status.ACTIVE and game.spectators_allowed
-    player, watcher = communicator(f"/ws/games/{game.pk}/", ann), communicator(f"/ws/games/{game.pk}/", dan)
-    asked: list[Any] = []
-
-    def nobody_may_watch(*, game: Game, user: Any, invited: bool = False) -> bool:
-        asked.append(user)
-        return False
-
-    async def scenario():
-        for comm in (player, watcher):
-            assert (await comm.connect())[0]
-            await comm.receive_json_from()
-        monkeypatch.setattr(consumers.selectors, "may_watch", nobody_may_watch)
-        await database_sync_to_async(live.send_game_version)(game.pk, game.version + 1)
-        assert await player.receive_json_from() == {"type": "version", "version": game.version + 1}
-        assert await closed_with(watcher) == consumers.CLOSE_FORBIDDEN
-        await player.disconnect()
-
-    async_to_sync(scenario)()
-    assert [user.pk for user in asked] == [dan.pk]
