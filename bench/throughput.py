@@ -2,13 +2,13 @@
 
     python bench/throughput.py [--clients 32] [--seconds 8] [--rounds 3] [--servers 2] [--memory-layer]
 
-Starts a PostgreSQL server of its own (Debian's ``initdb`` and ``pg_ctl``, in
-a temporary directory, on a free loopback port; as root they run as the
-``postgres`` user), migrates a database there, and serves the site with
-``--servers`` daphne processes (``bench.site``: the site plus a trivial page;
-``DEBUG=0``) sharing a ``redis-server`` of its own as the channel layer (or
-each with the in-memory layer: ``--memory-layer``).  The clients are shared
-out among the processes, as a proxy in front of them would.
+Starts the set-up of ``bench/cluster.py``: a PostgreSQL server of its own
+(Debian's ``initdb`` and ``pg_ctl``, in a temporary directory, on a free
+loopback port; as root they run as the ``postgres`` user) with a migrated
+database, and ``--servers`` daphne processes (``bench.site``: the site plus a
+trivial page; ``DEBUG=0``) sharing a ``redis-server`` of its own as the
+channel layer (or each with the in-memory layer: ``--memory-layer``).  The
+clients are shared out among the processes, as a proxy in front of them would.
 
 Then, ``--rounds`` times, each for ``--seconds`` (after a second of warm-up),
 ``--clients`` concurrent clients, each on its own keep-alive connection, ask
@@ -36,13 +36,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import secrets
-import shutil
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 import urllib.parse
 from dataclasses import dataclass, field
@@ -52,83 +48,10 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from bench.cluster import Cluster, read_response, request_bytes  # noqa: E402
+
 PASSWORD = "a-long-pass-phrase-42"
 KINDS = ("trivial", "table", "move")
-
-
-# -- PostgreSQL and the server -------------------------------------------------------------
-
-
-def pg_binary(name: str) -> str:
-    """Debian keeps PostgreSQL's programs under /usr/lib/postgresql/<version>/bin."""
-    found = shutil.which(name)
-    if found:
-        return found
-    candidates = sorted(Path("/usr/lib/postgresql").glob(f"*/bin/{name}"))
-    if not candidates:
-        sys.exit(f"{name} not found: install Debian's postgresql package (apt-get install postgresql)")
-    return str(candidates[-1])
-
-
-def as_postgres(command: list[str]) -> list[str]:
-    """PostgreSQL refuses to run as root: run it as the postgres user then."""
-    if os.geteuid() == 0:
-        return ["runuser", "-u", "postgres", "--", *command]
-    return command
-
-
-def start_postgres(workdir: Path, port: int) -> Path:
-    data = workdir / "pg"
-    data.mkdir()
-    if os.geteuid() == 0:
-        shutil.chown(data, "postgres", "postgres")
-    subprocess.run(
-        as_postgres([pg_binary("initdb"), "-D", str(data), "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync"]),
-        check=True,
-        stdout=subprocess.DEVNULL,
-    )
-    options = f"-p {port} -k {data} -c listen_addresses=127.0.0.1"
-    subprocess.run(
-        as_postgres([pg_binary("pg_ctl"), "-D", str(data), "-o", options, "-l", str(data / "log"), "-w", "start"]),
-        check=True,
-        stdout=subprocess.DEVNULL,
-    )
-    subprocess.run(
-        as_postgres([pg_binary("createdb"), "-h", "127.0.0.1", "-p", str(port), "-U", "postgres", "bench"]), check=True
-    )
-    return data
-
-
-def stop_postgres(data: Path) -> None:
-    subprocess.run(
-        as_postgres([pg_binary("pg_ctl"), "-D", str(data), "-m", "fast", "-w", "stop"]),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-
-
-def cpu_seconds(pid: int) -> float:
-    """User and system CPU of a process, with its reaped children's (fields 14-17 of /proc/PID/stat)."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    return sum(int(value) for value in fields[11:15]) / os.sysconf("SC_CLK_TCK")
-
-
-def postgres_cpu(data: Path) -> float:
-    """CPU of the postmaster and every backend: a backend's time moves to the postmaster's children when it exits."""
-    postmaster = int((data / "postmaster.pid").read_text().split()[0])
-    total = cpu_seconds(postmaster)
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-            if parent == postmaster:
-                total += cpu_seconds(int(entry.name))
-    return total
 
 
 # -- the load --------------------------------------------------------------------------------
@@ -143,36 +66,6 @@ class Client:
     #: (path, cookie, body) of each move post, in order (the next one is ``moves[next_move]``).
     moves: list[tuple[str, str, bytes]] = field(default_factory=list)
     next_move: int = 0
-
-
-async def read_response(reader: asyncio.StreamReader) -> int:
-    """Read one HTTP/1.1 response (Content-Length or chunked); its status."""
-    head = await reader.readuntil(b"\r\n\r\n")
-    lines = head.decode("latin-1").split("\r\n")
-    status = int(lines[0].split()[1])
-    headers = {}
-    for line in lines[1:]:
-        if ":" in line:
-            name, value = line.split(":", 1)
-            headers[name.strip().lower()] = value.strip()
-    if "content-length" in headers:
-        await reader.readexactly(int(headers["content-length"]))
-    elif headers.get("transfer-encoding", "").lower() == "chunked":
-        while True:
-            size = int((await reader.readuntil(b"\r\n")).split(b";")[0], 16)
-            await reader.readexactly(size + 2)
-            if size == 0:
-                break
-    return status
-
-
-def request_bytes(method: str, path: str, host: str, cookie: str = "", body: bytes = b"") -> bytes:
-    lines = [f"{method} {path} HTTP/1.1", f"Host: {host}", "Connection: keep-alive"]
-    if cookie:
-        lines.append(f"Cookie: {cookie}")
-    if method == "POST":
-        lines += ["Content-Type: application/x-www-form-urlencoded", f"Content-Length: {len(body)}"]
-    return ("\r\n".join(lines) + "\r\n\r\n").encode() + body
 
 
 async def drive(
@@ -194,7 +87,7 @@ async def drive(
                 path, cookie, body = client.moves[client.next_move]
                 expected, data = 302, request_bytes("POST", path, host, cookie, body)
             writer.write(data)
-            status = await read_response(reader)
+            status, _headers, _body = await read_response(reader)
             if kind == "move":
                 client.next_move += 1
             if status != expected:
@@ -338,73 +231,12 @@ def main() -> None:
     parser.add_argument("--memory-layer", action="store_true", help="the in-memory channel layer instead of Redis")
     args = parser.parse_args()
 
-    from tests.servers import free_port, stop, wait_until_serving
-
-    workdir = Path(tempfile.mkdtemp(prefix="threethirteen-throughput-"))
-    workdir.chmod(0o755)  # the postgres user makes its data directory inside
-    pg_port = free_port()
-    pg_data = None
-    processes: list[subprocess.Popen] = []
-    try:
-        pg_data = start_postgres(workdir, pg_port)
-        env = {key: value for key, value in os.environ.items() if key not in ("REDIS_URL",)}
-        env.update(
-            {
-                "DATABASE_URL": f"postgres://postgres@127.0.0.1:{pg_port}/bench",
-                "DJANGO_SETTINGS_MODULE": "bench.site",
-                "DEBUG": "0",
-                "SECRET_KEY": "bench-" + secrets.token_hex(24),
-                "SECURE_SSL_REDIRECT": "0",
-                "ALLOWED_HOSTS": "127.0.0.1,localhost,testserver",
-                "PYTHONUNBUFFERED": "1",
-                "LOG_LEVEL": "WARNING",
-                "APP_LOG_LEVEL": "WARNING",
-            }
-        )
-        if not args.memory_layer:
-            redis_port = free_port()
-            processes.append(
-                subprocess.Popen(
-                    [shutil.which("redis-server") or "redis-server", "--bind", "127.0.0.1", "--port", str(redis_port)]
-                    + ["--save", "", "--appendonly", "no", "--dir", str(workdir)],
-                    stdout=subprocess.DEVNULL,
-                )
-            )
-            env["REDIS_URL"] = f"redis://127.0.0.1:{redis_port}/0"
-        os.environ.update(env)
-        subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=REPO, env=env, check=True)
-
-        import django
-
-        django.setup()
-        from django.core.management import call_command
-
-        call_command("load_variants", stdout=open(os.devnull, "w"))
+    with Cluster(servers=args.servers, redis=not args.memory_layer, clock=False) as cluster:
+        cluster.setup_django()
         queries = count_move_queries()
         # Enough prepared moves for every round at well above the rates expected here.
         clients = prepare_clients(args.clients, moves_each=int(args.rounds * (args.seconds + 1) * 400 / args.clients))
-
-        servers: list[subprocess.Popen] = []
-        ports = []
-        for index in range(args.servers):
-            ports.append(free_port())
-            log = workdir / f"daphne-{index}.log"
-            with open(log, "wb") as out:
-                servers.append(
-                    subprocess.Popen(
-                        [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(ports[-1])]
-                        + ["threethirteen_site.asgi:application"],
-                        cwd=REPO,
-                        env=env,
-                        stdout=out,
-                        stderr=subprocess.STDOUT,
-                    )
-                )
-            processes.append(servers[-1])
-            wait_until_serving(f"http://127.0.0.1:{ports[-1]}/bench/trivial/", servers[-1], log)
-
-        def servers_cpu() -> float:
-            return sum(cpu_seconds(server.pid) for server in servers)
+        ports = cluster.ports
 
         rates: dict[str, list[float]] = {kind: [] for kind in KINDS}
         server_cpu: dict[str, float] = dict.fromkeys(KINDS, 0.0)
@@ -413,11 +245,11 @@ def main() -> None:
         problems: list[str] = []
         for round_number in range(args.rounds):
             for kind in KINDS:
-                cpu_before, db_before = servers_cpu(), postgres_cpu(pg_data)
+                cpu_before, db_before = cluster.server_cpu(), cluster.postgres_cpu()
                 counts = asyncio.run(measure(kind, clients, ports, args.seconds))
                 # CPU per request over the whole run of the kind, warm-up included.
-                server_cpu[kind] += servers_cpu() - cpu_before
-                db_cpu[kind] += postgres_cpu(pg_data) - db_before
+                server_cpu[kind] += cluster.server_cpu() - cpu_before
+                db_cpu[kind] += cluster.postgres_cpu() - db_before
                 served[kind] += counts["all"]
                 rates[kind].append(counts["done"] / args.seconds)
                 if counts["errors"] or counts["ran_out"]:
@@ -427,12 +259,6 @@ def main() -> None:
                     )
             line = "  ".join(f"{kind} {rates[kind][-1]:7.1f}/s" for kind in KINDS)
             print(f"round {round_number + 1}: {line}", flush=True)
-    finally:
-        for process in reversed(processes):
-            stop(process)
-        if pg_data is not None:
-            stop_postgres(pg_data)
-        shutil.rmtree(workdir, ignore_errors=True)
 
     print(
         f"\n{args.clients} clients, {args.seconds:g} s x {args.rounds} rounds, {args.servers} daphne process(es), "
