@@ -51,6 +51,13 @@ class Memory:
             pile.append(top)  # the up-card of the first round, or a history we were not given
         self.pile = pile
 
+    @classmethod
+    def of(cls, seat: int, pile: list[str], taken: dict[int, list[str]]) -> Memory:
+        """A memory told directly what it holds (a rollout keeps one up to date as it plays)."""
+        memory = cls.__new__(cls)
+        memory.seat, memory.pile, memory.taken = seat, pile, taken
+        return memory
+
 
 def choose(pos: Position, legal: Sequence[Action], memory: Memory) -> Action:
     view = pos.view
