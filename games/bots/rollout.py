@@ -45,7 +45,7 @@ from games.engine import (
 from games.engine.game import DISCARD_PILE, STOCK
 
 from . import hard, medium
-from .position import Position, _arrange
+from .position import Position
 from .sampling import Knowledge
 
 __all__ = [
@@ -89,7 +89,8 @@ def greedy_action(state: GameState, seat: int) -> Action:
     rollouts.  It reads only the seat's hand and the top discard.
     """
     rules, size = state.rules, state.hand_size
-    hand = state.hands[seat]
+    hand = state.hands[seat]  # sorted, as the engine keeps every hand
+    solved = _solved(rules, size)
 
     def points(card: Card) -> int:
         return rules.card_points(card, size)
@@ -100,27 +101,71 @@ def greedy_action(state: GameState, seat: int) -> Action:
             return Draw(STOCK)
         if not state.stock or rules.is_wild(top, size):
             return Draw(DISCARD_PILE)
-        now, deadwood = _arrange(tuple(sorted(hand)), rules, size)
+        now, deadwood = solved.arrange(hand)
         if _isolated(top, hand, rules, size) and (not deadwood or points(top) >= max(map(points, deadwood))):
             return Draw(STOCK)
         kinds = set(hand)
         allowed = kinds - {top} if kinds != {top} else kinds
-        held, held_deadwood = _arrange(tuple(sorted(hand + (top,))), rules, size)
+        held, held_deadwood = solved.arrange(tuple(sorted(hand + (top,))))
         lefts = [held - points(c) for c in held_deadwood if c in allowed]
         if not lefts:
             lefts = [left for c, left in discard_penalties(hand + (top,), rules, size).items() if c in allowed]
         return Draw(DISCARD_PILE if lefts and min(lefts) < now else STOCK)
     taken = state.taken_from_discard
     forbidden = taken if taken is not None and any(c != taken for c in hand) else None
-    outs = [c for c in go_out_discards(hand, rules, size) if c != forbidden]
+    outs = [c for c in solved.go_outs(hand) if c != forbidden]
     if outs:
         return GoOut(max(outs, key=lambda c: (points(c), c.code)))
-    _, deadwood = _arrange(tuple(sorted(hand)), rules, size)
+    _, deadwood = solved.arrange(hand)
     options = [c for c in deadwood if c != forbidden]
     if options:
         return Discard(min(options, key=lambda c: (-points(c), c.code)))
     left = discard_penalties(hand, rules, size)
     return Discard(min((c for c in left if c != forbidden), key=lambda c: (left[c], -points(c), c.code)))
+
+
+class _Solved:
+    """The solver's answers for one round's rules and hand size, by sorted hand.
+
+    Rollouts meet the same hands again and again: every candidate is played
+    on the same deals, so the other seats hold the same cards until the
+    candidates' rounds part ways.
+    """
+
+    def __init__(self, rules: Rules, size: int) -> None:
+        self.rules, self.size = rules, size
+        self.arranged: dict[tuple[Card, ...], tuple[int, tuple[Card, ...]]] = {}
+        self.outs: dict[tuple[Card, ...], tuple[Card, ...]] = {}
+
+    def arrange(self, hand: tuple[Card, ...]) -> tuple[int, tuple[Card, ...]]:
+        """Least penalty of ``hand`` and the leftover cards of a best arrangement."""
+        found = self.arranged.get(hand)
+        if found is None:
+            arrangement = best_arrangement(hand, self.rules, self.size)
+            found = self.arranged[hand] = (arrangement.points, tuple(arrangement.deadwood))
+        return found
+
+    def go_outs(self, hand: tuple[Card, ...]) -> tuple[Card, ...]:
+        """The cards whose discard leaves every other card of ``hand`` melded."""
+        found = self.outs.get(hand)
+        if found is None:
+            found = self.outs[hand] = go_out_discards(hand, self.rules, self.size)
+        return found
+
+
+_SOLVED: dict[tuple[Rules, int], _Solved] = {}
+_SOLVED_LIMIT = 100_000
+
+
+def _solved(rules: Rules, size: int) -> _Solved:
+    """The answers kept for ``rules`` and ``size`` (forgotten when they grow past a limit)."""
+    key = (rules, size)
+    solved = _SOLVED.get(key)
+    if solved is None or len(solved.arranged) + len(solved.outs) > _SOLVED_LIMIT:
+        if len(_SOLVED) >= 16:
+            _SOLVED.clear()
+        solved = _SOLVED[key] = _Solved(rules, size)
+    return solved
 
 
 def _isolated(card: Card, hand: Sequence[Card], rules: Rules, size: int) -> bool:
