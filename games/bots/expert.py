@@ -48,12 +48,12 @@ class Budget:
     scores them then (``rollout.play_out``).
     """
 
-    rollouts: int = 24
-    min_samples: int = 6
+    rollouts: int = 12
+    min_samples: int = 4
     discards: int = 3
-    policy: Policy = "greedy"
-    margin: float = 0.0
-    cycles: int | None = 2
+    policy: Policy = "hard"
+    margin: float = 1.0
+    cycles: int | None = 1
     leaf: Leaf = "hard"
 
 
