@@ -1,22 +1,29 @@
-"""A tournament of the bot levels; prints figures, never passes or fails.
+"""A tournament of the bot levels, or a match of two; prints figures, never passes or fails.
 
     python bench/bots.py --games 1000 --seed 1 [--workers 2] [--rounds 11]
+    python bench/bots.py --match expert,hard --games 200 --seed 1 [--workers 2]
 
-Every game is a classic four-player game (11 rounds, 3 to 13 cards) with
-one easy, one medium and one hard bot plus a fourth bot whose level turns
-easy, medium, hard from one game to the next; the seats are shuffled by the
-game's seed.  Game ``i`` uses seeds derived from ``--seed`` and ``i`` only,
-so a run is reproducible and does not depend on ``--workers``.
+Tournament: every game is a classic four-player game (11 rounds, 3 to 13
+cards) with one easy, one medium and one hard bot plus a fourth bot whose
+level turns easy, medium, hard from one game to the next.  Match (``--match
+A,B``): two bots of level A and two of level B.  The seats are shuffled by
+the game's seed.  Game ``i`` uses seeds derived from ``--seed`` and ``i``
+only, so a run is reproducible and does not depend on ``--workers``.
 
 Each level's score of a game is the mean final total of its seats in that
 game (lower is better); the table shows the mean over games with a 95%
-confidence interval (mean ± 1.96 standard errors).  Each bot sees only its
-own ``view`` and the public events of the round, as on the site.
+confidence interval (mean ± 1.96 standard errors).  A match also shows the
+difference A - B per game (same tables, so paired) with its interval, A's
+score relative to B's, and each level's time per decision (median, 95th
+percentile, worst; figures of the machine as loaded, ``--workers`` at once).
+Each bot sees only its own ``view`` and the public events of the round, as
+on the site.  ``--expert-*`` options set the expert's search budget.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
 import multiprocessing
 import os
@@ -28,23 +35,42 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from games.bots import LEVELS, choose_action  # noqa: E402
+from games.bots import LEVELS, choose_action, expert  # noqa: E402
+from games.bots.rollout import POLICIES  # noqa: E402
 from games.engine import Rules, apply, new_game, view  # noqa: E402
 
+#: The tournament's levels (the expert plays matches: it is slow enough to be measured on its own).
+TOURNAMENT = ("easy", "medium", "hard")
 
-def play_game(job: tuple[int, int, int]) -> dict[str, float]:
-    """Play game ``index`` of the tournament seeded ``seed``; each level's mean final score."""
-    seed, index, rounds = job
-    rng = random.Random(f"{seed}:{index}")
-    levels = list(LEVELS) + [LEVELS[index % len(LEVELS)]]
+
+@dataclasses.dataclass(frozen=True)
+class Job:
+    seed: int
+    index: int
+    rounds: int
+    match: tuple[str, str] | None = None
+    budget: expert.Budget = expert.BUDGET
+
+
+def play_game(job: Job) -> dict[str, Any]:
+    """Play game ``index`` seeded ``seed``: each level's mean final score, and its decision times."""
+    rng = random.Random(f"{job.seed}:{job.index}")
+    if job.match:
+        levels = [job.match[0], job.match[0], job.match[1], job.match[1]]
+    else:
+        levels = list(TOURNAMENT) + [TOURNAMENT[job.index % len(TOURNAMENT)]]
     rng.shuffle(levels)
-    rules = Rules.from_dict({"rounds": list(range(3, 3 + rounds))})
+    expert.BUDGET = job.budget
+    rules = Rules.from_dict({"rounds": list(range(3, 3 + job.rounds))})
     state = new_game(rules, len(levels), rng.getrandbits(62))
     history: list[dict[str, Any]] = []
+    times: dict[str, list[float]] = {level: [] for level in levels}
     while not state.is_over:
         seat = state.current_seat
         assert seat is not None  # a game that is not over has a seat to play
+        start = time.perf_counter()
         action = choose_action(view(state, seat), levels[seat], history)
+        times[levels[seat]].append(time.perf_counter() - start)
         state, events = apply(state, seat, action)
         for event in events:
             event_dict = event.to_dict()
@@ -54,7 +80,7 @@ def play_game(job: tuple[int, int, int]) -> dict[str, float]:
     by_level: dict[str, list[int]] = {}
     for seat, level in enumerate(levels):
         by_level.setdefault(level, []).append(state.scores[seat])
-    return {level: statistics.fmean(scores) for level, scores in by_level.items()}
+    return {"scores": {level: statistics.fmean(scores) for level, scores in by_level.items()}, "times": times}
 
 
 def summary(values: list[float]) -> tuple[float, float]:
@@ -63,18 +89,46 @@ def summary(values: list[float]) -> tuple[float, float]:
     return mean, half
 
 
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--rounds", type=int, default=11, help="rounds per game (3 to 13 cards: 11)")
+    parser.add_argument("--match", help="two levels, A,B: two bots of each a game (e.g. expert,hard)")
+    parser.add_argument("--expert-rollouts", type=int, default=expert.BUDGET.rollouts)
+    parser.add_argument("--expert-samples", type=int, default=expert.BUDGET.min_samples, help="at least, a candidate")
+    parser.add_argument("--expert-discards", type=int, default=expert.BUDGET.discards)
+    parser.add_argument("--expert-policy", default=expert.BUDGET.policy, choices=POLICIES)
+    parser.add_argument("--expert-margin", type=float, default=expert.BUDGET.margin)
+    parser.add_argument("--expert-cycles", type=int, default=expert.BUDGET.cycles, help="0: to the round's end")
     args = parser.parse_args()
     if args.games < 1 or not 1 <= args.rounds <= 11:
         parser.error("--games must be at least 1 and --rounds between 1 and 11")
+    match: tuple[str, str] | None = None
+    if args.match:
+        names = tuple(args.match.split(","))
+        if len(names) != 2 or names[0] == names[1] or not set(names) <= set(LEVELS):
+            parser.error(f"--match takes two different levels among {', '.join(LEVELS)}, such as expert,hard")
+        match = (names[0], names[1])
+    if args.expert_rollouts < 1 or args.expert_samples < 1 or args.expert_discards < 1:
+        parser.error("the expert's rollouts, samples and discards are at least 1")
+    budget = expert.Budget(
+        rollouts=args.expert_rollouts,
+        min_samples=args.expert_samples,
+        discards=args.expert_discards,
+        policy=args.expert_policy,
+        margin=args.expert_margin,
+        cycles=args.expert_cycles or None,
+    )
 
     start = time.perf_counter()
-    jobs = [(args.seed, index, args.rounds) for index in range(args.games)]
+    jobs = [Job(args.seed, index, args.rounds, match, budget) for index in range(args.games)]
     if args.workers > 1 and args.games > 1:
         with multiprocessing.Pool(args.workers) as pool:
             results = pool.map(play_game, jobs, chunksize=max(1, args.games // (8 * args.workers)))
@@ -82,18 +136,38 @@ def main() -> None:
         results = [play_game(job) for job in jobs]
     elapsed = time.perf_counter() - start
 
+    levels = match or TOURNAMENT
+    kind = f"{levels[0]} x2 against {levels[1]} x2" if match else "tournament"
     print(
-        f"{args.games} four-player games of {args.rounds} rounds, seed {args.seed}, "
+        f"{args.games} four-player games of {args.rounds} rounds ({kind}), seed {args.seed}, "
         f"{args.workers} worker(s), {elapsed:.1f} s"
     )
+    if match and "expert" in match:
+        print(
+            f"expert budget: {budget.rollouts} rollouts, at least {budget.min_samples} a candidate, "
+            f"{budget.discards} discards, {budget.policy} rollouts of {budget.cycles or 'all'} turns, "
+            f"margin {budget.margin}"
+        )
     print(f"{'level':<8} {'games':>6} {'mean score':>11} {'95% interval':>20}")
     means = {}
-    for level in LEVELS:
-        values = [r[level] for r in results]
+    for level in levels:
+        values = [r["scores"][level] for r in results]
         mean, half = summary(values)
         means[level] = mean
         print(f"{level:<8} {len(values):>6} {mean:>11.1f} {f'{mean - half:.1f} .. {mean + half:.1f}':>20}")
-    print("mean score per game: " + " ".join(f"{level}={means[level]:.1f}" for level in LEVELS))
+    if match:
+        a, b = match
+        mean, half = summary([r["scores"][a] - r["scores"][b] for r in results])
+        print(f"{a} - {b} per game: {mean:.1f} ({mean - half:.1f} .. {mean + half:.1f})")
+        print(f"{a} relative to {b}: {100 * (means[a] - means[b]) / means[b]:+.1f}%")
+        for level in match:
+            times = [t for r in results for t in r["times"][level]]
+            print(
+                f"{level} decision time: median {1000 * statistics.median(times):.1f} ms, "
+                f"95% {1000 * percentile(times, 0.95):.1f} ms, worst {1000 * max(times):.1f} ms "
+                f"({len(times)} decisions)"
+            )
+    print("mean score per game: " + " ".join(f"{level}={means[level]:.1f}" for level in levels))
 
 
 if __name__ == "__main__":

@@ -60,6 +60,7 @@ class GameCreateForm(forms.Form):
     easy_bots = forms.TypedChoiceField(label=_("Easy bots"), coerce=int, initial=0, **_SEAT_COUNT)
     medium_bots = forms.TypedChoiceField(label=_("Medium bots"), coerce=int, initial=PLAY_NOW_BOTS, **_SEAT_COUNT)
     hard_bots = forms.TypedChoiceField(label=_("Hard bots"), coerce=int, initial=0, **_SEAT_COUNT)
+    expert_bots = forms.TypedChoiceField(label=_("Expert bots"), coerce=int, initial=0, **_SEAT_COUNT)
     invite = forms.CharField(
         label=_("Invite players"),
         required=False,

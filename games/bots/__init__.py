@@ -9,9 +9,11 @@ The only other thing it uses is the hand solver.  Bots keep no state between
 calls, so a bot can take over any seat at any moment (timeouts,
 resignations) and a replay is deterministic.
 
-Three levels, one module each: ``easy`` (little thought, seeded randomness),
-``medium`` (greedy on the penalty left) and ``hard`` (medium plus what it
-has seen this round); ``position`` holds what every level knows about the
+Four levels, one module each: ``easy`` (little thought, seeded randomness),
+``medium`` (greedy on the penalty left), ``hard`` (medium plus what it
+has seen this round) and ``expert`` (the hard bot's candidates, compared by
+playing the round out on random deals of the unseen cards: ``sampling``
+and ``rollout``); ``position`` holds what every level knows about the
 position.  Every level goes out at once when it can, with the discard that
 scores the most: a seat that goes out scores 0 for the round, the least
 possible, so holding never lowers its own score.
@@ -29,7 +31,7 @@ from typing import Any, Literal
 
 from games.engine import Action, GoOut, SeatView
 
-from . import easy, hard, medium
+from . import easy, expert, hard, medium
 from .position import Position
 
 __all__ = ["choose_action", "reads_history", "BOT_NAMES", "LEVELS", "Level"]
@@ -37,13 +39,13 @@ __all__ = ["choose_action", "reads_history", "BOT_NAMES", "LEVELS", "Level"]
 #: Names shown for bot seats, in order of the seat they take.
 BOT_NAMES = ("Ada", "Blaise", "Carl", "Dora", "Emmy", "Felix", "Grace", "Hugo")
 
-Level = Literal["easy", "medium", "hard"]
-LEVELS: tuple[Level, ...] = ("easy", "medium", "hard")
+Level = Literal["easy", "medium", "hard", "expert"]
+LEVELS: tuple[Level, ...] = ("easy", "medium", "hard", "expert")
 
 
 def reads_history(level: str) -> bool:
     """Whether the bot of ``level`` reads the round's ``history`` (the others choose the same without it)."""
-    return level == "hard"
+    return level in ("hard", "expert")
 
 
 def choose_action(view: SeatView, level: str = "medium", history: Iterable[Mapping[str, Any]] = ()) -> Action:
@@ -51,7 +53,7 @@ def choose_action(view: SeatView, level: str = "medium", history: Iterable[Mappi
 
     ``view`` must be the seat's own view (``view(state, seat)``) with at
     least one legal action; ``history`` the public events of the round so
-    far (only ``hard`` reads them).
+    far (only ``hard`` and ``expert`` read them).
     """
     legal = list(view.legal_actions)
     if not legal:
@@ -68,4 +70,6 @@ def choose_action(view: SeatView, level: str = "medium", history: Iterable[Mappi
         return easy.choose(pos, legal)
     if level == "medium":
         return medium.choose(pos, legal)
-    return hard.choose(pos, legal, hard.Memory(view, history))
+    if level == "hard":
+        return hard.choose(pos, legal, hard.Memory(view, history))
+    return expert.choose(pos, legal, list(history))

@@ -23,7 +23,7 @@ from games.engine.game import DISCARD_PILE
 
 from .position import Position, allowed_discards, discard_options, draw, draws, isolated, may_draw, remove
 
-__all__ = ["Memory", "choose"]
+__all__ = ["Memory", "choose", "ranked_discards"]
 
 
 class Memory:
@@ -51,49 +51,77 @@ class Memory:
             pile.append(top)  # the up-card of the first round, or a history we were not given
         self.pile = pile
 
+    @classmethod
+    def of(cls, seat: int, pile: list[str], taken: dict[int, list[str]]) -> Memory:
+        """A memory told directly what it holds (a rollout keeps one up to date as it plays)."""
+        memory = cls.__new__(cls)
+        memory.seat, memory.pile, memory.taken = seat, pile, taken
+        return memory
+
 
 def choose(pos: Position, legal: Sequence[Action], memory: Memory) -> Action:
-    view = pos.view
-    unseen = _unseen(pos, memory)
-    last_turn = view.final_lap
-    # How much a partial meld is worth: full weight early in a round, nothing in a last turn.
-    turns_played = view.move_count / max(1, 2 * view.seat_count)
-    patience = 0.0 if last_turn else max(0.15, 1.0 - turns_played / (pos.hand_size + 4))
-    next_seat = view.last_turns[1] if last_turn and len(view.last_turns) > 1 else (pos.seat + 1) % view.seat_count
-    wanted = [Card.from_code(c) for c in memory.taken.get(next_seat, [])]
+    if draws(legal):
+        return _choose_draw(pos, legal, _Judge(pos, memory))
+    return Discard(ranked_discards(pos, legal, memory)[0][1])
 
-    def value(cards: Sequence[Card], discard: Card | None) -> float:
+
+def ranked_discards(pos: Position, legal: Sequence[Action], memory: Memory) -> list[tuple[float, Card]]:
+    """The discards the hard bot weighs, best first, each with its value (lower is better).
+
+    Its choice is the first.  The leftover cards of a best arrangement when
+    any may be discarded, else the three that leave the least penalty.
+    """
+    judge = _Judge(pos, memory)
+    return judge.ranked(pos.hand, allowed_discards(legal))
+
+
+class _Judge:
+    """How the hard bot values a hand: penalty now, less the promise of its partial melds."""
+
+    def __init__(self, pos: Position, memory: Memory) -> None:
+        view = pos.view
+        self.pos = pos
+        self.unseen = _unseen(pos, memory)
+        self.last_turn = view.final_lap
+        # How much a partial meld is worth: full weight early in a round, nothing in a last turn.
+        turns_played = view.move_count / max(1, 2 * view.seat_count)
+        self.patience = 0.0 if self.last_turn else max(0.15, 1.0 - turns_played / (pos.hand_size + 4))
+        last_turns = view.last_turns
+        next_seat = last_turns[1] if self.last_turn and len(last_turns) > 1 else (pos.seat + 1) % view.seat_count
+        self.wanted = [Card.from_code(c) for c in memory.taken.get(next_seat, [])]
+
+    def value(self, cards: Sequence[Card], discard: Card | None) -> float:
+        pos = self.pos
         points, deadwood = pos.arrange(cards)
-        score = points - patience * _promise(pos, cards, deadwood, unseen)
-        if discard is not None and wanted and not last_turn:
-            score += 0.5 * sum(1 for w in wanted if _related(discard, w)) * pos.points(discard) ** 0.5
+        score = points - self.patience * _promise(pos, cards, deadwood, self.unseen)
+        if discard is not None and self.wanted and not self.last_turn:
+            score += 0.5 * sum(1 for w in self.wanted if _related(discard, w)) * pos.points(discard) ** 0.5
         return score
 
-    def best_discard(cards: Sequence[Card], allowed: set[str]) -> tuple[float, Card]:
+    def ranked(self, cards: Sequence[Card], allowed: set[str]) -> list[tuple[float, Card]]:
+        pos = self.pos
         points, deadwood = pos.arrange(cards)
         candidates = [c for c in set(deadwood) if c.code in allowed]
         if not candidates:
             candidates = [card for _, card in discard_options(pos, cards, allowed)[:3]]
-        scored = [(value(remove(cards, c), c), -pos.points(c), c.code, c) for c in candidates]
-        best = min(scored)
-        return best[0], best[3]
+        scored = sorted((self.value(remove(cards, c), c), -pos.points(c), c.code, c) for c in candidates)
+        return [(value, card) for value, _, _, card in scored]
 
-    if draws(legal):
-        top = pos.top
-        if not (may_draw(legal, "discard") and top is not None):
-            return draw(legal, "stock")
-        if not may_draw(legal, "stock") or pos.is_wild(top):
-            return draw(legal, "discard")
-        now_points, deadwood = pos.arrange(pos.hand)
-        if isolated(pos, top, pos.hand) and (not deadwood or pos.points(top) >= max(map(pos.points, deadwood))):
-            return draw(legal, "stock")
-        codes = {c.code for c in pos.hand}
-        allowed = codes - {top.code} if codes != {top.code} else codes
-        take_value, _ = best_discard(pos.hand + [top], allowed)
-        stock_value = value(pos.hand, None) - _dump_gain(pos, deadwood, unseen)
-        return draw(legal, "discard" if take_value < stock_value else "stock")
-    _, card = best_discard(pos.hand, allowed_discards(legal))
-    return Discard(card)
+
+def _choose_draw(pos: Position, legal: Sequence[Action], judge: _Judge) -> Action:
+    top = pos.top
+    if not (may_draw(legal, "discard") and top is not None):
+        return draw(legal, "stock")
+    if not may_draw(legal, "stock") or pos.is_wild(top):
+        return draw(legal, "discard")
+    now_points, deadwood = pos.arrange(pos.hand)
+    if isolated(pos, top, pos.hand) and (not deadwood or pos.points(top) >= max(map(pos.points, deadwood))):
+        return draw(legal, "stock")
+    codes = {c.code for c in pos.hand}
+    allowed = codes - {top.code} if codes != {top.code} else codes
+    take_value = judge.ranked(pos.hand + [top], allowed)[0][0]
+    stock_value = judge.value(pos.hand, None) - _dump_gain(pos, deadwood, judge.unseen)
+    return draw(legal, "discard" if take_value < stock_value else "stock")
 
 
 def _unseen(pos: Position, memory: Memory) -> Counter[Card]:

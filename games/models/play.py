@@ -86,6 +86,7 @@ class BotLevel(models.TextChoices):
     EASY = "easy", _("easy")
     MEDIUM = "medium", _("medium")
     HARD = "hard", _("hard")
+    EXPERT = "expert", _("expert")
 
 
 class InvalidGameStatus(Exception):

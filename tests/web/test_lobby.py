@@ -32,6 +32,7 @@ def test_create_a_game_with_bots_from_the_lobby_form(make_user, classic):
             "easy_bots": 1,
             "medium_bots": 1,
             "hard_bots": 1,
+            "expert_bots": 1,
             "invite": "",
             "time_limit_seconds": 120,
             "round_count": 2,
@@ -43,11 +44,18 @@ def test_create_a_game_with_bots_from_the_lobby_form(make_user, classic):
     assert game.status == Game.Status.ACTIVE and game.coach and game.time_limit_seconds == 120
     assert game.rules["rounds"] == [3, 4]
     # One bot of each level: several levels at one table, each named with its level.
-    assert [s.bot_level for s in game.seats.order_by("position")] == ["", "easy", "medium", "hard"]
+    assert [s.bot_level for s in game.seats.order_by("position")] == ["", "easy", "medium", "hard", "expert"]
     assert game.current_seat == 0  # the bots have played up to the person's turn
     page = client.get(response["Location"]).content.decode()
     assert "Your turn" in page and "Draw from stock" in page
-    assert "bot · easy" in page and "bot · medium" in page and "bot · hard" in page
+    assert "bot · easy" in page and "bot · medium" in page and "bot · hard" in page and "bot · expert" in page
+
+
+def test_the_lobby_offers_the_expert_bot_in_both_forms(make_user, classic):
+    page = logged_in(make_user("ann")).get("/").content.decode()
+    assert 'name="expert_bots"' in page and "Expert bots" in page
+    assert '<option value="expert">expert</option>' in page  # "Play now": the level of its bots
+    assert "Expert ones try each choice" in page
 
 
 def test_the_game_keeps_its_rule_options_when_the_variant_is_edited(make_user, classic):

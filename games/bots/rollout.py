@@ -1,0 +1,310 @@
+"""Rollouts: play a determinized round to its end with a bot policy, and compare actions by them.
+
+:func:`play_out` plays a full :class:`~games.engine.GameState` (a
+determinization from :mod:`.sampling`, where every hidden card has a
+place) to the end of its round, every seat choosing with a bot level's
+policy from its own view and the round's public record (the discard pile,
+who took what), exactly as that level plays on the site; it answers each
+seat's points for the round.  A rollout is deterministic: the policies are,
+and a rebuilt stock comes from the state's own (sampled) shuffle.
+
+:func:`evaluate` estimates what each candidate action of a seat costs:
+for each of ``samples`` determinizations of the seat's view it plays every
+candidate then the round out, and averages the seat's round points.  All
+candidates meet the same samples (common random numbers), so their
+difference is measured with much less noise than their values.
+:func:`evaluate_samples` gives the points of every sample.
+
+Speed (``bench/expert_speed.py``): a hard-policy rollout from the middle of a
+round of a classic four-player game takes a few milliseconds; ``medium``
+plays about twice as fast and a little worse.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Literal
+
+from games.engine import (
+    Action,
+    Card,
+    Discard,
+    Draw,
+    GameState,
+    GoOut,
+    Phase,
+    Rules,
+    SeatView,
+    apply,
+    best_arrangement,
+    discard_penalties,
+    go_out_discards,
+    view,
+)
+from games.engine.game import DISCARD_PILE, STOCK
+
+from . import hard, medium
+from .position import Position
+from .sampling import Knowledge
+
+__all__ = [
+    "Policy",
+    "POLICIES",
+    "policy_action",
+    "greedy_action",
+    "play_out",
+    "rollout",
+    "evaluate",
+    "evaluate_samples",
+]
+
+Policy = Literal["hard", "medium", "greedy"]
+POLICIES: tuple[Policy, ...] = ("hard", "medium", "greedy")
+
+#: A rollout longer than this many moves is cut short and scored as the hands stand.
+MAX_MOVES = 2000
+
+
+def policy_action(seen: SeatView, policy: Policy, memory: hard.Memory) -> Action:
+    """The action of the bot ``policy`` for the seat whose view ``seen`` is (as ``choose_action``)."""
+    legal = seen.legal_actions
+    if len(legal) == 1:
+        return legal[0]
+    pos = Position(seen)
+    go_outs = [a for a in legal if isinstance(a, GoOut)]
+    if go_outs:
+        return max(go_outs, key=lambda a: (pos.points(a.discard), a.discard.code))
+    if policy == "medium":
+        return medium.choose(pos, legal)
+    return hard.choose(pos, legal, memory)
+
+
+def greedy_action(state: GameState, seat: int) -> Action:
+    """What ``medium`` would play for the seat in turn, worked out straight from the state.
+
+    The same choices as ``medium`` (take the discard when it lowers the
+    penalty, go out at once, discard the leftover card that scores most) but
+    without building the seat's view: about half the solver calls, for
+    rollouts.  It reads only the seat's hand and the top discard.
+    """
+    rules, size = state.rules, state.hand_size
+    hand = state.hands[seat]  # sorted, as the engine keeps every hand
+    solved = _solved(rules, size)
+
+    def points(card: Card) -> int:
+        return rules.card_points(card, size)
+
+    if state.phase == Phase.DRAW:
+        top = state.top_discard
+        if top is None:
+            return Draw(STOCK)
+        if not state.stock or rules.is_wild(top, size):
+            return Draw(DISCARD_PILE)
+        now, deadwood = solved.arrange(hand)
+        if _isolated(top, hand, rules, size) and (not deadwood or points(top) >= max(map(points, deadwood))):
+            return Draw(STOCK)
+        kinds = set(hand)
+        allowed = kinds - {top} if kinds != {top} else kinds
+        held, held_deadwood = solved.arrange(tuple(sorted(hand + (top,))))
+        lefts = [held - points(c) for c in held_deadwood if c in allowed]
+        if not lefts:
+            lefts = [left for c, left in discard_penalties(hand + (top,), rules, size).items() if c in allowed]
+        return Draw(DISCARD_PILE if lefts and min(lefts) < now else STOCK)
+    taken = state.taken_from_discard
+    forbidden = taken if taken is not None and any(c != taken for c in hand) else None
+    outs = [c for c in solved.go_outs(hand) if c != forbidden]
+    if outs:
+        return GoOut(max(outs, key=lambda c: (points(c), c.code)))
+    _, deadwood = solved.arrange(hand)
+    options = [c for c in deadwood if c != forbidden]
+    if options:
+        return Discard(min(options, key=lambda c: (-points(c), c.code)))
+    left = discard_penalties(hand, rules, size)
+    return Discard(min((c for c in left if c != forbidden), key=lambda c: (left[c], -points(c), c.code)))
+
+
+class _Solved:
+    """The solver's answers for one round's rules and hand size, by sorted hand.
+
+    Rollouts meet the same hands again and again: every candidate is played
+    on the same deals, so the other seats hold the same cards until the
+    candidates' rounds part ways.
+    """
+
+    def __init__(self, rules: Rules, size: int) -> None:
+        self.rules, self.size = rules, size
+        self.arranged: dict[tuple[Card, ...], tuple[int, tuple[Card, ...]]] = {}
+        self.outs: dict[tuple[Card, ...], tuple[Card, ...]] = {}
+
+    def arrange(self, hand: tuple[Card, ...]) -> tuple[int, tuple[Card, ...]]:
+        """Least penalty of ``hand`` and the leftover cards of a best arrangement."""
+        found = self.arranged.get(hand)
+        if found is None:
+            arrangement = best_arrangement(hand, self.rules, self.size)
+            found = self.arranged[hand] = (arrangement.points, tuple(arrangement.deadwood))
+        return found
+
+    def go_outs(self, hand: tuple[Card, ...]) -> tuple[Card, ...]:
+        """The cards whose discard leaves every other card of ``hand`` melded."""
+        found = self.outs.get(hand)
+        if found is None:
+            found = self.outs[hand] = go_out_discards(hand, self.rules, self.size)
+        return found
+
+
+_SOLVED: dict[tuple[Rules, int], _Solved] = {}
+_SOLVED_LIMIT = 100_000
+
+
+def _solved(rules: Rules, size: int) -> _Solved:
+    """The answers kept for ``rules`` and ``size`` (forgotten when they grow past a limit)."""
+    key = (rules, size)
+    solved = _SOLVED.get(key)
+    if solved is None or len(solved.arranged) + len(solved.outs) > _SOLVED_LIMIT:
+        if len(_SOLVED) >= 16:
+            _SOLVED.clear()
+        solved = _SOLVED[key] = _Solved(rules, size)
+    return solved
+
+
+def _isolated(card: Card, hand: Sequence[Card], rules: Rules, size: int) -> bool:
+    """No meld can hold ``card`` with cards of ``hand`` (as ``position.isolated``)."""
+    if rules.is_wild(card, size):
+        return False
+    for other in hand:
+        if rules.is_wild(other, size) or other.rank == card.rank:
+            return False
+        if other.suit == card.suit and (
+            abs(other.rank - card.rank) == 1 or (rules.aces_high and {other.rank, card.rank} == {1, 13})
+        ):
+            return False
+    return True
+
+
+def play_out(
+    state: GameState,
+    policy: Policy = "hard",
+    taken: Mapping[int, Sequence[str]] | None = None,
+    *,
+    results: int | None = None,
+    horizon: int | None = None,
+) -> tuple[int, ...]:
+    """Play ``state`` to the end of its round with ``policy`` at every seat; each seat's round points.
+
+    ``taken``: the cards each seat took from the discard pile so far this
+    round (what the hard policy remembers; ``hard.Memory(view,
+    history).taken``).  ``results``: the number of round results before the
+    round being played (default: ``state``'s), so that a state whose round
+    has just ended answers that round's points at once.  ``horizon``: after
+    that many moves the rollout stops and every seat scores the hand it holds
+    as if the round ended there (a truncated rollout: cheaper, and blind to
+    what lies further); the round is played to its end otherwise (at most
+    ``MAX_MOVES`` moves, never reached under the shipped rules, whose stock
+    rebuilds are bounded).
+    """
+    if state.is_over and results is None:
+        raise ValueError("the game is over: there is no round to play out")
+    done = len(state.results) if results is None else results
+    memory = hard.Memory.of(-1, [], {seat: list(codes) for seat, codes in (taken or {}).items()})
+    moves, limit = 0, MAX_MOVES if horizon is None else min(horizon, MAX_MOVES)
+    while len(state.results) == done:
+        seat = state.current_seat
+        if seat is None or moves >= limit:
+            return _hands_points(state)
+        if policy == "greedy":
+            action = greedy_action(state, seat)
+        else:
+            if policy == "hard":
+                memory.pile = [card.code for card in state.discard_pile]
+            action = policy_action(view(state, seat), policy, memory)
+        state, events = apply(state, seat, action)
+        if isinstance(action, Draw) and action.source == DISCARD_PILE:
+            memory.taken.setdefault(seat, []).append(events[0].data["card"])
+        moves += 1
+    return state.results[done].points
+
+
+def rollout(
+    state: GameState,
+    action: Action,
+    policy: Policy = "hard",
+    taken: Mapping[int, Sequence[str]] | None = None,
+    horizon: int | None = None,
+) -> tuple[int, ...]:
+    """Play ``action`` for the seat in turn in ``state``, then the round out (see :func:`play_out`)."""
+    seat = state.current_seat
+    if seat is None:
+        raise ValueError("the game is over: no seat is in turn")
+    done = len(state.results)
+    after, events = apply(state, seat, action)
+    if isinstance(action, Draw) and action.source == DISCARD_PILE:
+        taken = {**(taken or {}), seat: [*(taken or {}).get(seat, ()), events[0].data["card"]]}
+    return play_out(after, policy, taken, results=done, horizon=horizon)
+
+
+def evaluate_samples(
+    seen: SeatView,
+    history: Iterable[Mapping[str, Any]],
+    candidates: Sequence[Action],
+    rng: random.Random,
+    samples: int,
+    policy: Policy = "hard",
+    horizon: int | None = None,
+) -> list[list[int]]:
+    """The seat's round points for each candidate (rows) on each of ``samples`` determinizations (columns).
+
+    ``seen`` is the seat's own view, with the seat in turn; every candidate
+    must be one of its legal actions (``ValueError`` otherwise).  Every
+    candidate is played on the same determinizations, drawn from ``rng``;
+    ``policy`` plays the rest, for ``horizon`` moves at most (:func:`play_out`).
+    """
+    if seen.seat is None or seen.current_seat != seen.seat:
+        raise ValueError("only the seat in turn has actions to evaluate")
+    illegal = [a for a in candidates if a not in seen.legal_actions]
+    if illegal:
+        raise ValueError(f"not legal actions of this seat now: {illegal!r}")
+    if samples < 1:
+        raise ValueError("evaluate at least one sample")
+    history = list(history)
+    knowledge = Knowledge(seen, history)
+    taken = hard.Memory(seen, history).taken
+    seat = seen.seat
+    points: list[list[int]] = [[] for _ in candidates]
+    for _ in range(samples):
+        state = knowledge.sample(rng)
+        for row, action in zip(points, candidates, strict=True):
+            row.append(rollout(state, action, policy, taken, horizon)[seat])
+    return points
+
+
+def evaluate(
+    seen: SeatView,
+    history: Iterable[Mapping[str, Any]],
+    candidates: Sequence[Action],
+    rng: random.Random,
+    samples: int,
+    policy: Policy = "hard",
+    horizon: int | None = None,
+) -> list[float]:
+    """The seat's expected round points after each candidate action (lower is better).
+
+    The mean of :func:`evaluate_samples` over the samples; the same
+    determinizations for every candidate (common random numbers).
+    """
+    rows = evaluate_samples(seen, history, candidates, rng, samples, policy, horizon)
+    return [sum(row) / len(row) for row in rows]
+
+
+def _hands_points(state: GameState) -> tuple[int, ...]:
+    """Each seat's points if the round ended now (settled seats keep their result)."""
+    rules, size = state.rules, state.hand_size
+    points = []
+    for seat, hand in enumerate(state.hands):
+        settled = state.settled[seat] if state.settled else None
+        if settled is not None:
+            points.append(settled.points)
+        else:
+            penalty = state.penalties[seat] if state.penalties else 0
+            points.append(best_arrangement(hand, rules, size).points * rules.round_multiplier(size) + penalty)
+    return tuple(points)
