@@ -3,7 +3,8 @@
 - :mod:`.walk`: the game's decisions replayed from its move log, each with
   the seat's own view and the round's public history at that moment;
 - :mod:`.evaluate`: the candidate actions of a decision and their expected
-  points for the rest of the round (the one place that calls the search);
+  points for the rest of the round (the one place that calls the search:
+  ``games.bots.sampling`` and ``games.bots.rollout``);
 - :mod:`.grading`: one decision analysed as stored, turns graded
   (inaccuracy, mistake, blunder), accuracy.
 
@@ -57,7 +58,7 @@ __all__ = [
 
 #: Goes up whenever the figures of an analysis would change (the search, the samples, the candidates):
 #: an analysis stored under another version is made again when asked for.
-VERSION = 1
+VERSION = 2
 
 
 def analysis_seed(game_id: int, version: int = VERSION) -> str:

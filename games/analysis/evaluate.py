@@ -2,10 +2,16 @@
 
 :func:`choice_costs` answers, for a seat's view and the round's public
 history, the expected points of the round for that seat after each
-candidate action.  :func:`candidates` picks the few actions worth that
-work: every legal draw; for a discard, the one chosen, the hard bot's, the
-best going out (any going out scores the same) and the cards whose discard
-leaves the least penalty now, at most ``limit`` in all.
+candidate action: ``games.bots.rollout.evaluate`` deals the cards the seat
+could not see, consistently with what it had seen (``games.bots.sampling``),
+``samples`` times, plays each candidate on every deal and the round out to
+its end with the hard bot's play at every seat, and averages the seat's
+points (every candidate meets the same deals: common random numbers).
+
+:func:`candidates` picks the few actions worth that work: the one chosen,
+and those the expert bot would weigh (the hard bot's choice first: going
+out whenever it can, any going out scoring the same; then its next best
+discards; a draw from either pile unless one is plainly right).
 """
 
 from __future__ import annotations
@@ -14,37 +20,37 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from games.bots import choose_action
-from games.bots.position import Position, discard_options
-from games.engine import Action, Discard, Draw, GoOut, SeatView
+from games.bots import expert, hard
+from games.bots.position import Position
+from games.bots.rollout import Policy, evaluate
+from games.engine import Action, SeatView
 
-__all__ = ["MAX_CANDIDATES", "SAMPLES", "candidates", "choice_costs"]
+__all__ = ["MAX_CANDIDATES", "POLICY", "SAMPLES", "candidates", "choice_costs"]
 
-#: Hidden cards sampled (deals of what the seat could not see) per decision.
+#: Deals of the cards the seat could not see, per decision (every candidate plays each of them).
 SAMPLES = 16
-#: Actions compared per discard decision (a draw has at most two).
-MAX_CANDIDATES = 4
+#: Actions compared per decision: the chosen one and the best others (a draw has two).
+MAX_CANDIDATES = 3
+#: The bot whose play finishes the round in every rollout, at every seat.
+POLICY: Policy = "hard"
 
 
 def candidates(
     view: SeatView, history: Sequence[Mapping[str, Any]], chosen: Action, limit: int = MAX_CANDIDATES
 ) -> list[Action]:
-    """The actions to compare at this decision, ``chosen`` first; all of them legal."""
-    legal = list(view.legal_actions)
-    if any(isinstance(a, Draw) for a in legal):
-        return [chosen] + [a for a in legal if a != chosen]
-    picked: list[Action] = [chosen]
+    """The actions to compare at this decision, ``chosen`` first; all of them legal, at most ``limit``.
 
-    def add(action: Action) -> None:
-        if action not in picked and action in legal and len(picked) < limit:
-            picked.append(action)
-
-    add(choose_action(view, "hard", history))  # it goes out whenever it can (any going out scores the same)
+    The expert bot's candidates (``expert.candidates``: the hard bot's choice
+    first, then its next best discards; both draws, unless one is plainly
+    right: a wild card on the pile, or a card that could only replace a
+    lower leftover card) with the chosen action in front.  A single
+    candidate means the choice made was the plain one: nothing to search.
+    """
     pos = Position(view)
-    allowed = {a.card.code for a in legal if isinstance(a, Discard)}
-    for _left, card in discard_options(pos, pos.hand, allowed):
-        add(Discard(card))
-    return picked
+    legal = list(view.legal_actions)
+    found = expert.candidates(pos, legal, hard.Memory(view, history), expert.Budget(discards=max(1, limit - 1)))
+    others = [a for a in found if a != chosen]
+    return [chosen, *others][: max(limit, 1 if chosen in found else 2)]
 
 
 def choice_costs(
@@ -56,29 +62,8 @@ def choice_costs(
 ) -> dict[Action, float]:
     """Expected points of the round for the seat of ``view`` after each of ``actions`` (lower is better).
 
-    ``seed`` fixes every random choice (the same seed, the same figures).
-    Only ``view`` and ``history`` are read: what the seat could see then.
+    ``seed`` fixes every deal (the same seed, the same figures).  Only
+    ``view`` and ``history`` are read: what the seat could see then.
     """
-    rng = random.Random(seed)
-    return _stand_in(view, actions, rng)
-
-
-def _stand_in(view: SeatView, actions: Sequence[Action], rng: random.Random) -> dict[Action, float]:
-    """Until the rollouts land: the penalty each action leaves now (no sampling)."""
-    pos = Position(view)
-    points, _deadwood = pos.arrange(pos.hand)
-    out: dict[Action, float] = {}
-    for action in actions:
-        if isinstance(action, GoOut):
-            out[action] = 0.0
-        elif isinstance(action, Discard):
-            rest = list(pos.hand)
-            rest.remove(action.card)
-            out[action] = float(pos.arrange(rest)[0])
-        elif action.source == "discard" and pos.top is not None:
-            taken = [*pos.hand, pos.top]
-            left = min(pos.arrange([c for j, c in enumerate(taken) if j != i])[0] for i in range(len(taken) - 1))
-            out[action] = float(left)
-        else:
-            out[action] = float(points) - rng.random()
-    return out
+    values = evaluate(view, history, actions, random.Random(seed), samples, POLICY, None)
+    return dict(zip(actions, values, strict=True))

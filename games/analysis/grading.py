@@ -57,7 +57,8 @@ def analyse_decision(
 ) -> dict[str, Any]:
     """One decision as stored: the options compared, the best one, the chosen one's expected points and cost.
 
-    A forced decision (one legal action) is stored without figures.
+    A forced decision (one legal action) is stored without figures; so is a
+    plain one (the chosen action is the only candidate), which costs 0.
     """
     row: dict[str, Any] = {
         "seq": decision.seq,
@@ -79,6 +80,9 @@ def analyse_decision(
     if decision.forced:
         return row
     actions = candidates(decision.view, decision.history, decision.chosen, limit)
+    if len(actions) == 1:  # the plain choice (a wild card taken, say): nothing to weigh it against
+        row.update(best=decision.chosen.to_dict())
+        return row
     costs = choice_costs(
         decision.view, decision.history, actions, decision_seed(analysis_seed, decision.seq), samples=samples
     )

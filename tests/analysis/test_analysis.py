@@ -99,26 +99,34 @@ def test_a_log_that_is_not_this_games_is_refused(game):
         list(decisions(RULES, SEATS, SHUFFLE, wrong))
 
 
-def _rows(moves: list[LoggedMove], seed: str) -> list[dict[str, Any]]:
-    return [analyse_decision(d, seed) for d in decisions(RULES, SEATS, SHUFFLE, moves)]
+def _rows(moves: list[LoggedMove], seed: str, samples: int = 4) -> list[dict[str, Any]]:
+    return [analyse_decision(d, seed, samples=samples) for d in decisions(RULES, SEATS, SHUFFLE, moves)]
 
 
 def test_analysing_twice_gives_the_same_figures_and_the_seed_comes_from_the_game(game):
     moves, _ = game
     seed = analysis.analysis_seed(42)
     assert seed == analysis.analysis_seed(42) != analysis.analysis_seed(43)
-    first = _rows(moves[:40], seed)
-    assert _rows(moves[:40], seed) == first
+    first = _rows(moves[:30], seed)
+    assert _rows(moves[:30], seed) == first
+    assert any(row["options"] for row in first)
     assert analysis.decision_seed(seed, 5) == f"{seed}:5"
 
 
 def test_each_row_compares_legal_options_with_the_chosen_one_and_costs_what_it_adds(game):
     moves, _ = game
+    plain = compared = 0
     for decision in decisions(RULES, SEATS, SHUFFLE, moves[:60]):
-        row = analyse_decision(decision, "s")
+        row = analyse_decision(decision, "s", samples=4)
         if decision.forced:
-            assert row["options"] == [] and row["cost"] == 0 and row["expected"] is None
+            assert row["options"] == [] and row["cost"] == 0 and row["expected"] is None and row["best"] is None
             continue
+        if not row["options"]:  # the plain choice: the only candidate
+            assert analysis.candidates(decision.view, decision.history, decision.chosen) == [decision.chosen]
+            assert row["best"] == row["chosen"] and row["cost"] == 0 and row["expected"] is None
+            plain += 1
+            continue
+        compared += 1
         values = {tuple(sorted(o["action"].items())): o["expected"] for o in row["options"]}
         legal = {tuple(sorted(a.to_dict().items())) for a in decision.view.legal_actions}
         assert set(values) <= legal and tuple(sorted(row["chosen"].items())) in values
@@ -128,6 +136,7 @@ def test_each_row_compares_legal_options_with_the_chosen_one_and_costs_what_it_a
         assert [o["expected"] for o in row["options"]] == sorted(o["expected"] for o in row["options"])
         if decision.kind == "draw" and decision.view.discard_top is not None:
             assert row["top"] == decision.view.discard_top.code
+    assert compared >= 20 and plain >= 1
 
 
 def test_the_figures_depend_only_on_what_the_seat_could_see(game):
@@ -148,7 +157,7 @@ def test_the_figures_depend_only_on_what_the_seat_could_see(game):
         other_view = view(other, decision.seat)
         assert other_view == decision.view
         other_decision = replace(decision, view=other_view)
-        assert analyse_decision(other_decision, "seed") == analyse_decision(decision, "seed")
+        assert analyse_decision(other_decision, "seed", samples=4) == analyse_decision(decision, "seed", samples=4)
         checked += 1
     assert checked >= 5
 
@@ -161,14 +170,15 @@ def test_candidates_are_legal_few_and_start_with_the_chosen_one(game):
         found = analysis.candidates(decision.view, decision.history, decision.chosen)
         assert found[0] == decision.chosen and len(set(found)) == len(found)
         assert set(found) <= set(decision.view.legal_actions)
-        if decision.kind == "draw":
-            assert set(found) == set(decision.view.legal_actions)
-        else:
-            assert len(found) <= analysis.MAX_CANDIDATES
-            hard = bots.choose_action(decision.view, "hard", decision.history)
-            assert hard in found
-            if any(isinstance(a, GoOut) for a in decision.view.legal_actions):
-                assert any(isinstance(a, GoOut) for a in found)
+        assert len(found) <= analysis.MAX_CANDIDATES
+        hard = bots.choose_action(decision.view, "hard", decision.history)
+        assert hard in found  # the hard bot's choice is always weighed
+        if decision.kind == "draw" and len(found) == 1:  # a plain draw: a wild card taken, or a useless one left
+            top = decision.view.discard_top
+            assert top is not None and isinstance(decision.chosen, Draw)
+            assert (decision.chosen.source == "discard") == RULES.is_wild(top, decision.view.hand_size)
+        if any(isinstance(a, GoOut) for a in decision.view.legal_actions):
+            assert any(isinstance(a, GoOut) for a in found)
 
 
 @pytest.mark.parametrize(
@@ -221,9 +231,10 @@ def test_a_turn_sums_its_decisions_and_accuracy_averages_the_turns_with_a_choice
     assert summary[1] == {"accuracy": 0.0, "lost": 12.0, "turns": 1, "counts": [0, 0, 1]}
 
 
+@pytest.mark.slow
 def test_a_whole_game_gets_a_row_per_move(game):
     moves, _ = game
-    rows = _rows(moves, analysis.analysis_seed(1))
+    rows = _rows(moves, analysis.analysis_seed(1), samples=2)
     assert len(rows) == len(moves)
     kinds = Counter("draw" if isinstance(m.action, Draw) else "discard" for m in moves)
     assert Counter(r["kind"] for r in rows) == kinds

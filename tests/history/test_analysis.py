@@ -23,6 +23,12 @@ from .conftest import finish_with_bot_moves
 pytestmark = pytest.mark.django_db
 
 
+@pytest.fixture(autouse=True)
+def _few_samples(monkeypatch):
+    """Analyses made here deal the unseen cards twice a decision, not sixteen times: the same code, faster."""
+    monkeypatch.setattr(analysis, "SAMPLES", 2)
+
+
 def _game(make_user: Any, classic: Any, **options: Any) -> tuple[Game, Any, Any]:
     ann, bob = make_user("ann"), make_user("bob")
     game = services.game_create(

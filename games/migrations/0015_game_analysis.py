@@ -7,7 +7,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("games", "0013_away"),
+        ("games", "0014_bot_level_expert"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
