@@ -71,21 +71,21 @@ def main() -> None:
         t = time.perf_counter()
         rows.append(analysis.analyse_decision(decision, seed, samples=args.samples, limit=args.candidates))
         spent = time.perf_counter() - t
-        if not decision.forced:
+        if rows[-1]["options"]:  # searched (not forced, not plain)
             times.append(spent)
         by_round[decision.round_number] += spent
     wall, cpu = time.perf_counter() - started, time.process_time() - cpu
     turns = analysis.turns(rows)
     print(
         f"{args.seats}-player classic game of {len(rules.rounds)} rounds, seed {args.seed}: {len(moves)} moves,"
-        f" {len(times)} decisions with a choice; {args.samples} samples, at most {args.candidates} candidates,"
+        f" {len(times)} searched; {args.samples} samples, at most {args.candidates} candidates,"
         f" rollouts played by {args.policy}"
     )
     print(f"analysis: {wall:.1f} s wall, {cpu:.1f} s CPU, Python {sys.version.split()[0]}")
     ordered = sorted(times)
     p95 = ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))] if ordered else 0.0
     print(
-        f"per decision: median {1000 * statistics.median(times):.0f} ms, p95 {1000 * p95:.0f} ms,"
+        f"per searched decision: median {1000 * statistics.median(times):.0f} ms, p95 {1000 * p95:.0f} ms,"
         f" worst {1000 * max(times):.0f} ms"
     )
     print("per round (s): " + ", ".join(f"{r}: {s:.1f}" for r, s in sorted(by_round.items())))
