@@ -17,7 +17,9 @@ difference A - B per game (same tables, so paired) with its interval, A's
 score relative to B's, and each level's time per decision (median, 95th
 percentile, worst; figures of the machine as loaded, ``--workers`` at once).
 Each bot sees only its own ``view`` and the public events of the round, as
-on the site.  ``--expert-*`` options set the expert's search budget.
+on the site.  ``--expert-*`` options set the expert's search budget;
+``--minutes`` stops a long run in time and reports the games finished (the
+first ones, in order, so still reproducible).
 """
 
 from __future__ import annotations
@@ -100,6 +102,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--rounds", type=int, default=11, help="rounds per game (3 to 13 cards: 11)")
+    parser.add_argument(
+        "--minutes", type=float, default=0, help="stop after this long; report the first games finished"
+    )
     parser.add_argument("--match", help="two levels, A,B: two bots of each a game (e.g. expert,hard)")
     parser.add_argument("--expert-rollouts", type=int, default=expert.BUDGET.rollouts)
     parser.add_argument("--expert-samples", type=int, default=expert.BUDGET.min_samples, help="at least, a candidate")
@@ -129,12 +134,24 @@ def main() -> None:
 
     start = time.perf_counter()
     jobs = [Job(args.seed, index, args.rounds, match, budget) for index in range(args.games)]
+    results: list[dict[str, Any]] = []
     if args.workers > 1 and args.games > 1:
         with multiprocessing.Pool(args.workers) as pool:
-            results = pool.map(play_game, jobs, chunksize=max(1, args.games // (8 * args.workers)))
+            chunk = 1 if args.minutes else max(1, args.games // (8 * args.workers))
+            for result in pool.imap(play_game, jobs, chunksize=chunk):
+                results.append(result)
+                if args.minutes and time.perf_counter() - start > 60 * args.minutes:
+                    pool.terminate()
+                    break
     else:
-        results = [play_game(job) for job in jobs]
+        for job in jobs:
+            results.append(play_game(job))
+            if args.minutes and time.perf_counter() - start > 60 * args.minutes:
+                break
     elapsed = time.perf_counter() - start
+    if len(results) < args.games:
+        print(f"time is up after {args.minutes} minutes: the first {len(results)} of {args.games} games")
+        args.games = len(results)
 
     levels = match or TOURNAMENT
     kind = f"{levels[0]} x2 against {levels[1]} x2" if match else "tournament"

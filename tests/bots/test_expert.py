@@ -97,3 +97,11 @@ def test_the_match_script_compares_the_expert_with_the_hard_bot():
     assert re.search(r"^expert relative to hard: [+-]\d+\.\d%$", out, re.M), out
     bad = subprocess.run([*command[:2], "--match", "expert,grandmaster"], cwd=ROOT, capture_output=True, text=True)
     assert bad.returncode == 2 and "--match takes two different levels" in bad.stderr
+
+
+def test_the_speed_script_prints_the_expert_decision_times_by_hand_size():
+    command = [sys.executable, "bench/expert_speed.py", "--games", "1", "--seed", "2", "--rounds", "2"]
+    out = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300, check=True).stdout
+    for label in ("3", "4", "all"):
+        assert re.search(rf"^{label}\s+\d+\s+\d+\.\d\s+\d+\.\d\s+\d+\.\d$", out, re.M), out
+    assert re.search(r"^decision time: median \d+\.\d ms, 95% \d+\.\d ms, worst \d+\.\d ms$", out, re.M), out

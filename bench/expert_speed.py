@@ -1,0 +1,83 @@
+"""How long the expert bot takes to decide; prints figures, never passes or fails.
+
+    python bench/expert_speed.py --games 4 --seed 1 [--rounds 11]
+
+Plays classic four-player games (11 rounds, 3 to 13 cards), two expert bots
+against two hard ones (seats shuffled by the seed), in this one process,
+and times every decision of the expert seats (``choose_action`` on the
+seat's view and the round's history, as the site calls it).  Prints the
+median, the 95th percentile and the worst, overall and by the round's hand
+size.  Only the expert's own search is timed, so run it on an idle core
+for the figures the README quotes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import sys
+import time
+from typing import Any
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from games.bots import choose_action  # noqa: E402
+from games.engine import Rules, apply, new_game, view  # noqa: E402
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+def line(label: str, times: list[float]) -> str:
+    return (
+        f"{label:<12} {len(times):>6} {1000 * statistics.median(times):>9.1f} "
+        f"{1000 * percentile(times, 0.95):>9.1f} {1000 * max(times):>9.1f}"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--games", type=int, default=4)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--rounds", type=int, default=11, help="rounds per game (3 to 13 cards: 11)")
+    args = parser.parse_args()
+    if args.games < 1 or not 1 <= args.rounds <= 11:
+        parser.error("--games must be at least 1 and --rounds between 1 and 11")
+    rules = Rules.from_dict({"rounds": list(range(3, 3 + args.rounds))})
+    times: dict[int, list[float]] = {}
+    for index in range(args.games):
+        rng = random.Random(f"speed:{args.seed}:{index}")
+        levels = ["expert", "expert", "hard", "hard"]
+        rng.shuffle(levels)
+        state = new_game(rules, len(levels), rng.getrandbits(62))
+        history: list[dict[str, Any]] = []
+        while not state.is_over:
+            seat = state.current_seat
+            assert seat is not None  # a game that is not over has a seat to play
+            start = time.perf_counter()
+            action = choose_action(view(state, seat), levels[seat], history)
+            if levels[seat] == "expert":
+                times.setdefault(state.hand_size, []).append(time.perf_counter() - start)
+            state, events = apply(state, seat, action)
+            for event in events:
+                if event.kind == "round_dealt":
+                    history = []
+                history.append(event.to_dict())
+    every = [t for ts in times.values() for t in ts]
+    print(f"expert decisions in {args.games} four-player games (2 expert, 2 hard), seed {args.seed}")
+    print(f"{'cards':<12} {'count':>6} {'median ms':>9} {'95% ms':>9} {'worst ms':>9}")
+    for size in sorted(times):
+        print(line(str(size), times[size]))
+    print(line("all", every))
+    print(
+        f"decision time: median {1000 * statistics.median(every):.1f} ms, "
+        f"95% {1000 * percentile(every, 0.95):.1f} ms, worst {1000 * max(every):.1f} ms"
+    )
+
+
+if __name__ == "__main__":
+    main()
