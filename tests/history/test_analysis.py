@@ -100,6 +100,9 @@ def test_asking_again_changes_nothing_and_a_failed_or_outdated_analysis_starts_a
     assert again.pk != first.pk and again.status == "pending" and again.requested_by == bob
     GameAnalysis.objects.filter(pk=again.pk).update(version=analysis.VERSION - 1)
     assert services.analysis_tick(max_decisions=5) == 0  # an outdated analysis is not worked on
+    page = logged_in(ann).get(_url(game))
+    assert page.context["state"] == "stale" and page.context["can_request"]
+    assert "older version of the analysis" in page.content.decode()
     newest = services.analysis_request(game_id=game.pk, user=ann)
     assert newest.pk != again.pk and GameAnalysis.objects.count() == 1
 
@@ -297,11 +300,17 @@ def test_the_chart_follows_each_player_from_their_own_expectations_to_the_final_
 
 def test_a_players_own_turns_show_by_default_with_chosen_and_best(finished):
     game, _, bob = finished
+    timed_out = game.moves.filter(seat=1).order_by("seq")[2]  # as if the clock's bot had played it
+    game.moves.filter(pk=timed_out.pk).update(by_bot=True)
     _analyse(game)
     response = logged_in(bob).get(_url(game))
     assert response.context["selected"] == 1
     shown = response.context["turns"]
     assert shown and all(t["seat"] == 1 for t in shown)
+    assert [t["by_bot"] for t in shown].count(True) == 1
+    assert "The bot played this turn for the player" in response.content.decode()
+    bot_turns = logged_in(bob).get(_url(game), {"show": "2"}).context["turns"]
+    assert bot_turns and not any(t["by_bot"] for t in bot_turns)  # a bot's own seat is not "played by the bot"
     for turn in shown:
         draw = turn["decisions"][0]
         assert draw["chosen"]["kind"] in ("stock", "take")
