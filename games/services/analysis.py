@@ -143,6 +143,8 @@ def analysis_step(
         )
         return 0
     with transaction.atomic():
+        if not GameAnalysis.objects.select_for_update().filter(pk=job.pk, version=job.version).exists():
+            return 0  # made again meanwhile (asked for anew after a new version): these figures are not wanted
         AnalysedDecision.objects.bulk_create(
             [AnalysedDecision(analysis=job, **row) for row in rows], ignore_conflicts=True
         )

@@ -130,6 +130,21 @@ def test_a_worker_leaves_an_analysis_another_one_holds_until_its_lease_runs_out(
     assert job.decisions.count() == 6
 
 
+def test_figures_of_an_analysis_made_again_meanwhile_are_dropped(finished, monkeypatch):
+    game, ann, _ = finished
+    job = services.analysis_request(game_id=game.pk, user=ann)
+    real = analysis.analyse_decision
+
+    def and_meanwhile(*args, **kwargs):  # while the worker computes, the analysis is deleted and asked for anew
+        GameAnalysis.objects.filter(pk=job.pk).delete()
+        monkeypatch.setattr(analysis, "analyse_decision", real)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(analysis, "analyse_decision", and_meanwhile)
+    assert services.analysis_step(analysis_id=job.pk, max_decisions=3) == 0
+    assert not AnalysedDecision.objects.exists() and not GameAnalysis.objects.exists()
+
+
 def test_a_move_log_the_engine_refuses_fails_the_analysis_once(finished, caplog):
     game, ann, _ = finished
     job = services.analysis_request(game_id=game.pk, user=ann)
