@@ -111,6 +111,7 @@ def main() -> None:
     parser.add_argument("--expert-discards", type=int, default=expert.BUDGET.discards)
     parser.add_argument("--expert-policy", default=expert.BUDGET.policy, choices=POLICIES)
     parser.add_argument("--expert-margin", type=float, default=expert.BUDGET.margin)
+    parser.add_argument("--expert-leaf", default=expert.BUDGET.leaf, choices=("points", "hard"))
     parser.add_argument("--expert-cycles", type=int, default=expert.BUDGET.cycles, help="0: to the round's end")
     args = parser.parse_args()
     if args.games < 1 or not 1 <= args.rounds <= 11:
@@ -130,6 +131,7 @@ def main() -> None:
         policy=args.expert_policy,
         margin=args.expert_margin,
         cycles=args.expert_cycles or None,
+        leaf=args.expert_leaf,
     )
 
     start = time.perf_counter()
@@ -162,7 +164,8 @@ def main() -> None:
     if match and "expert" in match:
         print(
             f"expert budget: {budget.rollouts} rollouts, at least {budget.min_samples} a candidate, "
-            f"{budget.discards} discards, {budget.policy} rollouts of {budget.cycles or 'all'} turns, "
+            f"{budget.discards} discards, {budget.policy} rollouts of {budget.cycles or 'all'} turns "
+            f"(then {budget.leaf} values), "
             f"margin {budget.margin}"
         )
     print(f"{'level':<8} {'games':>6} {'mean score':>11} {'95% interval':>20}")

@@ -29,7 +29,7 @@ from games.engine import Action, Discard, Draw
 
 from . import hard
 from .position import Position, draws, isolated, may_draw
-from .rollout import Policy, evaluate
+from .rollout import Leaf, Policy, evaluate
 
 __all__ = ["Budget", "BUDGET", "choose", "candidates", "seed_of"]
 
@@ -44,15 +44,17 @@ class Budget:
     ``policy``: the bot that plays the rollouts; ``margin``: how many points
     a candidate must save over the hard bot's own choice to be preferred;
     ``cycles``: how many more turns of its own a rollout plays before it
-    scores the hands as they stand (``None``: to the end of the round).
+    scores the hands (``None``: to the end of the round); ``leaf``: how it
+    scores them then (``rollout.play_out``).
     """
 
     rollouts: int = 24
     min_samples: int = 6
     discards: int = 3
-    policy: Policy = "medium"
+    policy: Policy = "greedy"
     margin: float = 0.0
     cycles: int | None = 2
+    leaf: Leaf = "hard"
 
 
 BUDGET = Budget()
@@ -102,6 +104,6 @@ def choose(
     if budget.cycles is not None:
         # Moves until the seat's own discard ``cycles`` turns later (a draw is followed by its discard).
         horizon = 2 * pos.view.seat_count * budget.cycles + (1 if draws(legal) else 0)
-    values = evaluate(pos.view, history, options, rng, samples, budget.policy, horizon)
+    values = evaluate(pos.view, history, options, rng, samples, budget.policy, horizon, budget.leaf)
     best = min(range(len(options)), key=lambda i: (values[i] + (0 if i == 0 else budget.margin), i))
     return options[best]

@@ -23,7 +23,7 @@ from games.engine.game import DISCARD_PILE
 
 from .position import Position, allowed_discards, discard_options, draw, draws, isolated, may_draw, remove
 
-__all__ = ["Memory", "choose", "ranked_discards"]
+__all__ = ["Memory", "choose", "ranked_discards", "hand_value"]
 
 
 class Memory:
@@ -73,6 +73,11 @@ def ranked_discards(pos: Position, legal: Sequence[Action], memory: Memory) -> l
     """
     judge = _Judge(pos, memory)
     return judge.ranked(pos.hand, allowed_discards(legal))
+
+
+def hand_value(pos: Position, memory: Memory) -> float:
+    """How the hard bot values the seat's hand as it stands: its penalty less the promise of its partial melds."""
+    return _Judge(pos, memory).value(pos.hand, None)
 
 
 class _Judge:

@@ -70,9 +70,8 @@ def test_the_expert_weighs_the_hard_bots_choice_first_and_keeps_the_cheapest_can
         budget = expert.BUDGET
         samples = max(budget.min_samples, budget.rollouts // len(options))
         horizon = 2 * 4 * budget.cycles + isinstance(options[0], Draw)
-        values = evaluate(
-            seen, history, options, random.Random(expert.seed_of(pos, history)), samples, "greedy", horizon
-        )
+        rng = random.Random(expert.seed_of(pos, history))
+        values = evaluate(seen, history, options, rng, samples, budget.policy, horizon, budget.leaf)
         assert choose_action(seen, "expert", history) == options[values.index(min(values))]
         searched += 1
     assert searched > 5
