@@ -57,10 +57,10 @@ test-sqlite: $(STAMP) catalogs
 test-postgres: $(STAMP) catalogs
 	$(PY) -m tests.postgres $(ARGS)
 
-# The rules and the bots alone, in seconds: without pytest-django, and the run
-# fails if anything imports Django (tests/conftest.py checks after each test).
+# The rules, the bots and the analysis alone, in seconds: without pytest-django, and
+# the run fails if anything imports Django (tests/conftest.py checks after each test).
 test-fast: $(STAMP)
-	$(PY) -m pytest -p no:django tests/engine tests/bots $(ARGS)
+	$(PY) -m pytest -p no:django tests/engine tests/bots tests/analysis $(ARGS)
 
 # ruff (lint and format check) and mypy (strict for the engine and the bots).
 lint: $(STAMP)

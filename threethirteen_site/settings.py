@@ -19,6 +19,8 @@ in-memory channel layer, e-mail printed on the console):
   ``EMAIL_HOST_PASSWORD``, ``EMAIL_USE_TLS``, ``DEFAULT_FROM_EMAIL``
 - ``SITE_URL`` (the site's address, for links in e-mails)
 - ``AWAY_DAYS_PER_YEAR`` (time away a player may take per calendar year, default 14)
+- ``ANALYSIS_SECONDS_PER_PASS`` (seconds of game analysis per pass of the move clock: default 0.5
+  in the server process, 2 for ``manage.py gameclock``; 0 turns the analysis off there)
 - ``VAPID_PUBLIC_KEY``, ``VAPID_PRIVATE_KEY`` (Web Push turn notices; both or neither:
   ``manage.py vapid_keys`` makes a pair), ``VAPID_SUBJECT`` (a ``mailto:`` or ``https:``
   contact for the push services), ``PUSH_SERVICE_HOSTS`` (the push services a subscription
@@ -302,6 +304,11 @@ PUSH_ALLOW_LOOPBACK = False
 # Time away (games.services.away): days per calendar year (UTC) during which a player's clocks in
 # games over days stop.
 AWAY_DAYS_PER_YEAR = int(os.environ.get("AWAY_DAYS_PER_YEAR", "14"))
+
+# Analyses of finished games (games.services.analysis) are worked through by the move clock, a few
+# decisions per pass: this many seconds per pass (unset: 0.5 in the server process, whose requests
+# share its interpreter, and 2 for manage.py gameclock); 0 leaves the analysis to manage.py analyse.
+ANALYSIS_SECONDS_PER_PASS = os.environ.get("ANALYSIS_SECONDS_PER_PASS", "").strip()
 
 # Production hardening: on whenever DEBUG is off (each can be overridden).
 if not DEBUG:

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Series", "line_chart", "bar_chart", "nice_ticks"]
+__all__ = ["Series", "Mark", "line_chart", "bar_chart", "nice_ticks"]
 
 WIDTH, HEIGHT = 640, 280
 LEFT, RIGHT, TOP, BOTTOM = 62, 16, 22, 46
@@ -30,6 +30,22 @@ class Series:
     name: str
     values: Sequence[float | None]
     extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Mark:
+    """A point of a series singled out, as a link: ``series`` and ``index`` (its x position) say which.
+
+    ``kind`` becomes a class (its look), ``title`` its tooltip and accessible name; ``size`` is the
+    diamond's half width.
+    """
+
+    series: int
+    index: int
+    kind: str
+    href: str
+    title: str
+    size: float = 6.0
 
 
 def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
@@ -75,8 +91,15 @@ def line_chart(
     x_title: str = "",
     y_title: str = "",
     zero_line: bool = False,
+    x_ticks: Sequence[tuple[int, str]] | None = None,
+    marks: Sequence[Mark] = (),
 ) -> dict[str, Any]:
-    """Lines over shared x positions (one per label); ``None`` values leave a gap."""
+    """Lines over shared x positions (one per label); ``None`` values leave a gap.
+
+    ``x_ticks`` (x index, label) replace the labels under the axis, each with
+    a line across the plot (e.g. where each round starts); ``marks`` single
+    out points as links (drawn above the lines; a mark on a gap is left out).
+    """
     values = [v for s in series for v in s.values if v is not None]
     if not values or not x_labels:
         return {"empty": True, "title": title, "desc": desc}
@@ -132,6 +155,22 @@ def line_chart(
         "y_ticks": [{"y": y_at(t), "label": _label(t)} for t in ticks],
         "x_ticks": [
             {"x": x_at(i), "label": label} for i, label in enumerate(x_labels) if i % label_every == 0 or i == n - 1
+        ]
+        if x_ticks is None
+        else _spaced_ticks([(x_at(i), label) for i, label in x_ticks if 0 <= i < n]),
+        "x_lines": x_ticks is not None,
+        "marks": [
+            {
+                "d": marker_path("diamond", x_at(m.index), y_at(value), m.size),
+                "kind": m.kind,
+                "href": m.href,
+                "title": m.title,
+                "series": m.series % 8,
+            }
+            for m in marks
+            if 0 <= m.series < len(series)
+            and 0 <= m.index < len(series[m.series].values)
+            and (value := series[m.series].values[m.index]) is not None
         ],
         "zero_y": y_at(0) if zero_line and low < 0 < high else None,
         "lines": lines,
@@ -141,6 +180,25 @@ def line_chart(
         ],
         "names": [s.name for s in series],
     }
+
+
+#: Closest two labels under the x axis may be, in chart units (a closer one keeps its line, not its label).
+MIN_TICK_GAP = 26
+
+
+def _spaced_ticks(ticks: Sequence[tuple[float, str]]) -> list[dict[str, Any]]:
+    """Explicit x ticks, each label left out when it would crowd the one before (or the last one)."""
+    out: list[dict[str, Any]] = []
+    shown_at: float | None = None
+    for index, (x, label) in enumerate(ticks):
+        last = index == len(ticks) - 1
+        crowded = shown_at is not None and x - shown_at < MIN_TICK_GAP
+        if not crowded and not last and ticks and ticks[-1][0] - x < MIN_TICK_GAP:
+            crowded = True  # the last label (the end) wins
+        out.append({"x": x, "label": "" if crowded else label})
+        if not crowded:
+            shown_at = x
+    return out
 
 
 def bar_chart(

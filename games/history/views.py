@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
+from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
@@ -17,11 +18,11 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
-from games import chat_selectors, selectors
+from games import chat_selectors, selectors, services
 from games.models import Game, Rating
-from games.views import game_to_watch
+from games.views import game_to_watch, http_status, post_only
 
-from . import records, stats
+from . import analysis, records, stats
 
 HISTORY_PAGE_SIZE = 20
 LEADERBOARD_PAGE_SIZE = 50
@@ -91,6 +92,7 @@ def game_record(request: HttpRequest, game_id: int) -> HttpResponse:
     record["chat"] = chat_selectors.chat_panel(
         game=game, user=request.user, invited=selectors.holds_invite(request.session, game.pk), record=True
     )
+    record["analysis"] = analysis.record_panel(game=game, user=request.user, seats=record["seats"])
     return render(request, "games/record.html", record)
 
 
@@ -131,6 +133,35 @@ def game_replay(request: HttpRequest, game_id: int) -> HttpResponse:
     except records.ReplayRefused:
         return _not_over(request, game, _("The replay shows every hand, so it opens only once the game is over."))
     return render(request, "games/replay.html", context)
+
+
+@login_required
+@require_GET
+def game_analysis(request: HttpRequest, game_id: int) -> HttpResponse:
+    """A finished game's move-by-move analysis (or its progress, or the button that asks for it)."""
+    game, refusal = game_to_watch(request, game_id)
+    if refusal:
+        return refusal
+    if not game.is_finished:
+        return _not_over(request, game, _("A game is analysed only once it is over."))
+    context = analysis.game_analysis(game=game, user=request.user, show=request.GET.get("show"))
+    return render(request, "games/analysis.html", context)
+
+
+@post_only
+def game_analysis_request(request: HttpRequest, game_id: int) -> HttpResponse:
+    """A player of the finished game asks for its analysis (``services.analysis_request`` decides)."""
+    game, refusal = game_to_watch(request, game_id)
+    if refusal:
+        return refusal
+    try:
+        services.analysis_request(game_id=game.pk, user=request.user)
+    except services.GameError as error:
+        if error.code == "game_not_finished" or error.code == "game_aborted":
+            return _not_over(request, game, error.message)
+        return render(request, "games/refused.html", {"error": error.message, "game": game}, status=http_status(error))
+    messages.success(request, _("The analysis has started: this page shows how far it has got."))
+    return redirect("games:analysis", game_id=game.pk)
 
 
 @login_required

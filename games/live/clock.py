@@ -28,6 +28,18 @@ logger = logging.getLogger(__name__)
 
 #: Seconds between passes (live games have 30-second turns).
 INTERVAL = 2.0
+#: Seconds of game analysis per pass in the server process (its requests share the interpreter).
+ANALYSIS_SECONDS = 0.5
+
+
+def analysis_seconds(default: float) -> float:
+    """Seconds of game analysis per clock pass: ``ANALYSIS_SECONDS_PER_PASS``, or ``default`` when unset or bad."""
+    value = getattr(settings, "ANALYSIS_SECONDS_PER_PASS", "")
+    try:
+        seconds = float(value) if value not in ("", None) else default
+    except (TypeError, ValueError):
+        return default
+    return max(0.0, seconds) if seconds == seconds else default  # NaN: the default
 
 
 def enabled() -> bool:
@@ -44,15 +56,24 @@ def enabled() -> bool:
 
 
 def one_pass() -> dict[str, int] | None:
-    """One clock pass on a worker thread, with fresh database connections like a request."""
+    """One clock pass on a worker thread, with fresh database connections like a request: the timeouts and
+    notices, then a bounded slice of the analyses asked for (``analysed`` counts its decisions)."""
     from games import services
 
     close_old_connections()
     try:
-        return services.clock_tick()
-    except Exception:  # a bad game must not stop the clock for every other game
-        logger.exception("the in-server move clock's pass failed")
-        return None
+        try:
+            done = services.clock_tick()
+        except Exception:  # a bad game must not stop the clock for every other game
+            logger.exception("the in-server move clock's pass failed")
+            return None
+        try:
+            seconds = analysis_seconds(ANALYSIS_SECONDS)
+            done["analysed"] = services.analysis_tick(seconds=seconds) if seconds > 0 else 0
+        except Exception:  # nor a bad analysis the timeouts
+            logger.exception("the in-server move clock's analysis failed")
+            done["analysed"] = 0
+        return done
     finally:
         close_old_connections()
 

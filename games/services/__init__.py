@@ -5,11 +5,13 @@
 - :mod:`.away`: time away (clocks of games over days stop while a player is away);
 - :mod:`.moderation`: what staff do from the admin;
 - :mod:`.chat`: table talk (post, mute, report) and its moderation (hide, mute from chat);
+- :mod:`.analysis`: a finished game's analysis, asked for by a player and worked through in the background;
 - :mod:`.turns`: what they all share (the move log, bot turns, the snapshot, the announcement).
 
 Each raises :class:`GameError` and changes nothing when it refuses.
 """
 
+from .analysis import analyse_game, analysis_request, analysis_step, analysis_tick
 from .away import away_come_back, away_declare
 from .chat import (
     MUTE_HOURS,
@@ -73,4 +75,8 @@ __all__ = [
     "RATE_LIMITS",
     "away_declare",
     "away_come_back",
+    "analysis_request",
+    "analysis_step",
+    "analysis_tick",
+    "analyse_game",
 ]

@@ -1,7 +1,7 @@
 """ISSUE 13.5: automated accessibility checks (axe-core, through axe-playwright-python, which ships
-axe.min.js: nothing is fetched) find no serious or critical problem on the pages a player uses, in
-the light and the dark colour scheme (colour contrast included); every card is named in full for
-screen readers.
+axe.min.js: nothing is fetched) find no serious or critical problem on the pages a player uses (the
+analysis page of issue 16 too), in the light and the dark colour scheme (colour contrast included);
+every card is named in full for screen readers.
 """
 
 from __future__ import annotations
@@ -59,6 +59,8 @@ def pages_to_check(make_user: Any, classic: Any) -> dict[str, tuple[str, str]]:
     )
     finished = off_loop(finish_with_bot_moves, finished)
     assert finished.status == Game.Status.FINISHED
+    analysed = off_loop(services.analyse_game, game_id=finished.pk)
+    assert analysed.is_done
     pages = {
         "lobby": "/",
         "table, your turn": f"/games/{solo.pk}/",
@@ -66,6 +68,7 @@ def pages_to_check(make_user: Any, classic: Any) -> dict[str, tuple[str, str]]:
         "table, game over": f"/games/{finished.pk}/",
         "round summary": f"/games/{finished.pk}/rounds/1/",
         "record": f"/games/{finished.pk}/record/",
+        "analysis": f"/games/{finished.pk}/analysis/",
         "profile": "/accounts/profile/",
         "rules": "/rules/",
         "my games": "/games/mine/",

@@ -15,7 +15,7 @@ pytestmark = pytest.mark.django_db
 HISTORY_QUERIES = 10
 STATS_QUERIES = 12
 LEADERBOARD_QUERIES = 7
-RECORD_QUERIES = 9  # 7, and the table talk: the seats (who is a player) and the messages
+RECORD_QUERIES = 10  # 7, the table talk (the seats: who is a player; the messages) and the analysis
 REPLAY_QUERIES = 6
 
 

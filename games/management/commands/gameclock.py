@@ -1,6 +1,7 @@
-"""The move clock: plays timed-out turns with the bot and sends the turn e-mails.
+"""The move clock: plays timed-out turns with the bot and sends the turn e-mails; between them it works
+through the analyses of finished games that players asked for, a bounded slice each pass.
 
-    python manage.py gameclock [--interval 2] [--once]
+    python manage.py gameclock [--interval 2] [--once] [--analysis-seconds 2]
 
 Safe to run in several processes at once and to stop and restart at any
 moment: every timeout goes through ``services.game_timeout`` (the game row
@@ -26,6 +27,10 @@ from django.core.management.base import BaseCommand, CommandParser
 from django.db import close_old_connections
 
 from games import services
+from games.live import clock
+
+#: Seconds of game analysis per pass, unless ANALYSIS_SECONDS_PER_PASS says otherwise.
+ANALYSIS_SECONDS = 2.0
 
 logger = logging.getLogger(__name__)
 
@@ -41,10 +46,20 @@ class Command(BaseCommand):
             help="seconds to sleep between passes (default 2: live games have 30-second turns)",
         )
         parser.add_argument("--once", action="store_true", help="make one pass and exit")
+        parser.add_argument(
+            "--analysis-seconds",
+            type=float,
+            default=None,
+            help="seconds of game analysis per pass (default: ANALYSIS_SECONDS_PER_PASS, or 2; 0: none)",
+        )
 
-    def handle(self, *args: Any, interval: float, once: bool, **options: Any) -> None:
+    def handle(
+        self, *args: Any, interval: float, once: bool, analysis_seconds: float | None = None, **options: Any
+    ) -> None:
         if interval <= 0:
             interval = 2.0
+        if analysis_seconds is None or not analysis_seconds >= 0:
+            analysis_seconds = clock.analysis_seconds(ANALYSIS_SECONDS)
         stopping = False
 
         def stop(signum: int, frame: Any) -> None:
@@ -72,6 +87,16 @@ class Command(BaseCommand):
                     f"gameclock: {done['timeouts']} timed-out turn(s) played, {done['emails']} e-mail(s) sent,"
                     f" {done['pushes']} push notice(s) sent"
                 )
+            if analysis_seconds > 0:
+                try:
+                    analysed = services.analysis_tick(seconds=analysis_seconds)
+                except Exception:  # a bad analysis must not stop the clock
+                    if once:
+                        raise
+                    logger.exception("gameclock analysis failed")
+                    analysed = 0
+                if analysed or once:
+                    self.stdout.write(f"gameclock: {analysed} decision(s) of finished games analysed")
             if once or stopping:
                 return
             try:

@@ -1,0 +1,66 @@
+"""Move-by-move analysis of a finished game, in pure Python (no Django), beside the bots.
+
+- :mod:`.walk`: the game's decisions replayed from its move log, each with
+  the seat's own view and the round's public history at that moment;
+- :mod:`.evaluate`: the candidate actions of a decision and their expected
+  points for the rest of the round (the one place that calls the search:
+  ``games.bots.sampling`` and ``games.bots.rollout``);
+- :mod:`.grading`: one decision analysed as stored, turns graded
+  (inaccuracy, mistake, blunder), accuracy.
+
+The site stores and shows the results (``games.services.analysis``,
+``games.history.analysis``); ``bench/analysis.py`` times a whole game.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from .evaluate import MAX_CANDIDATES, SAMPLES, candidates, choice_costs
+from .grading import (
+    BLUNDER,
+    GRADES,
+    INACCURACY,
+    MISTAKE,
+    Turn,
+    accuracy,
+    analyse_decision,
+    decision_seed,
+    grade,
+    summary,
+    turns,
+)
+from .walk import Decision, LoggedMove, decisions, extend_history
+
+__all__ = [
+    "VERSION",
+    "SAMPLES",
+    "MAX_CANDIDATES",
+    "INACCURACY",
+    "MISTAKE",
+    "BLUNDER",
+    "GRADES",
+    "Decision",
+    "LoggedMove",
+    "Turn",
+    "accuracy",
+    "analyse_decision",
+    "analysis_seed",
+    "candidates",
+    "choice_costs",
+    "decision_seed",
+    "decisions",
+    "extend_history",
+    "grade",
+    "summary",
+    "turns",
+]
+
+#: Goes up whenever the figures of an analysis would change (the search, the samples, the candidates):
+#: an analysis stored under another version is made again when asked for.
+VERSION = 2
+
+
+def analysis_seed(game_id: int, version: int = VERSION) -> str:
+    """The seed of a game's analysis: fixed by the game (and the analysis version), so it is reproducible."""
+    return hashlib.sha256(f"threethirteen/analysis/v{version}/game/{game_id}".encode()).hexdigest()[:32]

@@ -1,0 +1,185 @@
+"""From decisions to a verdict: one decision analysed, turns graded, accuracy.
+
+Every figure is in expected points of the round (lower is better for the
+player).  A decision's *cost* is what the choice made adds to the expected
+points of the round over the best choice found (0 when it was the best).
+A turn (a draw and the discard after it) costs the sum of its two
+decisions; the turn is then graded by fixed thresholds, stated on the page:
+
+- an **inaccuracy** costs :data:`INACCURACY` points or more,
+- a **mistake** :data:`MISTAKE` or more,
+- a **blunder** :data:`BLUNDER` or more.
+
+**Accuracy** of a player over a round or the game: each turn with a choice
+scores 100% when it costs nothing, 0% when it costs a blunder's worth or
+more, and in proportion between; the accuracy is the average of those.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from games.engine import Action
+
+from .evaluate import MAX_CANDIDATES, SAMPLES, candidates, choice_costs
+from .walk import Decision
+
+__all__ = [
+    "INACCURACY",
+    "MISTAKE",
+    "BLUNDER",
+    "GRADES",
+    "Turn",
+    "accuracy",
+    "analyse_decision",
+    "decision_seed",
+    "grade",
+    "summary",
+    "turns",
+]
+
+INACCURACY = 2.0
+MISTAKE = 5.0
+BLUNDER = 10.0
+#: The grades, mildest first, with their thresholds.
+GRADES = (("inaccuracy", INACCURACY), ("mistake", MISTAKE), ("blunder", BLUNDER))
+
+
+def decision_seed(analysis_seed: str, seq: int) -> str:
+    """The seed of one decision's sampling: the game's analysis seed and the move's number."""
+    return f"{analysis_seed}:{seq}"
+
+
+def analyse_decision(
+    decision: Decision, analysis_seed: str, *, samples: int = SAMPLES, limit: int = MAX_CANDIDATES
+) -> dict[str, Any]:
+    """One decision as stored: the options compared, the best one, the chosen one's expected points and cost.
+
+    A forced decision (one legal action) is stored without figures; so is a
+    plain one (the chosen action is the only candidate), which costs 0.
+    """
+    row: dict[str, Any] = {
+        "seq": decision.seq,
+        "seat": decision.seat,
+        "round_number": decision.round_number,
+        "turn": decision.turn,
+        "kind": decision.kind,
+        "by_bot": decision.by_bot,
+        "total_before": decision.total_before,
+        "chosen": decision.chosen.to_dict(),
+        "top": top.code if decision.kind == "draw" and (top := decision.view.discard_top) is not None else "",
+        "forced": decision.forced,
+        "best": None,
+        "options": [],
+        "expected": None,
+        "best_expected": None,
+        "cost": 0.0,
+    }
+    if decision.forced:
+        return row
+    actions = candidates(decision.view, decision.history, decision.chosen, limit)
+    if len(actions) == 1:  # the plain choice (a wild card taken, say): nothing to weigh it against
+        row.update(best=decision.chosen.to_dict())
+        return row
+    costs = choice_costs(
+        decision.view, decision.history, actions, decision_seed(analysis_seed, decision.seq), samples=samples
+    )
+    ranked: list[tuple[float, int, Action]] = sorted((costs[a], i, a) for i, a in enumerate(actions))
+    best_value, _, best = ranked[0]
+    chosen_value = costs[decision.chosen]
+    row.update(
+        best=best.to_dict(),
+        options=[{"action": a.to_dict(), "expected": round(v, 2)} for v, _, a in ranked],
+        expected=round(chosen_value, 2),
+        best_expected=round(best_value, 2),
+        cost=round(max(0.0, chosen_value - best_value), 2),
+    )
+    return row
+
+
+def grade(cost: float) -> str:
+    """``""``, ``"inaccuracy"``, ``"mistake"`` or ``"blunder"`` for a turn that cost ``cost`` points."""
+    found = ""
+    for name, threshold in GRADES:
+        if cost >= threshold:
+            found = name
+    return found
+
+
+@dataclass
+class Turn:
+    """One seat's turn: its decisions (a draw, then a discard or going out), graded together."""
+
+    turn: int
+    seat: int
+    round_number: int
+    decisions: list[Mapping[str, Any]] = field(default_factory=list)
+
+    @property
+    def cost(self) -> float:
+        return round(sum(float(d["cost"]) for d in self.decisions), 2)
+
+    @property
+    def grade(self) -> str:
+        return grade(self.cost)
+
+    @property
+    def has_choice(self) -> bool:
+        return any(not d["forced"] for d in self.decisions)
+
+    @property
+    def first_seq(self) -> int:
+        return min(int(d["seq"]) for d in self.decisions)
+
+    @property
+    def by_bot(self) -> bool:
+        return any(d["by_bot"] for d in self.decisions)
+
+    @property
+    def expected_total(self) -> float | None:
+        """The seat's total expected at the end of the round, as its last analysed decision of the turn saw it."""
+        for d in reversed(self.decisions):
+            if d["expected"] is not None:
+                return float(d["total_before"]) + float(d["expected"])
+        return None
+
+    @property
+    def score(self) -> float:
+        """This turn's share of accuracy: 1 when it cost nothing, 0 from a blunder's cost on."""
+        return max(0.0, 1.0 - self.cost / BLUNDER)
+
+
+def turns(rows: Iterable[Mapping[str, Any]]) -> list[Turn]:
+    """The stored decisions (in ``seq`` order) grouped into turns."""
+    out: list[Turn] = []
+    for row in rows:
+        if not out or out[-1].turn != row["turn"]:
+            out.append(Turn(turn=int(row["turn"]), seat=int(row["seat"]), round_number=int(row["round_number"])))
+        out[-1].decisions.append(row)
+    return out
+
+
+def accuracy(graded: Sequence[Turn]) -> float | None:
+    """Average of the turns' scores in percent (turns without a choice left out); ``None`` without any."""
+    scored = [t.score for t in graded if t.has_choice]
+    if not scored:
+        return None
+    return round(100.0 * sum(scored) / len(scored), 1)
+
+
+def summary(graded: Sequence[Turn], seat_count: int) -> list[dict[str, Any]]:
+    """Each seat's verdict over the game: accuracy, points lost, turns with a choice, turns of each grade."""
+    out = []
+    for seat in range(seat_count):
+        own = [t for t in graded if t.seat == seat]
+        out.append(
+            {
+                "accuracy": accuracy(own),
+                "lost": round(sum(t.cost for t in own), 1),
+                "turns": sum(1 for t in own if t.has_choice),
+                "counts": [sum(1 for t in own if t.grade == name) for name, _threshold in GRADES],
+            }
+        )
+    return out

@@ -1,0 +1,241 @@
+"""The analysis of a finished game, pure Python: the walk through the move log, what each decision sees,
+the figures (reproducible), the grades and the accuracy."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from dataclasses import fields, replace
+from typing import Any
+
+import pytest
+
+from games import analysis, bots
+from games.analysis import LoggedMove, analyse_decision, decisions, extend_history
+from games.engine import Discard, Draw, EventKind, GameState, GoOut, Rules, apply, new_game, view
+
+RULES = Rules.from_dict({**Rules().to_dict(), "rounds": [3, 4, 5]})
+SEATS = 3
+SHUFFLE = 17
+
+
+def _play(levels: tuple[str, ...] = ("hard", "medium", "easy")) -> tuple[list[LoggedMove], list[GameState]]:
+    """A whole game of bots: the log, and the engine state before each move."""
+    state = new_game(RULES, SEATS, SHUFFLE)
+    history: list[dict[str, Any]] = []
+    moves, before = [], []
+    while not state.is_over:
+        seat = state.current_seat
+        assert seat is not None
+        action = bots.choose_action(view(state, seat), levels[seat], history)
+        before.append(state)
+        state, events = apply(state, seat, action)
+        history = extend_history(history, [e.to_dict() for e in events])
+        moves.append(LoggedMove(seat, action, by_bot=seat == 2))
+    return moves, before
+
+
+@pytest.fixture(scope="module")
+def game() -> tuple[list[LoggedMove], list[GameState]]:
+    return _play()
+
+
+def test_one_decision_per_move_each_with_the_movers_own_view_of_the_state_before_it(game):
+    moves, before = game
+    found = list(decisions(RULES, SEATS, SHUFFLE, moves))
+    assert [d.seq for d in found] == list(range(1, len(moves) + 1))
+    for decision, move, state in zip(found, moves, before, strict=True):
+        assert decision.seat == move.seat and decision.chosen == move.action and decision.by_bot == move.by_bot
+        assert decision.view == view(state, move.seat)
+        assert decision.view.hands is None and decision.view.stock is None  # nothing hidden in it
+        assert decision.kind == ("draw" if isinstance(move.action, Draw) else "discard")
+        assert decision.round_number == state.round_number
+        assert decision.total_before == state.scores[move.seat]
+        assert move.action in decision.view.legal_actions
+
+
+def test_a_decision_carries_nothing_but_what_the_seat_saw():
+    names = {f.name for f in fields(analysis.Decision)}
+    assert names == {
+        "seq", "seat", "round_number", "turn", "kind", "chosen", "by_bot", "total_before", "view", "history"
+    }  # fmt: skip
+
+
+def test_the_history_is_the_rounds_public_events_so_far(game):
+    moves, before = game
+    found = list(decisions(RULES, SEATS, SHUFFLE, moves))
+    state = new_game(RULES, SEATS, SHUFFLE)
+    events_of_round: list[dict[str, Any]] = []
+    for decision, move in zip(found, moves, strict=True):
+        assert list(decision.history) == events_of_round
+        assert all(e["kind"] != EventKind.ROUND_SCORED for e in decision.history)  # no earlier round's hands
+        state, events = apply(state, move.seat, move.action)
+        for event in events:
+            if event.kind == EventKind.ROUND_DEALT:
+                events_of_round = []
+            events_of_round.append(event.to_dict())
+
+
+def test_turns_count_a_draw_and_its_discard_as_one(game):
+    moves, _ = game
+    found = list(decisions(RULES, SEATS, SHUFFLE, moves))
+    for draw, discard in zip(found[::2], found[1::2], strict=True):
+        assert draw.kind == "draw" and discard.kind == "discard"
+        assert draw.turn == discard.turn and draw.seat == discard.seat
+    assert [d.turn for d in found[::2]] == list(range(1, len(found) // 2 + 1))
+
+
+def test_starting_after_a_move_gives_the_same_decisions_from_there(game):
+    moves, _ = game
+    everything = list(decisions(RULES, SEATS, SHUFFLE, moves))
+    assert list(decisions(RULES, SEATS, SHUFFLE, moves, after=7)) == everything[7:]
+
+
+def test_a_log_that_is_not_this_games_is_refused(game):
+    moves, _ = game
+    wrong = [LoggedMove(moves[0].seat, Discard(moves[1].action.card))] if isinstance(moves[1].action, Discard) else []
+    wrong = wrong or [LoggedMove((moves[0].seat + 1) % SEATS, moves[0].action)]
+    with pytest.raises(ValueError):
+        list(decisions(RULES, SEATS, SHUFFLE, wrong))
+
+
+def _rows(moves: list[LoggedMove], seed: str, samples: int = 4) -> list[dict[str, Any]]:
+    return [analyse_decision(d, seed, samples=samples) for d in decisions(RULES, SEATS, SHUFFLE, moves)]
+
+
+def test_analysing_twice_gives_the_same_figures_and_the_seed_comes_from_the_game(game):
+    moves, _ = game
+    seed = analysis.analysis_seed(42)
+    assert seed == analysis.analysis_seed(42) != analysis.analysis_seed(43)
+    first = _rows(moves[:30], seed)
+    assert _rows(moves[:30], seed) == first
+    assert any(row["options"] for row in first)
+    assert analysis.decision_seed(seed, 5) == f"{seed}:5"
+
+
+def test_each_row_compares_legal_options_with_the_chosen_one_and_costs_what_it_adds(game):
+    moves, _ = game
+    plain = compared = 0
+    for decision in decisions(RULES, SEATS, SHUFFLE, moves[:60]):
+        row = analyse_decision(decision, "s", samples=4)
+        if decision.forced:
+            assert row["options"] == [] and row["cost"] == 0 and row["expected"] is None and row["best"] is None
+            continue
+        if not row["options"]:  # the plain choice: the only candidate
+            assert analysis.candidates(decision.view, decision.history, decision.chosen) == [decision.chosen]
+            assert row["best"] == row["chosen"] and row["cost"] == 0 and row["expected"] is None
+            plain += 1
+            continue
+        compared += 1
+        values = {tuple(sorted(o["action"].items())): o["expected"] for o in row["options"]}
+        legal = {tuple(sorted(a.to_dict().items())) for a in decision.view.legal_actions}
+        assert set(values) <= legal and tuple(sorted(row["chosen"].items())) in values
+        assert row["best_expected"] == min(values.values())
+        assert row["expected"] == values[tuple(sorted(row["chosen"].items()))]
+        assert row["cost"] == pytest.approx(max(0.0, row["expected"] - row["best_expected"]), abs=0.011)
+        assert [o["expected"] for o in row["options"]] == sorted(o["expected"] for o in row["options"])
+        if decision.kind == "draw" and decision.view.discard_top is not None:
+            assert row["top"] == decision.view.discard_top.code
+    assert compared >= 20 and plain >= 1
+
+
+def test_the_figures_depend_only_on_what_the_seat_could_see(game):
+    """Deal the cards the seat could not see (other hands, stock) differently: the same view, the same figures."""
+    moves, before = game
+    checked = 0
+    for decision, state in zip(decisions(RULES, SEATS, SHUFFLE, moves), before, strict=True):
+        if decision.forced or state.round_index != 1 or not state.stock:
+            continue
+        hidden = [c for s, h in enumerate(state.hands) if s != decision.seat for c in h] + list(state.stock)
+        random.Random(decision.seq).shuffle(hidden)
+        hands, rest = list(state.hands), hidden
+        for s in range(SEATS):
+            if s != decision.seat:
+                hands[s], rest = tuple(sorted(rest[: len(state.hands[s])])), rest[len(state.hands[s]) :]
+        other = replace(state, hands=tuple(hands), stock=tuple(rest))
+        assert other.card_counter() == state.card_counter() and other != state
+        other_view = view(other, decision.seat)
+        assert other_view == decision.view
+        other_decision = replace(decision, view=other_view)
+        assert analyse_decision(other_decision, "seed", samples=4) == analyse_decision(decision, "seed", samples=4)
+        checked += 1
+    assert checked >= 5
+
+
+def test_candidates_are_legal_few_and_start_with_the_chosen_one(game):
+    moves, _ = game
+    for decision in decisions(RULES, SEATS, SHUFFLE, moves):
+        if decision.forced:
+            continue
+        found = analysis.candidates(decision.view, decision.history, decision.chosen)
+        assert found[0] == decision.chosen and len(set(found)) == len(found)
+        assert set(found) <= set(decision.view.legal_actions)
+        assert len(found) <= analysis.MAX_CANDIDATES
+        hard = bots.choose_action(decision.view, "hard", decision.history)
+        assert hard in found  # the hard bot's choice is always weighed
+        if decision.kind == "draw" and len(found) == 1:  # a plain draw: a wild card taken, or a useless one left
+            top = decision.view.discard_top
+            assert top is not None and isinstance(decision.chosen, Draw)
+            assert (decision.chosen.source == "discard") == RULES.is_wild(top, decision.view.hand_size)
+        if any(isinstance(a, GoOut) for a in decision.view.legal_actions):
+            assert any(isinstance(a, GoOut) for a in found)
+
+
+@pytest.mark.parametrize(
+    "cost,grade",
+    [(0, ""), (1.99, ""), (2, "inaccuracy"), (4.99, "inaccuracy"), (5, "mistake"), (9.99, "mistake"), (10, "blunder")],
+)
+def test_grades_follow_the_stated_thresholds(cost, grade):
+    assert analysis.grade(cost) == grade
+
+
+def _row(turn: int, seat: int, cost: float, forced: bool = False, **extra: Any) -> dict[str, Any]:
+    return {
+        "seq": 2 * turn,
+        "turn": turn,
+        "seat": seat,
+        "round_number": 1,
+        "cost": cost,
+        "forced": forced,
+        "by_bot": False,
+        "expected": None if forced else 3.0,
+        "total_before": 10,
+        **extra,
+    }
+
+
+def test_a_turn_sums_its_decisions_and_accuracy_averages_the_turns_with_a_choice():
+    rows = [
+        _row(1, 0, 0.0),
+        _row(1, 0, 1.5),  # turn 1 costs 1.5: 85%
+        _row(2, 1, 4.0),
+        _row(2, 1, 8.0),  # turn 2 costs 12: a blunder, 0%
+        _row(3, 0, 0.0, forced=True),
+        _row(3, 0, 0.0, forced=True),  # no choice: left out
+        _row(4, 0, 5.0),
+        _row(4, 0, 0.0),  # 50%
+    ]
+    turns = analysis.turns(rows)
+    assert [(t.turn, t.seat, t.cost, t.grade) for t in turns] == [
+        (1, 0, 1.5, ""),
+        (2, 1, 12.0, "blunder"),
+        (3, 0, 0.0, ""),
+        (4, 0, 5.0, "mistake"),
+    ]
+    assert analysis.accuracy([t for t in turns if t.seat == 0]) == pytest.approx(67.5)
+    assert analysis.accuracy([t for t in turns if t.seat == 1]) == 0.0
+    assert analysis.accuracy([turns[2]]) is None
+    assert turns[0].expected_total == 13.0 and turns[2].expected_total is None
+    summary = analysis.summary(turns, 2)
+    assert summary[0] == {"accuracy": 67.5, "lost": 6.5, "turns": 2, "counts": [0, 1, 0]}
+    assert summary[1] == {"accuracy": 0.0, "lost": 12.0, "turns": 1, "counts": [0, 0, 1]}
+
+
+@pytest.mark.slow
+def test_a_whole_game_gets_a_row_per_move(game):
+    moves, _ = game
+    rows = _rows(moves, analysis.analysis_seed(1), samples=2)
+    assert len(rows) == len(moves)
+    kinds = Counter("draw" if isinstance(m.action, Draw) else "discard" for m in moves)
+    assert Counter(r["kind"] for r in rows) == kinds
+    assert all(r["cost"] >= 0 for r in rows)

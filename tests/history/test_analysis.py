@@ -1,0 +1,380 @@
+"""A finished game's analysis on the site: who may ask and who may see it, the background worker (bounded
+passes, progress, a lease), the page (verdicts, thresholds, chart, links to the replay), never a game in play."""
+
+from __future__ import annotations
+
+import datetime
+import io
+import re
+from typing import Any
+
+import pytest
+from django.core.management import call_command
+from django.test import Client
+from django.utils import timezone
+
+from games import analysis, services
+from games.live import clock
+from games.models import AnalysedDecision, Game, GameAnalysis
+from tests.web.conftest import logged_in
+
+from .conftest import finish_with_bot_moves
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def _few_samples(monkeypatch):
+    """Analyses made here deal the unseen cards twice a decision, not sixteen times: the same code, faster."""
+    monkeypatch.setattr(analysis, "SAMPLES", 2)
+
+
+def _game(make_user: Any, classic: Any, **options: Any) -> tuple[Game, Any, Any]:
+    ann, bob = make_user("ann"), make_user("bob")
+    game = services.game_create(
+        creator=ann,
+        variant=classic,
+        seat_count=3,
+        bot_count=1,
+        bot_level="hard",
+        invitees=[bob],
+        options={"rounds": [3, 4]},
+        seed=21,
+        **options,
+    )
+    return game, ann, bob
+
+
+@pytest.fixture
+def finished(make_user, classic):
+    game, ann, bob = _game(make_user, classic)
+    return finish_with_bot_moves(game), ann, bob
+
+
+def _analyse(game: Game) -> GameAnalysis:
+    return services.analyse_game(game_id=game.pk)
+
+
+def _url(game: Game, what: str = "") -> str:
+    return f"/games/{game.pk}/analysis/{what}"
+
+
+# -- asking -----------------------------------------------------------------------
+
+
+def test_a_player_asks_and_the_worker_goes_through_it_in_bounded_passes(finished):
+    game, ann, _ = finished
+    response = logged_in(ann).post(_url(game, "request/"))
+    assert response.status_code == 302 and response["Location"] == _url(game)
+    job = GameAnalysis.objects.get(game=game)
+    moves = game.moves.count()
+    assert (job.status, job.decisions_total, job.decisions_done, job.requested_by) == ("pending", moves, 0, ann)
+    assert job.seed == analysis.analysis_seed(game.pk) and job.version == analysis.VERSION
+
+    assert services.analysis_tick(max_decisions=5) == 5
+    job.refresh_from_db()
+    assert (job.status, job.decisions_done, job.lease_until) == ("running", 5, None)
+    assert list(job.decisions.values_list("seq", flat=True)) == [1, 2, 3, 4, 5]
+    page = logged_in(ann).get(_url(game))
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert '<meta http-equiv="refresh"' in html and f'max="{moves}" value="5"' in html
+
+    passes = 0
+    while services.analysis_tick(max_decisions=7):
+        passes += 1
+    job.refresh_from_db()
+    assert job.status == "done" and job.decisions_done == moves and job.finished_at is not None
+    assert passes == -(-(moves - 5) // 7)
+    assert list(job.decisions.values_list("seq", flat=True)) == list(range(1, moves + 1))
+    assert len(job.summary) == 3 and all("accuracy" in s for s in job.summary)
+    assert services.analysis_tick(max_decisions=5) == 0  # nothing left
+
+
+def test_asking_again_changes_nothing_and_a_failed_or_outdated_analysis_starts_again(finished):
+    game, ann, bob = finished
+    first = services.analysis_request(game_id=game.pk, user=ann)
+    assert services.analysis_request(game_id=game.pk, user=bob).pk == first.pk
+    GameAnalysis.objects.filter(pk=first.pk).update(status=GameAnalysis.Status.FAILED, error="boom")
+    again = services.analysis_request(game_id=game.pk, user=bob)
+    assert again.pk != first.pk and again.status == "pending" and again.requested_by == bob
+    GameAnalysis.objects.filter(pk=again.pk).update(version=analysis.VERSION - 1)
+    assert services.analysis_tick(max_decisions=5) == 0  # an outdated analysis is not worked on
+    page = logged_in(ann).get(_url(game))
+    assert page.context["state"] == "stale" and page.context["can_request"]
+    assert "older version of the analysis" in page.content.decode()
+    newest = services.analysis_request(game_id=game.pk, user=ann)
+    assert newest.pk != again.pk and GameAnalysis.objects.count() == 1
+
+
+def test_analysing_twice_gives_the_same_figures(finished):
+    game, _, _ = finished
+    first = list(_analyse(game).decisions.order_by("seq").values(*AnalysedDecision.ROW_FIELDS))
+    GameAnalysis.objects.all().delete()
+    second = list(_analyse(game).decisions.order_by("seq").values(*AnalysedDecision.ROW_FIELDS))
+    assert first == second and len(first) == game.moves.count()
+    assert any(row["options"] for row in first)
+
+
+def test_a_worker_leaves_an_analysis_another_one_holds_until_its_lease_runs_out(finished):
+    game, ann, _ = finished
+    job = services.analysis_request(game_id=game.pk, user=ann)
+    now = timezone.now()
+    GameAnalysis.objects.filter(pk=job.pk).update(lease_until=now + datetime.timedelta(minutes=1))
+    assert services.analysis_step(analysis_id=job.pk, max_decisions=3, now=now) == 0
+    assert services.analysis_tick(max_decisions=3, now=now) == 0
+    later = now + datetime.timedelta(minutes=2)
+    assert services.analysis_step(analysis_id=job.pk, max_decisions=3, now=later) == 3
+    # the same decisions written twice (a worker that outlived its lease) are kept once
+    services.analysis_step(analysis_id=job.pk, max_decisions=3, now=later)
+    assert job.decisions.count() == 6
+
+
+def test_figures_of_an_analysis_made_again_meanwhile_are_dropped(finished, monkeypatch):
+    game, ann, _ = finished
+    job = services.analysis_request(game_id=game.pk, user=ann)
+    real = analysis.analyse_decision
+
+    def and_meanwhile(*args, **kwargs):  # while the worker computes, the analysis is deleted and asked for anew
+        GameAnalysis.objects.filter(pk=job.pk).delete()
+        monkeypatch.setattr(analysis, "analyse_decision", real)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(analysis, "analyse_decision", and_meanwhile)
+    assert services.analysis_step(analysis_id=job.pk, max_decisions=3) == 0
+    assert not AnalysedDecision.objects.exists() and not GameAnalysis.objects.exists()
+
+
+def test_a_move_log_the_engine_refuses_fails_the_analysis_once(finished, caplog):
+    game, ann, _ = finished
+    job = services.analysis_request(game_id=game.pk, user=ann)
+    move = game.moves.get(seq=3)
+    move.seat = (move.seat + 1) % 3
+    move.save()
+    assert services.analysis_tick(max_decisions=10) == 0
+    job.refresh_from_db()
+    assert job.status == "failed" and job.error
+    assert services.analysis_tick(max_decisions=10) == 0 and job.decisions.count() == 0
+
+
+# -- who may ask, who may see -------------------------------------------------
+
+
+def test_strangers_and_watchers_see_a_finished_public_games_analysis_but_may_not_ask(finished, make_user):
+    game, _, _ = finished
+    dan = logged_in(make_user("dan"))
+    page = dan.get(_url(game))
+    assert page.status_code == 200 and "Analyse this game" not in page.content.decode()
+    response = dan.post(_url(game, "request/"))
+    assert response.status_code == 403 and not GameAnalysis.objects.exists()
+    assert "Only the players of this game" in response.content.decode()
+    _analyse(game)
+    page = dan.get(_url(game))
+    assert page.status_code == 200 and page.context["state"] == "done"
+    assert page.context["selected"] == "flagged"  # no seat of their own: everyone's flagged turns
+
+
+def test_a_private_game_s_analysis_is_for_its_players_and_the_invite_holders(make_user, classic):
+    game, ann, _ = _game(make_user, classic, is_private=True)
+    finish_with_bot_moves(game)
+    _analyse(game)
+    cid_user = make_user("cid")
+    cid = logged_in(cid_user)
+    for response in (cid.get(_url(game)), cid.post(_url(game, "request/"))):
+        assert response.status_code == 403
+        assert "Accuracy" not in response.content.decode()
+    assert cid.get(game.invite_path()).status_code == 200
+    assert cid.get(_url(game)).status_code == 200
+    assert cid.post(_url(game, "request/")).status_code == 403  # holding the link is not playing
+    assert logged_in(ann).get(_url(game)).status_code == 200
+
+
+def test_a_players_only_game_s_analysis_is_for_its_players(make_user, classic):
+    game, ann, bob = _game(make_user, classic, spectators_allowed=False)
+    finish_with_bot_moves(game)
+    assert logged_in(make_user("dan")).get(_url(game)).status_code == 403
+    assert logged_in(make_user("eve")).post(_url(game, "request/")).status_code == 403
+    assert not GameAnalysis.objects.exists()
+    assert logged_in(bob).post(_url(game, "request/")).status_code == 302
+
+
+def test_signed_out_visitors_neither_see_nor_ask(finished):
+    game, _, _ = finished
+    assert Client().get(_url(game)).status_code == 302  # to the log-in page
+    assert Client().post(_url(game, "request/")).status_code == 403
+    assert not GameAnalysis.objects.exists()
+
+
+def test_a_forged_post_without_the_csrf_token_is_refused(finished):
+    game, ann, _ = finished
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(ann)
+    assert client.post(_url(game, "request/")).status_code == 403
+    assert not GameAnalysis.objects.exists()
+
+
+def test_no_analysis_of_a_game_in_play_ever(make_user, classic):
+    game, ann, _ = _game(make_user, classic)
+    assert game.status == Game.Status.ACTIVE
+    client = logged_in(ann)
+    response = client.get(_url(game))
+    assert response.status_code == 409 and "analysed only once it is over" in response.content.decode()
+    response = client.post(_url(game, "request/"))
+    assert response.status_code == 409 and not GameAnalysis.objects.exists()
+    with pytest.raises(services.GameError) as refused:
+        services.analysis_request(game_id=game.pk, user=ann)
+    assert refused.value.code == "game_not_finished"
+    with pytest.raises(services.GameError):
+        services.analyse_game(game_id=game.pk)
+    # even an analysis row written straight to the table is never worked on while the game is in play
+    job = GameAnalysis.objects.create(
+        game=game, version=analysis.VERSION, seed="x", samples=4, decisions_total=9, requested_at=timezone.now()
+    )
+    assert services.analysis_tick(max_decisions=50) == 0
+    assert services.analysis_step(analysis_id=job.pk, max_decisions=50) == 0
+    assert job.decisions.count() == 0
+    assert client.get(f"/games/{game.pk}/record/").status_code == 409
+
+
+def test_an_aborted_game_has_no_analysis(make_user, classic):
+    game, ann, _ = _game(make_user, classic)
+    Game.objects.filter(pk=game.pk).update(status=Game.Status.ABORTED)
+    response = logged_in(ann).post(_url(game, "request/"))
+    assert response.status_code == 409 and not GameAnalysis.objects.exists()
+
+
+def test_a_get_on_the_request_address_is_the_button_page_and_asks_nothing(finished):
+    game, ann, _ = finished
+    response = logged_in(ann).get(_url(game, "request/"))
+    assert response.status_code == 405 and response["Allow"] == "POST"
+    assert not GameAnalysis.objects.exists()
+
+
+def test_bad_input_falls_back_to_a_sensible_page(finished):
+    game, ann, _ = finished
+    _analyse(game)
+    client = logged_in(ann)
+    for show in ("abc", "99", "-1", "", "1e3", "٣"):
+        response = client.get(_url(game), {"show": show})
+        assert response.status_code == 200 and response.context["selected"] == 0, show
+    assert client.get("/games/999999/analysis/").status_code == 404
+    assert client.post("/games/999999/analysis/request/").status_code == 404
+
+
+# -- the page ----------------------------------------------------------------------
+
+
+def test_the_page_states_the_thresholds_and_shows_accuracy_chart_and_flagged_turns(finished):
+    game, ann, _ = finished
+    job = _analyse(game)
+    rows = list(job.decisions.order_by("seq").values(*AnalysedDecision.ROW_FIELDS))
+    turns = analysis.turns(rows)
+    response = logged_in(ann).get(_url(game), {"show": "flagged"})
+    assert response.status_code == 200
+    html = response.content.decode()
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
+    assert "inaccuracy 2 · " in text and "mistake 5 · " in text and "blunder 10" in text
+    assert "0% when it costs 10 points or more" in text
+    assert '<title id="expected-chart-title">' in html and "<desc" in html
+    players = response.context["players"]
+    assert [p["name"] for p in players] == [s.name for s in game.seats.order_by("position")]
+    for p in players:
+        own = [t for t in turns if t.seat == p["position"]]
+        assert p["accuracy"] == analysis.accuracy(own)
+        assert p["counts"] == [sum(1 for t in own if t.grade == g) for g, _ in analysis.GRADES]
+    flagged = [t for t in turns if t.grade]
+    shown = response.context["turns"]
+    assert [t["turn"] for t in shown] == [t.turn for t in flagged]
+    for turn, row in zip(flagged, shown, strict=True):
+        worst = max(turn.decisions, key=lambda d: (d["cost"], -d["seq"]))
+        assert row["replay_url"] == f"/games/{game.pk}/replay/?step={worst['seq'] - 1}"
+        assert f'href="{row["replay_url"]}"' in html
+        replay = logged_in(ann).get(row["replay_url"])
+        assert replay.status_code == 200 and replay.context["step"] == worst["seq"] - 1
+    marks = response.context["chart"]["marks"]
+    assert len(marks) == len(flagged) and {m["kind"] for m in marks} == {t.grade for t in flagged}
+    assert {m["href"] for m in marks} == {r["replay_url"] for r in shown}
+
+
+def test_the_chart_follows_each_player_from_their_own_expectations_to_the_final_totals(finished):
+    game, ann, _ = finished
+    job = _analyse(game)
+    rows = list(job.decisions.order_by("seq").values(*AnalysedDecision.ROW_FIELDS))
+    turns = analysis.turns(rows)
+    chart = logged_in(ann).get(_url(game)).context["chart"]
+    seats = list(game.seats.order_by("position"))
+    assert [line["name"] for line in chart["lines"]] == [s.name for s in seats]
+    assert [line["last"]["value"] for line in chart["lines"]] == [str(s.total_score) for s in seats]
+    assert len(chart["rows"]) == len(turns) + 1
+    for index, turn in enumerate(turns):
+        if turn.expected_total is not None:
+            value = chart["rows"][index]["values"][turn.seat]
+            assert float(value) == pytest.approx(turn.expected_total, abs=0.051)
+    assert [t["label"] for t in chart["x_ticks"]][:2] == ["1", "2"]
+
+
+def test_a_players_own_turns_show_by_default_with_chosen_and_best(finished):
+    game, _, bob = finished
+    timed_out = game.moves.filter(seat=1).order_by("seq")[2]  # as if the clock's bot had played it
+    game.moves.filter(pk=timed_out.pk).update(by_bot=True)
+    _analyse(game)
+    response = logged_in(bob).get(_url(game))
+    assert response.context["selected"] == 1
+    shown = response.context["turns"]
+    assert shown and all(t["seat"] == 1 for t in shown)
+    assert [t["by_bot"] for t in shown].count(True) == 1
+    assert "The bot played this turn for the player" in response.content.decode()
+    bot_turns = logged_in(bob).get(_url(game), {"show": "2"}).context["turns"]
+    assert bot_turns and not any(t["by_bot"] for t in bot_turns)  # a bot's own seat is not "played by the bot"
+    for turn in shown:
+        draw = turn["decisions"][0]
+        assert draw["chosen"]["kind"] in ("stock", "take")
+        assert turn["decisions"][1]["chosen"]["kind"] in ("discard", "go_out")
+
+
+def test_the_record_shows_the_button_then_the_progress_then_the_accuracies(finished, make_user):
+    game, ann, _ = finished
+    record = f"/games/{game.pk}/record/"
+    html = logged_in(ann).get(record).content.decode()
+    assert f'action="{_url(game, "request/")}"' in html
+    assert f'action="{_url(game, "request/")}"' not in logged_in(make_user("dan")).get(record).content.decode()
+    services.analysis_request(game_id=game.pk, user=ann)
+    services.analysis_tick(max_decisions=4)
+    response = logged_in(ann).get(record)
+    assert response.context["analysis"]["state"] == "running"
+    assert 'class="analysis-progress"' in response.content.decode()
+    while services.analysis_tick(max_decisions=50):
+        pass
+    response = logged_in(ann).get(record)
+    panel = response.context["analysis"]
+    assert panel["state"] == "done" and [p["name"] for p in panel["players"]] == [
+        s.name for s in game.seats.order_by("position")
+    ]
+    assert f'href="{_url(game)}"' in response.content.decode()
+
+
+# -- the background workers --------------------------------------------------------
+
+
+def test_the_in_server_clock_pass_works_on_the_analyses_within_its_seconds(finished, settings, monkeypatch):
+    game, ann, _ = finished
+    monkeypatch.setattr(clock, "close_old_connections", lambda: None)  # the test's transaction stays open
+    services.analysis_request(game_id=game.pk, user=ann)
+    settings.ANALYSIS_SECONDS_PER_PASS = "0"
+    assert clock.one_pass()["analysed"] == 0
+    settings.ANALYSIS_SECONDS_PER_PASS = "0.001"  # at least one decision a pass, whatever the time
+    done = clock.one_pass()
+    assert done is not None and done["analysed"] >= 1
+    assert GameAnalysis.objects.get(game=game).decisions_done == done["analysed"]
+
+
+def test_gameclock_and_analyse_commands(finished):
+    game, ann, _ = finished
+    services.analysis_request(game_id=game.pk, user=ann)
+    out = io.StringIO()
+    call_command("gameclock", "--once", "--analysis-seconds", "0.001", stdout=out)
+    assert "decision(s) of finished games analysed" in out.getvalue()
+    assert GameAnalysis.objects.get(game=game).decisions_done >= 1
+    out = io.StringIO()
+    call_command("analyse", "--waiting", stdout=out)
+    assert f"game {game.pk}: analysis done, {game.moves.count()} decisions" in out.getvalue()
