@@ -157,16 +157,17 @@ class _Solved:
 
 
 _SOLVED: dict[tuple[Rules, int], _Solved] = {}
+#: Answers kept in all (a server process plays expert bots and analyses for days): some tens of MB at most.
 _SOLVED_LIMIT = 100_000
 
 
 def _solved(rules: Rules, size: int) -> _Solved:
-    """The answers kept for ``rules`` and ``size`` (forgotten when they grow past a limit)."""
+    """The answers kept for ``rules`` and ``size`` (all forgotten once they grow past a limit in all)."""
     key = (rules, size)
+    if sum(len(kept.arranged) + len(kept.outs) for kept in _SOLVED.values()) > _SOLVED_LIMIT:
+        _SOLVED.clear()
     solved = _SOLVED.get(key)
-    if solved is None or len(solved.arranged) + len(solved.outs) > _SOLVED_LIMIT:
-        if len(_SOLVED) >= 16:
-            _SOLVED.clear()
+    if solved is None:
         solved = _SOLVED[key] = _Solved(rules, size)
     return solved
 

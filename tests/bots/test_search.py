@@ -183,3 +183,19 @@ def test_a_truncated_rollout_scores_the_hands_as_they_stand_or_as_the_hard_bot_v
         seat = after.current_seat
         after, _ = apply(after, seat, greedy_action(after, seat))
     assert play_out(state, "greedy", horizon=2) == tuple(best_arrangement(h, rules, 9).points for h in after.hands)
+
+
+def test_the_solver_answers_kept_by_rollouts_stay_bounded_in_all(monkeypatch):
+    """A server process plays rollouts for days: the answers kept, over every rules and hand size, stay bounded."""
+    from games.bots import rollout
+
+    monkeypatch.setattr(rollout, "_SOLVED", {})
+    monkeypatch.setattr(rollout, "_SOLVED_LIMIT", 50)
+    rules = Rules()
+    deck = list(game_deck(rules, 2))
+    for size in range(3, 14):
+        kept = rollout._solved(rules, size)
+        for i in range(20):
+            kept.arranged[tuple(deck[i : i + size])] = (0, ())
+        total = sum(len(s.arranged) + len(s.outs) for s in rollout._SOLVED.values())
+        assert total <= 50 + 20  # past the limit, the next call forgets everything kept
