@@ -294,6 +294,9 @@ def test_the_page_states_the_thresholds_and_shows_accuracy_chart_and_flagged_tur
     marks = response.context["chart"]["marks"]
     assert len(marks) == len(flagged) and {m["kind"] for m in marks} == {t.grade for t in flagged}
     assert {m["href"] for m in marks} == {r["replay_url"] for r in shown}
+    # Links inside an image are hidden from screen readers (axe: nested-interactive): a chart of links is a group.
+    svg = re.search(r'<svg class="chart-svg"[^>]*>', html)
+    assert marks and svg is not None and 'role="group"' in svg.group(0)
 
 
 def test_the_chart_follows_each_player_from_their_own_expectations_to_the_final_totals(finished):
