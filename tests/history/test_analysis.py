@@ -211,6 +211,12 @@ def test_a_forged_post_without_the_csrf_token_is_refused(finished):
     client.force_login(ann)
     assert client.post(_url(game, "request/")).status_code == 403
     assert not GameAnalysis.objects.exists()
+    # The record's own button carries the token: with it the same request is taken.
+    record = client.get(f"/games/{game.pk}/record/").content.decode()
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', record.split("analysis/request/", 1)[1])
+    assert token is not None
+    assert client.post(_url(game, "request/"), {"csrfmiddlewaretoken": token.group(1)}).status_code == 302
+    assert GameAnalysis.objects.filter(game=game).exists()
 
 
 def test_no_analysis_of_a_game_in_play_ever(make_user, classic):
