@@ -8,7 +8,7 @@ decides which cards a person may see.
 from __future__ import annotations
 
 import datetime
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -144,8 +144,38 @@ def may_watch(*, game: Game, user: Any, invited: bool = False) -> bool:
     """
     if user is None or not user.is_authenticated:
         return False
-    open_to_others = (not game.is_private or invited) and (game.is_open or game.spectators_allowed)
-    return open_to_others or game.seats.filter(user=user).exists()
+    return _open_to_others(game.is_private, game.is_open or game.spectators_allowed, invited) or (
+        game.seats.filter(user=user).exists()
+    )
+
+
+def _open_to_others(private: bool, watchable: bool, invited: bool) -> bool:
+    """``may_watch`` for someone without a seat: not a private game (or they hold its link), and open or watchable."""
+    return (not private or invited) and watchable
+
+
+def watch_facts(game: Game, seats: Iterable[Seat]) -> dict[str, Any]:
+    """What ``may_watch`` reads of a game, as plain data: its live messages carry it (``may_watch_given``).
+
+    ``seats``: the game's seats as they are now.  A socket that hears a
+    version with these facts decides whether its person may still watch
+    without a database read of its own: with hundreds of pages open, one
+    read per page per move was what kept a move from reaching them quickly.
+    """
+    return {
+        "private": bool(game.is_private),
+        "watchable": bool(game.is_open or game.spectators_allowed),
+        "players": sorted({seat.user_id for seat in seats if seat.user_id is not None}),
+    }
+
+
+def may_watch_given(facts: Mapping[str, Any], *, user: Any, invited: bool = False) -> bool:
+    """``may_watch`` decided from ``watch_facts`` instead of the database (missing facts refuse)."""
+    if user is None or not user.is_authenticated:
+        return False
+    private, watchable = facts.get("private", True) is not False, facts.get("watchable") is True
+    players = facts.get("players")
+    return _open_to_others(private, watchable, invited) or (isinstance(players, list) and user.pk in players)
 
 
 def watch_refusal(game: Game) -> str:

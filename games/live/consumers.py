@@ -89,6 +89,7 @@ class GameConsumer(_ReadOnlyConsumer):
     group: str | None = None
     game_id: int | None = None
     refreshed_at: float = float("-inf")  # when the heartbeat last rejoined the group (time.monotonic)
+    invited: bool = False  # whether the socket's session held the game's invite link when last read
 
     async def connect(self) -> None:
         user = self.scope.get("user")
@@ -116,11 +117,13 @@ class GameConsumer(_ReadOnlyConsumer):
 
         Who may watch can change while the socket is open (a players-only
         game that starts, a game a moderator closes to spectators), so every
-        version asks ``may_watch`` again (one or two indexed reads) before it
-        is sent; when it no longer holds, the socket is closed with
-        ``CLOSE_FORBIDDEN`` and hears nothing more.
+        version asks ``may_watch`` again before it is sent; when it no longer
+        holds, the socket is closed with ``CLOSE_FORBIDDEN`` and hears nothing
+        more.  A version announced by a change carries who may watch as that
+        change committed (``selectors.watch_facts``), which answers it without
+        a database read; a version without them asks the database.
         """
-        if self.game_id is None or not await self._may_watch(self.scope.get("user"), self.game_id):
+        if self.game_id is None or not await self._may_still_watch(event, self.game_id):
             await self._leave_group()
             await self.close(code=CLOSE_FORBIDDEN)
             return
@@ -155,6 +158,13 @@ class GameConsumer(_ReadOnlyConsumer):
         await self.send_json(PONG)
         await self.send_json(groups.version_message(version))
 
+    async def _may_still_watch(self, event: dict[str, Any], game_id: int) -> bool:
+        user = self.scope.get("user")
+        watch = event.get("watch")
+        if isinstance(watch, dict):
+            return selectors.may_watch_given(watch, user=user, invited=self.invited)
+        return await self._may_watch(user, game_id)
+
     async def _leave_group(self) -> None:
         if self.group is not None:
             group, self.group = self.group, None
@@ -174,7 +184,7 @@ class GameConsumer(_ReadOnlyConsumer):
         game = Game.objects.filter(pk=game_id).first()
         if game is None:
             return None
-        invited = selectors.holds_invite(self.scope.get("session"), game_id)
+        self.invited = invited = selectors.holds_invite(self.scope.get("session"), game_id)
         return game.version if selectors.may_watch(game=game, user=user, invited=invited) else None
 
     @database_sync_to_async

@@ -43,21 +43,35 @@ def version_message(version: int) -> dict[str, Any]:
     return {"type": "version", "version": int(version)}
 
 
-def send_game_version(game_id: int, version: int) -> None:
-    """Tell everyone watching the game that it is now at ``version``."""
+def _version_event(version: int, watch: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The group message of a new version; ``watch``: who may watch then (``selectors.watch_facts``)."""
+    event: dict[str, Any] = {"type": GAME_VERSION, "version": int(version)}
+    if watch is not None:
+        event["watch"] = dict(watch)
+    return event
+
+
+def send_game_version(game_id: int, version: int, watch: Mapping[str, Any] | None = None) -> None:
+    """Tell everyone watching the game that it is now at ``version``.
+
+    ``watch``: who may watch the game now (``selectors.watch_facts``), so that
+    each socket decides from the message instead of reading the database;
+    without it each socket asks ``may_watch`` itself.  Only the version ever
+    reaches a page.
+    """
     layer = get_channel_layer()
     if layer is None:
         return
-    async_to_sync(layer.group_send)(game_group(game_id), {"type": GAME_VERSION, "version": int(version)})
+    async_to_sync(layer.group_send)(game_group(game_id), _version_event(version, watch))
 
 
-def announce_game_version_on_commit(game_id: int, version: int) -> None:
+def announce_game_version_on_commit(game_id: int, version: int, watch: Mapping[str, Any] | None = None) -> None:
     """After the current transaction commits, announce the game's new version.
 
     ``robust``: the move is stored whatever happens to the channel layer (a
     Redis that is down is logged; the pages catch up on their next fetch).
     """
-    transaction.on_commit(lambda: send_game_version(game_id, version), robust=True)
+    transaction.on_commit(lambda: send_game_version(game_id, version, watch), robust=True)
 
 
 def send_chat_changed(game_id: int, channel: str) -> None:
@@ -103,22 +117,28 @@ def send_turns_changed(user_ids: list[int]) -> None:
         async_to_sync(layer.group_send)(user_group(user_id), {"type": USER_TURNS})
 
 
-async def _send_change(layer: Any, game_id: int, version: int, user_ids: list[int]) -> None:
-    await layer.group_send(game_group(game_id), {"type": GAME_VERSION, "version": int(version)})
+async def _send_change(
+    layer: Any, game_id: int, version: int, user_ids: list[int], watch: Mapping[str, Any] | None
+) -> None:
+    await layer.group_send(game_group(game_id), _version_event(version, watch))
     for user_id in user_ids:
         await layer.group_send(user_group(user_id), {"type": USER_TURNS})
 
 
-def send_change(game_id: int, version: int, turns_changed_for: list[int]) -> None:
+def send_change(
+    game_id: int, version: int, turns_changed_for: list[int], watch: Mapping[str, Any] | None = None
+) -> None:
     """``send_game_version``, then ``send_turns_changed`` to ``turns_changed_for``, in one trip to the
     channel layer's event loop (what a move announces)."""
     layer = get_channel_layer()
     if layer is None:
         return
-    async_to_sync(_send_change)(layer, game_id, version, list(turns_changed_for))
+    async_to_sync(_send_change)(layer, game_id, version, list(turns_changed_for), watch)
 
 
-def announce_change_on_commit(game_id: int, version: int, turns_changed_for: list[int]) -> None:
+def announce_change_on_commit(
+    game_id: int, version: int, turns_changed_for: list[int], watch: Mapping[str, Any] | None = None
+) -> None:
     """``send_change`` once the current transaction commits (``robust``, as the version alone)."""
     ids = list(turns_changed_for)
-    transaction.on_commit(lambda: send_change(game_id, version, ids), robust=True)
+    transaction.on_commit(lambda: send_change(game_id, version, ids, watch), robust=True)

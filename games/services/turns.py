@@ -12,7 +12,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from games import bots, live
+from games import bots, live, selectors
 from games.engine import Action, Draw, EventKind, GameState, IllegalAction, Rules, apply, new_game, view
 from games.engine import RoundResult as EngineRoundResult
 from games.history import ratings
@@ -277,11 +277,13 @@ def announce(game: Game, *, turn_moved: bool = False, seats: Iterable[Seat] | No
     """Once the transaction commits, the game's live group hears the new version (and nothing else);
     when the turn moved on (or the game ended), the pages of every person at the table are told to
     count their "games waiting" again (``seats``: the game's, when the caller has them)."""
+    seats = list(game.seats.all() if seats is None else seats)
+    watch = selectors.watch_facts(game, seats)  # each socket decides from it, with no read of its own
     if not turn_moved:
-        live.announce_game_version_on_commit(game.pk, game.version)
+        live.announce_game_version_on_commit(game.pk, game.version, watch)
         return
-    people = [s.user_id for s in (game.seats.all() if seats is None else seats) if s.user_id]
-    live.announce_change_on_commit(game.pk, game.version, people)
+    people = [s.user_id for s in seats if s.user_id]
+    live.announce_change_on_commit(game.pk, game.version, people, watch)
 
 
 def deal(game: Game) -> None:

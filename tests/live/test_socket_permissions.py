@@ -17,9 +17,10 @@ import pytest
 from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
+from django.contrib.auth.models import AnonymousUser
 from django.test import Client
 
-from games import live, services
+from games import live, selectors, services
 from games.live import consumers
 from games.models import Game
 from tests.web.conftest import logged_in
@@ -151,6 +152,59 @@ def test_a_watcher_is_dropped_when_the_game_disappears(make_user, classic):
         assert await closed_with(watcher) == consumers.CLOSE_FORBIDDEN
 
     async_to_sync(scenario)()
+
+
+def test_a_version_that_says_who_may_watch_is_decided_by_it_without_asking_the_database(private_game, make_user):
+    """The facts a change announces answer the socket (the database would say otherwise here)."""
+    game, ann = private_game
+    cid = make_user("cid")
+    browser = logged_in(cid)
+    assert browser.get(game.invite_path()).status_code == 200
+    holder = socket_with_session(f"/ws/games/{game.pk}/", browser)
+    player = communicator(f"/ws/games/{game.pk}/", ann)
+    stays = {"private": True, "watchable": True, "players": [ann.pk]}
+    closed = {"private": True, "watchable": False, "players": [ann.pk]}
+
+    async def scenario():
+        for comm in (holder, player):
+            assert (await comm.connect())[0]
+            await comm.receive_json_from()
+        # The invite holder is let through by the invite its session held at connect.
+        await database_sync_to_async(live.send_game_version)(game.pk, 50, stays)
+        for comm in (holder, player):
+            assert await comm.receive_json_from() == {"type": "version", "version": 50}
+        # Closed to spectators by the facts alone (the stored game still allows them): only the player hears.
+        await database_sync_to_async(live.send_game_version)(game.pk, 51, closed)
+        assert await player.receive_json_from() == {"type": "version", "version": 51}
+        assert await closed_with(holder) == consumers.CLOSE_FORBIDDEN
+        # Facts that no longer name the player close the player's socket too, seated as ann is.
+        await database_sync_to_async(live.send_game_version)(game.pk, 52, {**closed, "players": []})
+        assert await closed_with(player) == consumers.CLOSE_FORBIDDEN
+
+    async_to_sync(scenario)()
+    game.refresh_from_db()
+    assert game.spectators_allowed and game.seats.filter(user=ann).exists()
+
+
+@pytest.mark.parametrize("private", [False, True])
+@pytest.mark.parametrize("spectators", [False, True])
+@pytest.mark.parametrize("started", [False, True])
+def test_the_announced_facts_answer_as_may_watch_does(make_user, classic, private, spectators, started):
+    """For the players, an invite holder, a stranger and someone signed out, in every kind of game."""
+    ann, bob, cid = make_user("ann"), make_user("bob"), make_user("cid")
+    game = services.game_create(
+        creator=ann, variant=classic, seat_count=3, seed=4, is_private=private, spectators_allowed=spectators
+    )
+    services.game_join(game_id=game.pk, user=bob, invite_token=game.invite_token)
+    if started:
+        services.game_start(game_id=game.pk, user=ann)
+    game.refresh_from_db()
+    facts = selectors.watch_facts(game, game.seats.all())
+    for user in (ann, bob, cid, AnonymousUser()):
+        for invited in (False, True):
+            expected = selectors.may_watch(game=game, user=user, invited=invited)
+            assert selectors.may_watch_given(facts, user=user, invited=invited) is expected, (user, invited)
+    assert selectors.may_watch_given({}, user=ann) is False  # missing facts refuse
 
 
 UNROUTED_PATHS = [
