@@ -21,7 +21,7 @@ from django.views.decorators.http import require_GET
 from . import chat_selectors, selectors, services
 from .forms import ChatPostForm
 from .models import MESSAGE_MAX_LENGTH, Game
-from .views import _table_response, game_to_watch, http_status, post_only
+from .views import _table_response, by_fetch, game_to_watch, http_status, post_only
 
 #: The HTTP status of the chat's own refusals (the others: ``views.HTTP_STATUS``).
 CHAT_STATUS = {
@@ -38,10 +38,6 @@ CHAT_STATUS = {
 
 def _status(error: services.GameError) -> int:
     return CHAT_STATUS.get(error.code) or http_status(error)
-
-
-def _by_fetch(request: HttpRequest) -> bool:
-    return request.headers.get("X-Requested-With") == "fetch"
 
 
 def _invited(request: HttpRequest, game: Game) -> bool:
@@ -63,7 +59,7 @@ def _answer(
     """The chat partial (fetch), or back to the table's chat (a plain form), with ``done`` or ``error``."""
     message = error.message if error is not None else ""
     status = _status(error) if error is not None else 200
-    if _by_fetch(request):
+    if by_fetch(request):
         context = chat_selectors.chat_panel(
             game=game, user=request.user, invited=_invited(request, game), error=message, text=text
         )

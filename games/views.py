@@ -194,6 +194,11 @@ def _table_response(
     return render(request, template, context, status=status)
 
 
+def by_fetch(request: HttpRequest) -> bool:
+    """Whether the page's script sent this request (``live.js`` and ``chat.js`` mark theirs)."""
+    return request.headers.get("X-Requested-With") == "fetch"
+
+
 def may_watch(request: HttpRequest, game: Game) -> bool:
     """``selectors.may_watch`` for this request: its user, and whether its session holds the invite link."""
     return selectors.may_watch(game=game, user=request.user, invited=selectors.holds_invite(request.session, game.pk))
@@ -260,6 +265,8 @@ def play(request: HttpRequest, game_id: int) -> HttpResponse:
         )
     except services.GameError as error:
         return _refused(request, error, get_object_or_404(Game, pk=game_id))
+    if by_fetch(request):  # live.js swaps in the table alone: the page around it would be drawn for nothing
+        return redirect("games:table_partial", game_id=game.pk)
     return redirect(game)
 
 

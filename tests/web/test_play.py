@@ -116,6 +116,26 @@ def test_bots_play_their_turns_right_after_the_move_that_hands_them_the_turn(mak
         assert post_action(client, game, action).status_code == 302
 
 
+def test_a_move_posted_by_the_pages_script_is_answered_with_the_table_alone(make_user, classic):
+    """live.js swaps in the table only: its move is redirected to the partial; a plain form to the page."""
+    game, clients = _two_player_game(make_user, classic, rounds=[3])
+    ann, draw = clients[0], {"type": "draw", "source": "stock"}
+    response = ann.post(f"/games/{game.pk}/play/", {"version": game.version, **draw}, HTTP_X_REQUESTED_WITH="fetch")
+    assert response.status_code == 302 and response["Location"] == f"/games/{game.pk}/table/"
+    table = ann.get(response["Location"])
+    game.refresh_from_db()
+    assert table.status_code == 200 and f'data-version="{game.version}"' in table.content.decode()
+    action = bots.choose_action(engine_view(game, 0)).to_dict()
+    response = post_action(ann, game, action)
+    assert response.status_code == 302 and response["Location"] == f"/games/{game.pk}/"
+    # Her script posting again out of turn is refused with the page, and nothing moves.
+    game.refresh_from_db()
+    before = game.version
+    refused = ann.post(f"/games/{game.pk}/play/", {"version": before, **draw}, HTTP_X_REQUESTED_WITH="fetch")
+    game.refresh_from_db()
+    assert refused.status_code == 409 and game.version == before
+
+
 @pytest.mark.slow
 def test_the_html_served_to_a_seat_never_holds_another_seats_cards(make_user, classic):
     """During a round, no page served to a seat shows a card only another seat holds.
