@@ -369,10 +369,15 @@ async def read_response(reader: asyncio.StreamReader) -> tuple[int, dict[str, st
     return status, headers, body
 
 
-def request_bytes(method: str, path: str, host: str, cookie: str = "", body: bytes = b"") -> bytes:
+def request_bytes(
+    method: str, path: str, host: str, cookie: str = "", body: bytes = b"", *, by_fetch: bool = False
+) -> bytes:
+    """One HTTP/1.1 request; ``by_fetch``: marked as the page's script marks its requests (``X-Requested-With``)."""
     lines = [f"{method} {path} HTTP/1.1", f"Host: {host}", "Connection: keep-alive"]
     if cookie:
         lines.append(f"Cookie: {cookie}")
+    if by_fetch:
+        lines.append("X-Requested-With: fetch")
     if method == "POST":
         lines += ["Content-Type: application/x-www-form-urlencoded", f"Content-Length: {len(body)}"]
     return ("\r\n".join(lines) + "\r\n\r\n").encode() + body

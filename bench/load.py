@@ -14,8 +14,8 @@ dropped without an answer in 8 s), the table fetched
 shown (tried again with pauses growing from 0.5 to 10 s until it works; every
 10 s while the socket is down), and, when the table says it is this player's
 turn, after a pause of about ``--think`` seconds (uniformly half to one and a
-half times), the move POSTed with the version shown, its redirect followed
-(the table page).  A POST that meets no server or a 502-504 is posted again
+half times), the move POSTed with the version shown as live.js posts it, its redirect followed
+(the table partial, for a script).  A POST that meets no server or a 502-504 is posted again
 with pauses growing from 1 to 15 s; a retry of a move that did arrive is
 refused as stale (409) and shows the current table.  The two pages of a game
 are on different server processes, so every move crosses the channel layer;
@@ -246,9 +246,12 @@ class Page:
 
     # -- HTTP
 
-    async def request(self, method: str, path: str, body: bytes = b"") -> tuple[int, bytes]:
+    async def request(
+        self, method: str, path: str, body: bytes = b"", *, by_fetch: bool = True
+    ) -> tuple[int, dict[str, str], bytes]:
         """One request on this page's keep-alive connection (reconnected when needed, and once more when a kept
-        connection turns out closed before answering, as browsers do); NoConnection when no answer came."""
+        connection turns out closed before answering, as browsers do); NoConnection when no answer came.
+        ``by_fetch``: sent by live.js (every request but opening the page)."""
         for fresh_try in (False, True):
             reused = self.connection is not None
             try:
@@ -258,9 +261,8 @@ class Page:
                     )
                 reader, writer = self.connection
                 host = f"127.0.0.1:{self.run.cluster.ports[self.server]}"
-                writer.write(request_bytes(method, path, host, self.cookie, body))
-                status, _headers, content = await asyncio.wait_for(read_response(reader), 60)
-                return status, content
+                writer.write(request_bytes(method, path, host, self.cookie, body, by_fetch=by_fetch))
+                return await asyncio.wait_for(read_response(reader), 60)
             except (OSError, asyncio.IncompleteReadError, TimeoutError, ValueError, IndexError) as error:
                 self.close_http()
                 if reused and not fresh_try and isinstance(error, (asyncio.IncompleteReadError, ConnectionError)):
@@ -290,9 +292,9 @@ class Page:
         while not self.run.stopping:
             wanted, started = self.latest, time.monotonic()
             try:
-                status, content = await self.request("GET", f"/games/{self.plan.pk}/table/")
+                status, _headers, content = await self.request("GET", f"/games/{self.plan.pk}/table/")
             except NoConnection:
-                status, content = None, b""
+                status, _headers, content = None, {}, b""
             self.run.fail("table fetch", status)
             if status == 200 and self.show(content):
                 if wanted in self.heard_at and self.run.fault_at is None:
@@ -303,12 +305,14 @@ class Page:
             failures += 1
             await asyncio.sleep(backoff(failures, FETCH_RETRY) * random.uniform(0.5, 1.0))
 
-    async def open_table_page(self) -> bool:
-        """GET the table page itself (opening it, or following a move's redirect); whether it came."""
+    async def open_table_page(self, path: str = "") -> bool:
+        """GET the table page itself (opening it), or ``path`` (where a move's redirect leads); whether it came."""
         try:
-            status, content = await self.request("GET", f"/games/{self.plan.pk}/")
+            status, _headers, content = await self.request(
+                "GET", path or f"/games/{self.plan.pk}/", by_fetch=bool(path)
+            )
         except NoConnection:
-            status, content = None, b""
+            status, _headers, content = None, {}, b""
         self.run.fail("table page", status)
         return status == 200 and self.show(content)
 
@@ -325,9 +329,9 @@ class Page:
                 run.posted.setdefault(key, (started, seat))
                 phase = run.phase()
                 try:
-                    status, content = await self.request("POST", f"/games/{self.plan.pk}/play/", body)
+                    status, headers, content = await self.request("POST", f"/games/{self.plan.pk}/play/", body)
                 except NoConnection:
-                    status, content = None, b""
+                    status, headers, content = None, {}, b""
                 run.fail("move POST", status)
                 if status == 302:
                     now = time.monotonic()
@@ -337,7 +341,8 @@ class Page:
                         run.figures["move POST, after the fault began"].append(now - started)
                     run.acknowledged[key] = (seat, action)
                     run.move_times[self.plan.pk].append(now)
-                    if not await self.open_table_page():
+                    # live.js follows the redirect (to the table alone, for its script) and swaps it in.
+                    if not await self.open_table_page(headers.get("location", "")):
                         await self.refresh()
                     return
                 if status == 409 and self.show(content):  # a retry of a move that did arrive: the current table
