@@ -7,7 +7,8 @@ Starts the set-up of ``bench/cluster.py`` (PostgreSQL, ``redis-server``,
 ``--servers`` daphne processes with ``DEBUG=0`` and ``manage.py gameclock``),
 and ``--games`` two-person games between people of their own.  Each player
 has a page, simulated in this one process with asyncio the way
-``games/static/games/live.js`` behaves: the game's WebSocket open (reconnected
+``games/static/games/live.js`` behaves: the person's WebSocket open
+(``/ws/user/``, which hears "games waiting on you" counts) and the game's (reconnected
 with pauses growing from 0.5 to 5 s, jittered; a ping after 15 s of silence,
 dropped without an answer in 8 s), the table fetched
 (``/games/<id>/table/``) whenever the socket says a newer version than the one
@@ -384,6 +385,36 @@ class Page:
             self.latest = version
             self.changed.set()
 
+    async def listen_as_person(self) -> None:
+        """The person's socket (``/ws/user/``) that every signed-in page opens beside the game's: it hears
+        "games waiting on you" counts when a turn moves (reconnected after a pause when it closes)."""
+        from websockets.asyncio.client import connect
+        from websockets.exceptions import ConnectionClosed, InvalidHandshake
+
+        while not self.run.stopping:
+            port = self.run.cluster.ports[self.server]
+            try:
+                async with connect(
+                    f"ws://127.0.0.1:{port}/ws/user/",
+                    origin=f"http://127.0.0.1:{port}",  # type: ignore[arg-type]
+                    additional_headers={"Cookie": self.cookie},
+                    open_timeout=60,
+                    ping_interval=None,
+                    close_timeout=2,
+                ) as socket:
+                    while not self.run.stopping:
+                        try:
+                            raw = await asyncio.wait_for(socket.recv(), HEARTBEAT_AFTER)
+                        except TimeoutError:
+                            await socket.send(json.dumps({"type": "ping"}))
+                            continue
+                        if json.loads(raw).get("type") == "turns":
+                            self.run.events["turn counts heard on the people's own sockets"] += 1
+            except (OSError, TimeoutError, ConnectionClosed, InvalidHandshake):
+                pass
+            if not self.run.stopping:
+                await asyncio.sleep(random.uniform(*SOCKET_RETRY))
+
     async def listen(self) -> None:
         from websockets.asyncio.client import connect
         from websockets.exceptions import ConnectionClosed, InvalidHandshake
@@ -553,6 +584,7 @@ async def play_games(run: Run, seconds: float, fault: str | None) -> dict[str, A
     run.pages = [Page(run, plan, seat) for plan in run.plans for seat in (0, 1)]
     connect_started = time.monotonic()
     listeners = [asyncio.create_task(page.listen()) for page in run.pages]
+    listeners += [asyncio.create_task(page.listen_as_person()) for page in run.pages]
     players = [asyncio.create_task(page.play()) for page in run.pages]
     await asyncio.wait_for(asyncio.gather(*(page.ready.wait() for page in run.pages)), 300)
     while not all(page.socket_up for page in run.pages):
@@ -669,7 +701,8 @@ def report(args: argparse.Namespace, run: Run, result: dict[str, Any], rate_figu
     moves = result["moves played"]
     print()
     print(
-        f"{args.games} games ({2 * args.games} pages, each with its socket open), {result['played for']:.0f} s of play,"
+        f"{args.games} games ({2 * args.games} pages, each with the game's socket and the person's open),"
+        f" {result['played for']:.0f} s of play,"
         f" think {args.think:g} s; {args.servers} daphne + gameclock + redis-server + PostgreSQL"
         f" on {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}"
     )
