@@ -1,7 +1,8 @@
 """Live updates: the channel-layer groups and what is sent to them.
 
 One group per game (``game-<id>``) and one per person (``user-<id>``).  After
-a change of a game commits, its group hears only the new version number, and
+a change of a game commits, its group hears the new version number (with who
+may watch the game then, which each socket reads and keeps to itself), and
 a person's group small signals (how many games wait on them); when its chat
 changes, only the name of the channel, which each socket passes on as a bare
 "chat changed" to the people who may read that channel: no WebSocket message
