@@ -25,13 +25,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from games.engine import Action, Discard, Draw
+from games.engine import Action, Card, Discard, Draw, discard_penalties
 
 from . import hard
 from .position import Position, draws, isolated, may_draw
 from .rollout import Leaf, Policy, evaluate
+from .sampling import Knowledge
 
-__all__ = ["Budget", "BUDGET", "choose", "candidates", "seed_of"]
+__all__ = ["Budget", "BUDGET", "choose", "candidates", "seed_of", "last_turn_draw", "least_left"]
 
 
 @dataclass(frozen=True)
@@ -94,6 +95,10 @@ def choose(
 ) -> Action:
     """The candidate with the fewest expected points (``budget``: the module's ``BUDGET`` unless given)."""
     budget = budget or BUDGET
+    if draws(legal) and pos.view.final_lap and not pos.rules.redemption:
+        exact = last_turn_draw(pos, legal, history)
+        if exact is not None:
+            return exact
     memory = hard.Memory(pos.view, history)
     options = candidates(pos, legal, memory, budget)
     if len(options) == 1:
@@ -107,3 +112,38 @@ def choose(
     values = evaluate(pos.view, history, options, rng, samples, budget.policy, horizon, budget.leaf)
     best = min(range(len(options)), key=lambda i: (values[i] + (0 if i == 0 else budget.margin), i))
     return options[best]
+
+
+def last_turn_draw(pos: Position, legal: Sequence[Action], history: Sequence[Mapping[str, Any]]) -> Draw | None:
+    """The draw of the seat's last turn (someone went out) that leaves the fewest points expected, worked out exactly.
+
+    The hand is scored after this turn's discard, so each draw's cost is
+    known without playing on: the top discard's at once, the stock's over
+    every card it could give (``Knowledge.next_stock_card``), each followed
+    by the discard that leaves the least.  ``None`` when there is no choice
+    to make (one pile only) or the history does not add up.  Not for the
+    redemption variant, where the last turn lays cards off as well.
+    """
+    top = pos.top
+    if top is None or not (may_draw(legal, "discard") and may_draw(legal, "stock")):
+        return None
+    try:
+        chances = Knowledge(pos.view, history).next_stock_card()
+    except ValueError:
+        return None
+    if not chances:
+        return None
+    take = least_left(pos, [*pos.hand, top], forbidden=top)
+    stock = sum(chance * least_left(pos, [*pos.hand, card]) for card, chance in chances.items())
+    return Draw("discard") if take < stock else Draw("stock")
+
+
+def least_left(pos: Position, cards: Sequence[Card], forbidden: Card | None = None) -> int:
+    """The least penalty ``cards`` leave after one discard (never ``forbidden``, the card just taken,
+    unless every card is one): a leftover card of a best arrangement, the highest allowed, is always best."""
+    points, deadwood = pos.arrange(cards)
+    allowed = [card for card in deadwood if card != forbidden]
+    if allowed:
+        return points - max(pos.points(card) for card in allowed)
+    left = discard_penalties(list(cards), pos.rules, pos.hand_size)
+    return min([value for card, value in left.items() if card != forbidden] or left.values())

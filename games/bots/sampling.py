@@ -138,6 +138,29 @@ class Knowledge:
             result.append(tuple(known))
         return result
 
+    def next_stock_card(self) -> dict[Card, float]:
+        """The chance of each card to be the next one drawn from the stock, as :meth:`sample` deals it.
+
+        Any unseen card alike; after a stock rebuild, the cards of the rebuild
+        (the stock holds nothing else).  Empty when the stock is.
+        """
+        size = self.view.stock_size
+        if size == 0 or not self.unseen:
+            return {}
+        rebuilt = self.rebuilt if self.rebuilt is not None else Counter()
+        from_rebuild = min(size, sum(rebuilt.values()))
+        others = self.unseen - rebuilt
+        chances: dict[Card, float] = {}
+        if from_rebuild:
+            share = from_rebuild / size / sum(rebuilt.values())
+            for card, n in rebuilt.items():
+                chances[card] = n * share
+        if size > from_rebuild and others:
+            share = (size - from_rebuild) / size / sum(others.values())
+            for card, n in others.items():
+                chances[card] = chances.get(card, 0.0) + n * share
+        return chances
+
     def sample(self, rng: random.Random) -> GameState:
         """One full game state consistent with everything the seat knows, the unseen cards dealt by ``rng``."""
         view, n = self.view, self.view.seat_count

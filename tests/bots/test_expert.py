@@ -6,6 +6,8 @@ import random
 import re
 import subprocess
 import sys
+from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -13,7 +15,8 @@ import pytest
 from games.bots import choose_action, expert, hard
 from games.bots.position import Position
 from games.bots.rollout import evaluate, greedy_action
-from games.engine import Discard, Draw, GoOut, Rules, apply, legal_actions, new_game, view
+from games.bots.sampling import Knowledge
+from games.engine import Discard, Draw, GoOut, Rules, apply, discard_penalties, legal_actions, new_game, view
 
 from .test_search import played
 
@@ -52,8 +55,10 @@ def test_the_expert_weighs_the_hard_bots_choice_first_and_keeps_the_cheapest_can
     searched = 0
     for state, history in played(rules, 4, 5, level="hard"):
         seen = view(state, state.current_seat)
-        if any(isinstance(a, GoOut) for a in seen.legal_actions):
-            continue
+        if any(isinstance(a, GoOut) for a in seen.legal_actions) or (
+            seen.final_lap and any(isinstance(a, Draw) for a in seen.legal_actions)
+        ):
+            continue  # going out is never searched; a last turn's draw is worked out exactly (below)
         pos = Position(seen)
         memory = hard.Memory(seen, history)
         options = expert.candidates(pos, seen.legal_actions, memory)
@@ -77,6 +82,77 @@ def test_the_expert_weighs_the_hard_bots_choice_first_and_keeps_the_cheapest_can
         assert choose_action(seen, "expert", history) == options[costs.index(min(costs))]
         searched += 1
     assert searched > 5
+
+
+def _expected_after(seen, cards, forbidden=None) -> float:
+    """The least penalty after one discard, by trying every discard (the engine's ``discard_penalties``)."""
+    left = discard_penalties(list(cards), seen.rules, seen.hand_size)
+    return min(v for card, v in left.items() if card != forbidden or set(left) == {card})
+
+
+def test_a_last_turns_draw_is_the_one_that_leaves_the_fewest_points_over_every_card_the_stock_may_give():
+    """After someone went out the hand is scored after this turn: the expert works each draw out exactly."""
+    rules = Rules.from_dict({"rounds": [5, 9, 12]})
+    checked = disagreed = 0
+    for seed in (3, 4, 5):
+        for state, history in played(rules, 4, seed, level="hard"):
+            seen = view(state, state.current_seat)
+            if not (seen.final_lap and {Draw("stock"), Draw("discard")} <= set(seen.legal_actions)):
+                continue
+            knowledge = Knowledge(seen, history)
+            chances = knowledge.next_stock_card()
+            assert abs(sum(chances.values()) - 1) < 1e-9
+            if knowledge.rebuilt is None:
+                assert set(chances) == set(+knowledge.unseen)  # before a rebuild: any unseen card alike
+            hand, top = list(seen.hand), seen.discard_top
+            take = _expected_after(seen, [*hand, top], forbidden=top)
+            stock = sum(chance * _expected_after(seen, [*hand, card]) for card, chance in chances.items())
+            chosen = choose_action(seen, "expert", history)
+            assert chosen == (Draw("discard") if take < stock else Draw("stock"))
+            checked += 1
+            disagreed += chosen != choose_action(seen, "hard", history)
+    assert checked > 20 and disagreed > 0  # the hard bot's rule of thumb is wrong now and then
+
+
+@pytest.mark.parametrize("rebuild", ["none", "of seen cards", "of unseen cards"])
+def test_the_chances_of_the_next_stock_card_are_those_of_the_deals_the_search_samples(rebuild):
+    """``next_stock_card`` against the top of 10,000 sampled stocks: before a rebuild (any unseen card),
+    after one of a pile everybody saw (only those cards), and after one of a pile that held cards nobody
+    saw (the history does not say them: they are mixed with the seen ones)."""
+    rules = Rules.from_dict({"rounds": [7]})
+    # The position with the longest pile of a game, a seat to draw (the pile's top was just discarded).
+    positions = [(state, history) for state, history in played(rules, 3, 6, level="hard") if history]
+    state, history = max(
+        (p for p in positions if p[1][-1]["kind"] == "discarded" and p[0].went_out is None),
+        key=lambda p: len(p[0].discard_pile),
+    )
+    if rebuild != "none":  # all but one stock card go to the pile; the next turn rebuilds the stock
+        moved, pile = state.stock[:-1], state.discard_pile
+        if rebuild == "of seen cards":  # as if discarded in turn before the top card
+            state = replace(state, stock=state.stock[-1:], discard_pile=pile[:-1] + moved + pile[-1:])
+            said = [{"kind": "discarded", "seat": None, "data": {"card": card.code}} for card in moved]
+            history = history[:-1] + said + history[-1:]
+        else:
+            state = replace(state, stock=state.stock[-1:], discard_pile=moved + pile)
+        for action in (Draw("stock"), None):
+            seat = state.current_seat
+            action = action or Discard(max(state.hands[seat]))
+            state, events = apply(state, seat, action)
+            history += [event.to_dict() for event in events]
+        assert history[-1]["kind"] == "stock_rebuilt"
+    seen = view(state, state.current_seat)
+    knowledge = Knowledge(seen, history)
+    chances = knowledge.next_stock_card()
+    assert abs(sum(chances.values()) - 1) < 1e-9
+    if rebuild == "of seen cards":
+        assert set(chances) == set(knowledge.rebuilt or ()) and len(knowledge.rebuilt or ()) > 20
+    else:
+        assert set(chances) == set(+knowledge.unseen)
+    rng, tops = random.Random(1), Counter()
+    for _ in range(10000):
+        tops[knowledge.sample(rng).stock[-1]] += 1
+    assert set(tops) <= set(chances)
+    assert all(abs(tops[card] / 10000 - chance) < 0.006 for card, chance in chances.items())
 
 
 @pytest.mark.parametrize("seed", [1, 2])
