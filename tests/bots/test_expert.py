@@ -182,3 +182,12 @@ def test_the_speed_script_prints_the_expert_decision_times_by_hand_size():
     for label in ("3", "4", "all"):
         assert re.search(rf"^{label}\s+\d+\s+\d+\.\d\s+\d+\.\d\s+\d+\.\d$", out, re.M), out
     assert re.search(r"^decision time: median \d+\.\d ms, 95% \d+\.\d ms, worst \d+\.\d ms$", out, re.M), out
+
+
+def test_the_last_turn_script_counts_the_hard_bots_costlier_draws():
+    command = [sys.executable, "bench/last_turn.py", "--games", "2", "--seed", "1"]
+    out = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300, check=True).stdout
+    line = r"^last-turn draws with a choice: (\d+); the hard bot drew from the costlier pile in (\d+)$"
+    found = re.search(line, out, re.M)
+    assert found and 0 < int(found[2]) < int(found[1]), out
+    assert re.search(r"^points that cost in expectation, per seat and game: \d+\.\d\d ", out, re.M), out
