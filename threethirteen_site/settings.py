@@ -236,8 +236,12 @@ CLIENT_IP_PROXY_COUNT = int(os.environ.get("CLIENT_IP_PROXY_COUNT", "1"))
 SILENCED_SYSTEM_CHECKS = ["django_ratelimit.W001"]
 if REDIS_URL:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+    # Sessions are read from the shared cache, the database keeping them (threethirteen_site/sessions.py):
+    # a signed-in request's first query saved.  Only with a cache every process shares.
+    SESSION_ENGINE = "threethirteen_site.sessions"
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    SESSION_ENGINE = "django.contrib.sessions.backends.db"
     # One process, one memory: the limits hold (several processes need REDIS_URL anyway).
     SILENCED_SYSTEM_CHECKS += ["django_ratelimit.E003"]
 
