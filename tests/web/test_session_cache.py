@@ -33,11 +33,16 @@ def session_reads(client: Client, path: str = "/games/mine/") -> tuple[int, int]
     return status, sum('FROM "django_session"' in q["sql"] for q in queries.captured_queries)
 
 
-def engine_with(**env_vars: str) -> str:
+def engine_with(**env_vars: str) -> list:
     env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "DATABASE_URL")}
     env.update(env_vars)
     result = subprocess.run(
-        [sys.executable, "-c", "import json, threethirteen_site.settings as s; print(json.dumps(s.SESSION_ENGINE))"],
+        [
+            sys.executable,
+            "-c",
+            "import json, threethirteen_site.settings as s;"
+            "print(json.dumps([s.SESSION_ENGINE, s.CACHES['default'].get('OPTIONS', {}).get('pool_class')]))",
+        ],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -49,9 +54,26 @@ def engine_with(**env_vars: str) -> str:
 
 
 def test_the_cached_sessions_come_with_the_shared_cache_only():
-    assert engine_with(REDIS_URL="redis://127.0.0.1:6379/0") == "threethirteen_site.sessions"
+    shared_pool = "threethirteen_site.redis_cache.SharedConnectionPool"
+    assert engine_with(REDIS_URL="redis://127.0.0.1:6379/0") == ["threethirteen_site.sessions", shared_pool]
     # each process's own memory would keep a session another process ended
-    assert engine_with() == "django.contrib.sessions.backends.db"
+    assert engine_with() == ["django.contrib.sessions.backends.db", None]
+
+
+def test_every_cache_object_of_a_process_takes_its_connections_from_one_pool():
+    """Django makes a cache object per request: each used to open its own connection to Redis."""
+    from django.core.cache.backends.redis import RedisCache
+
+    from threethirteen_site.redis_cache import cache_settings
+
+    def pool(url: str):
+        params = cache_settings(url)
+        return RedisCache(params["LOCATION"], params)._cache._get_connection_pool(write=False)  # type: ignore[attr-defined]
+
+    first = pool("redis://127.0.0.1:6399/0")  # no connection is made until a command
+    assert pool("redis://127.0.0.1:6399/0") is first
+    assert pool("redis://127.0.0.1:6399/1") is not first
+    assert first.connection_kwargs["socket_timeout"] == 2
 
 
 @CACHED
