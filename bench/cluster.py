@@ -147,6 +147,8 @@ class Cluster:
                 "PYTHONUNBUFFERED": "1",
                 "LOG_LEVEL": log_level,
                 "APP_LOG_LEVEL": log_level,
+                # collected into the work directory, as production collects them (``start``)
+                "STATIC_ROOT": str(self.workdir / "static"),
             }
         )
         if redis:
@@ -173,6 +175,11 @@ class Cluster:
             self.start_redis()
         subprocess.run(
             [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=REPO, env=self.env, check=True
+        )
+        # The static files with their hashed names and the manifest, as a deployment has them: without
+        # the manifest every {% static %} of a page would look for the file on disk (threethirteen_site/static.py).
+        subprocess.run(
+            [sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"], cwd=REPO, env=self.env, check=True
         )
         for index in range(self.server_count):
             self.start_server(index)

@@ -20,6 +20,7 @@ people they muted.  A chat page shows names and words only, never a card.
 from __future__ import annotations
 
 import datetime
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,6 +33,9 @@ from .models import MESSAGE_MAX_LENGTH, QUICK_PHRASES, ChatMessage, ChatMute, Ch
 
 PLAYERS = ChatMessage.Channel.PLAYERS
 WATCHERS = ChatMessage.Channel.WATCHERS
+
+#: What a chat line shows of a message and its author (``_line``, ``ChatMessage.shown_text``, ``User.shown_name``).
+MESSAGE_FIELDS = ("channel", "text", "phrase", "created_at", "author__username", "author__display_name")
 
 #: The table shows this many of the latest messages of each channel (the record shows them all).
 TABLE_LINES = 50
@@ -110,13 +114,20 @@ def may_read(*, game: Game, user: Any, channel: str, invited: bool = False) -> b
     return channel in chat_access(game=game, user=user, invited=invited).readable
 
 
-def visible_messages(*, game: Game, user: Any, channels: tuple[str, ...]) -> QuerySet[ChatMessage]:
-    """The messages of ``channels`` that ``user`` sees: not hidden by a moderator, not by someone they muted."""
-    return (
-        ChatMessage.objects.filter(game=game, channel__in=channels, hidden_at__isnull=True)
-        .exclude(author__in=ChatMute.objects.filter(user=user).values("muted"))
-        .select_related("author")
-    )
+def visible_messages(
+    *, game: Game, user: Any, channels: tuple[str, ...], muted_ids: Collection[int] | None = None
+) -> QuerySet[ChatMessage]:
+    """The messages of ``channels`` that ``user`` sees: not hidden by a moderator, not by someone they muted.
+
+    ``muted_ids``: the people ``user`` muted who wrote in this game or sit at it, when the caller has
+    read them already (``chat_panel``); else the mutes are looked up inside the query.
+    """
+    messages = ChatMessage.objects.filter(game=game, channel__in=channels, hidden_at__isnull=True)
+    if muted_ids is None:
+        messages = messages.exclude(author__in=ChatMute.objects.filter(user=user).values("muted"))
+    elif muted_ids:
+        messages = messages.exclude(author_id__in=list(muted_ids))
+    return messages.select_related("author")
 
 
 def channel_title(channel: str, role: str) -> str:
@@ -160,8 +171,25 @@ def chat_panel(
     access = chat_access(game=game, user=user, invited=invited, seated=seated, reading_only=record)
     channels = []
     today = timezone.localdate()  # in the reader's time zone: a message of today shows its time only
+    muted: list[tuple[int, str, str]] = []
+    if access.readable and not record:
+        # The people of this table (seated, or who wrote here) this person muted, to unmute them; the
+        # messages leave them out (people muted elsewhere wrote nothing here, so there is nothing to leave out).
+        authors = ChatMessage.objects.filter(game=game).values("author")
+        muted = list(
+            ChatMute.objects.filter(user=user)
+            .filter(Q(muted__in=seated_ids) | Q(muted__in=authors))
+            .order_by("muted__username")
+            .values_list("muted_id", "muted__username", "muted__display_name")
+        )
     if access.readable:
-        shown = list(visible_messages(game=game, user=user, channels=access.readable).order_by("created_at", "pk"))
+        shown = list(
+            visible_messages(
+                game=game, user=user, channels=access.readable, muted_ids=None if record else [m[0] for m in muted]
+            )
+            .only(*MESSAGE_FIELDS)
+            .order_by("created_at", "pk")
+        )
         for channel in access.readable:
             lines = [m for m in shown if m.channel == channel]
             older = 0 if record else max(0, len(lines) - TABLE_LINES)
@@ -174,15 +202,6 @@ def chat_panel(
                     "mine": channel == access.writable,
                 }
             )
-    muted = []
-    if access.readable and not record:  # the people of this table this person muted (to unmute them)
-        authors = ChatMessage.objects.filter(game=game).values("author")
-        muted = list(
-            ChatMute.objects.filter(user=user)
-            .filter(Q(muted__in=seated_ids) | Q(muted__in=authors))
-            .select_related("muted")
-            .order_by("muted__username")
-        )
     return {
         "game": game,
         "access": access,
@@ -193,7 +212,7 @@ def chat_panel(
         "any_lines": any(channel["lines"] for channel in channels),
         "max_length": MESSAGE_MAX_LENGTH,
         "quick_phrases": list(QUICK_PHRASES.items()),
-        "muted_people": [{"id": m.muted_id, "name": m.muted.shown_name} for m in muted],
+        "muted_people": [{"id": pk, "name": display_name or username} for pk, username, display_name in muted],
         "error": error,
         "text": text,
     }

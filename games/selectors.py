@@ -39,10 +39,14 @@ def games_waiting_on(*, user: Any) -> QuerySet[Game]:
 
 
 def turns_waiting_count(*, user: Any) -> int:
-    """How many games wait on this person (the header count on every page)."""
+    """How many games wait on this person (the header count on every page): the games of
+    ``games_waiting_on``, counted by their seats (a person holds at most one seat of a game), a join
+    that costs a third of the ``EXISTS`` to build and run."""
     if user is None or not user.is_authenticated:
         return 0
-    return games_waiting_on(user=user).count()
+    return Seat.objects.filter(
+        user=user, bot_level="", game__status=Game.Status.ACTIVE, game__current_seat=F("position")
+    ).count()
 
 
 def my_games(*, user: Any) -> dict[str, list[Game]]:
@@ -214,12 +218,12 @@ def game_table(*, game: Game, user: Any, sort: str = "suit", hand_view: str = "o
     if game.state is None:
         return {**table_context(reading), "seated_ids": _people_of(seats)}
     v = view(GameState.from_dict(game.state), me.position if me is not None else None)
-    moves = Move.objects.filter(game=game).order_by("-seq")[:RECENT_MOVES]
+    moves = Move.objects.filter(game=game).order_by("-seq").values_list("events", flat=True)[:RECENT_MOVES]
     summarised = round_to_summarise(rounds_ended=len(v.results), game_over=v.is_over, me=me)
     reading = replace(
         reading,
         view=v,
-        recent_events=[event for move in moves for event in reversed(move.events)],
+        recent_events=[event for events in moves for event in reversed(events)],
         standings=final_standings(seats, list(v.scores)) if v.is_over else None,
         round_end_events=round_end_events(game=game, round_number=summarised) if summarised else None,
     )

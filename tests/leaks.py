@@ -8,7 +8,7 @@ from the engine state alone (:func:`secrets_of`), never from what a page shows.
 and reports every way a secret shows in it:
 
 ``card``
-    A card *element*: the markup of ``games/_card.html``, a tag with
+    A card *element*: the markup of ``{% card %}`` (``games/templatetags/cards.py``), a tag with
     ``data-card="TH"`` (the discard button of the hand also has
     ``value="TH"``, every card its name "10 of hearts" in ``title``,
     ``aria-label`` or ``data-name``).  Counted per element.  A code leaks
@@ -78,7 +78,7 @@ GAP_RE = re.compile(r"[^A-Za-z0-9]{1,10}")
 _RANK_OF_NAME = {"ace": "A", "10": "T", "jack": "J", "queen": "Q", "king": "K"}
 _SUIT_OF_NAME = {"clubs": "C", "diamonds": "D", "hearts": "H", "spades": "S"}
 _SUIT_OF_SYMBOL = {"♣": "C", "♦": "D", "♥": "H", "♠": "S"}
-#: Attributes through which _card.html shows which card an element is.
+#: Attributes through which ``{% card %}`` shows which card an element is.
 _CODE_ATTRS = ("data-card", "value")
 _NAME_ATTRS = ("title", "aria-label", "data-name")
 

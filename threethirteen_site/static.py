@@ -12,15 +12,44 @@ file was added).  Here such a link falls back to the file's plain name, which
 the proxy serves with a short cache, so a forgotten ``collectstatic`` costs
 stale caching or missing styles, never a page; ``manage.py check --deploy``
 reports the missing manifest (``threethirteen.E003``).
+
+Each name's address is worked out once per process and kept: the manifest is
+read when the process starts, so the answer does not change until
+``collectstatic`` writes a new one (which forgets the kept addresses).  A page
+links a dozen static files, and working each out again cost a page about as
+much as a database query.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
+from django.conf import settings
 from django.contrib.staticfiles.storage import ManifestStaticFilesStorage
 
 
 class HashedStaticFilesStorage(ManifestStaticFilesStorage):
     manifest_strict = False
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        #: The address of each name asked for, by (name, DEBUG): DEBUG links the plain names.
+        self.urls: dict[tuple[str, bool], str] = {}
+
+    def url(self, name: str, force: bool = False) -> str:  # type: ignore[override]  # (the stubs disagree)
+        if force:
+            return super().url(name, force)
+        key = (name, settings.DEBUG)
+        found = self.urls.get(key)
+        if found is None:
+            found = self.urls[key] = super().url(name)
+        return found
+
+    def post_process(self, *args: Any, **kwargs: Any) -> Iterator[Any]:
+        self.urls.clear()
+        yield from super().post_process(*args, **kwargs)
+        self.urls.clear()
 
     def stored_name(self, name: str) -> str:
         try:

@@ -53,6 +53,21 @@ def test_the_header_shows_how_many_games_wait_on_me_on_every_page(make_user, cla
     assert badge and int(badge.group(1)) == expected
 
 
+def test_the_header_count_is_the_number_of_games_listed_as_waiting_on_me(make_user, classic):
+    """The count (``turns_waiting_count``, by seats) and the list (``games_waiting_on``) agree: not a seat a
+    bot took over, not a game over, not another's turn."""
+    ann, bob = make_user("ann"), make_user("bob")
+    mine = [solo_game(ann, classic, seed=seed) for seed in (1, 2, 3)]
+    theirs = services.game_create(creator=bob, variant=classic, seat_count=2, invitees=[ann], seed=4)
+    services.game_resign(game_id=mine[1].pk, user=ann)  # a bot plays that seat now ...
+    Game.objects.filter(pk=mine[1].pk).update(status=Game.Status.ACTIVE, current_seat=0)  # ... even its turn
+    Game.objects.filter(pk=mine[2].pk).update(status=Game.Status.FINISHED)
+    waiting = [game.pk for game in selectors.games_waiting_on(user=ann)]
+    assert waiting == [mine[0].pk] + ([theirs.pk] if theirs.current_seat == 1 else [])
+    assert selectors.turns_waiting_count(user=ann) == len(waiting)
+    assert selectors.turns_waiting_count(user=bob) == (1 if theirs.current_seat == 0 else 0)
+
+
 def test_resigning_needs_a_confirmation_then_a_bot_takes_the_seat_and_i_rank_last(make_user, classic):
     ann = make_user("ann")
     game = solo_game(ann, classic, seed=7)

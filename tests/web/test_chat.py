@@ -254,7 +254,7 @@ def test_quick_phrases_show_in_each_readers_language(at_table):
     assert page.count('name="phrase"') == len(services.chat.QUICK_PHRASES) and croatian[0] in page
 
 
-def test_muting_someone_hides_their_messages_from_that_person_only_and_can_be_undone(at_table):
+def test_muting_someone_hides_their_messages_from_that_person_only_and_can_be_undone(at_table, make_user):
     game, ann, bob, cid = at_table
     assert post(logged_in(bob), game, "bob is loud").status_code == 302
     assert post(logged_in(cid), game, "cid watches", channel="watchers").status_code == 302
@@ -274,6 +274,13 @@ def test_muting_someone_hides_their_messages_from_that_person_only_and_can_be_un
     # Unmute: bob's words come back for ann.
     assert logged_in(ann).post(f"/games/{game.pk}/chat/mute/", {"user": bob.pk, "mute": "off"}).status_code == 302
     assert chat_lines(logged_in(ann), game) == ["bob is loud"]
+    # Someone without a seat who wrote here (a watcher) is muted the same way, and listed to unmute.
+    dan = logged_in(make_user("dan"))
+    assert dan.post(f"/games/{game.pk}/chat/mute/", {"user": cid.pk}).status_code == 302
+    assert chat_lines(dan, game) == ["bob is loud"]
+    page = dan.get(f"/games/{game.pk}/").content.decode()
+    muted = page[page.index("Muted by you:") :]
+    assert f'name="user" value="{cid.pk}"' in muted and "cid" in muted and "bob" not in muted
 
 
 def test_someone_not_at_the_table_cannot_be_muted_from_it(at_table, make_user):

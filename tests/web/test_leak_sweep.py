@@ -79,7 +79,6 @@ from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.contrib import admin
 from django.contrib.auth.models import Group
-from django.template.loader import render_to_string
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
@@ -88,6 +87,7 @@ from games import analysis, bots, presentation, selectors, services
 from games.engine import GameState, view
 from games.live import consumers
 from games.models import Game, Move, RoundResult, Seat, Variant
+from games.templatetags.cards import card_html
 from tests.leaks import (
     Leak,
     Secrets,
@@ -684,9 +684,9 @@ def test_the_checker_sees_one_hidden_card_rendered_into_a_real_page(dealt):
     secrets = game_secrets(game, 0)
     page = logged_in(ann).get(f"/games/{game.pk}/").content.decode()
     assert find_leaks(page, secrets) == []  # the real page: her hand, the top discard, nothing else
-    # One card of bob's (seat 1) rendered by the one card template, as a leaky page would.
+    # One card of bob's (seat 1) rendered by the one card markup (``{% card %}``), as a leaky page would.
     hidden = next(c.code for c in state.hands[1] if state.hands[0].count(c) == 0)
-    card = render_to_string("games/_card.html", {"card": presentation.card_face(hidden)})
+    card = card_html(presentation.card_face(hidden))
     leaky = page.replace("</main>", card + "</main>")
     # Seen twice: as a card (its markup) and in words (its name, for screen readers).
     expected = [f"card {hidden} (1 shown, 0 public)", f"word {hidden}"]
@@ -698,7 +698,7 @@ def test_the_checker_counts_copies_when_a_code_is_both_hidden_and_public(dealt):
     state = state_of(game)
     own = state.hands[0][0].code
     secrets = dataclasses.replace(game_secrets(game, 0), hidden=Counter({own: 1}))  # a second deck's copy elsewhere
-    one = render_to_string("games/_card.html", {"card": presentation.card_face(own)})
+    one = card_html(presentation.card_face(own))
     assert find_leaks(one, secrets) == []
     assert [leak.kind for leak in find_leaks(one + one, secrets)] == ["card"]
 
@@ -732,7 +732,7 @@ def test_a_finished_rounds_cards_are_allowed_on_its_summary_page_only_as_often_a
     game, _, _ = dealt
     secrets = game_secrets(game, None)
     hidden = next(code for code in secrets.hidden if code not in secrets.said)
-    one = render_to_string("games/_card.html", {"card": presentation.card_face(hidden)})
+    one = card_html(presentation.card_face(hidden))
     past_round = Counter({hidden: 1})  # as if the round before had ended with this card in someone's melds
     assert find_leaks(one, secrets, extra_shown=past_round) == []
     assert [leak.kind for leak in find_leaks(one + one, secrets, extra_shown=past_round)] == ["card"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from unittest import mock
 
 import pytest
 from django.core.management import call_command
@@ -43,6 +44,7 @@ def test_before_collectstatic_pages_link_the_plain_names(production_static):
 @pytest.mark.slow
 @pytest.mark.django_db
 def test_once_collected_pages_link_names_with_a_hash_of_the_content(production_static):
+    assert static("games/site.css") == "/static/games/site.css"  # kept, until collectstatic writes a manifest
     call_command("collectstatic", interactive=False, verbosity=0)
     url = static("games/site.css")
     hashed = re.fullmatch(r"/static/games/site\.([0-9a-f]{12})\.css", url)
@@ -51,3 +53,16 @@ def test_once_collected_pages_link_names_with_a_hash_of_the_content(production_s
     assert (production_static / "staticfiles.json").is_file()
     response = Client().get("/rules/")
     assert response.status_code == 200 and stylesheet_link(response.content.decode()) == url
+
+
+@pytest.mark.django_db
+def test_each_address_is_worked_out_once_per_process(production_static):
+    from django.contrib.staticfiles.storage import ManifestStaticFilesStorage, staticfiles_storage
+
+    with mock.patch.object(ManifestStaticFilesStorage, "stored_name", side_effect=lambda name: name) as stored_name:
+        first = [static("games/site.css"), static("games/live.js")]
+        again = [static("games/site.css"), static("games/live.js")]
+        assert again == first == ["/static/games/site.css", "/static/games/live.js"]
+        assert stored_name.call_count == 2
+        assert staticfiles_storage.url("games/site.css", force=True) == first[0]  # forced: worked out again
+        assert stored_name.call_count == 3

@@ -1,0 +1,116 @@
+"""With a shared cache (``REDIS_URL``), sessions are read from the cache and kept in the database
+(``threethirteen_site/sessions.py``): no session query once cached, a log-out ends the session in both,
+and a cache that cannot be reached costs a database read, never a page."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from unittest import mock
+
+import pytest
+from django.core.cache import caches
+from django.db import connection
+from django.test import Client, override_settings
+from django.test.utils import CaptureQueriesContext
+
+pytestmark = pytest.mark.django_db
+
+ROOT = Path(__file__).resolve().parents[2]
+CACHED = override_settings(
+    SESSION_ENGINE="threethirteen_site.sessions",
+    CACHES={"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "sessions"}},
+)
+
+
+def session_reads(client: Client, path: str = "/games/mine/") -> tuple[int, int]:
+    """The page's status and how many times it read the session table."""
+    with CaptureQueriesContext(connection) as queries:
+        status = client.get(path).status_code
+    return status, sum('FROM "django_session"' in q["sql"] for q in queries.captured_queries)
+
+
+def engine_with(**env_vars: str) -> list:
+    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "DATABASE_URL")}
+    env.update(env_vars)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import json, threethirteen_site.settings as s;"
+            "print(json.dumps([s.SESSION_ENGINE, s.CACHES['default'].get('OPTIONS', {}).get('pool_class')]))",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def test_the_cached_sessions_come_with_the_shared_cache_only():
+    shared_pool = "threethirteen_site.redis_cache.SharedConnectionPool"
+    assert engine_with(REDIS_URL="redis://127.0.0.1:6379/0") == ["threethirteen_site.sessions", shared_pool]
+    # each process's own memory would keep a session another process ended
+    assert engine_with() == ["django.contrib.sessions.backends.db", None]
+
+
+def test_every_cache_object_of_a_process_takes_its_connections_from_one_pool():
+    """Django makes a cache object per request: each used to open its own connection to Redis."""
+    from django.core.cache.backends.redis import RedisCache
+
+    from threethirteen_site.redis_cache import cache_settings
+
+    def pool(url: str):
+        params = cache_settings(url)
+        return RedisCache(params["LOCATION"], params)._cache._get_connection_pool(write=False)  # type: ignore[attr-defined]
+
+    first = pool("redis://127.0.0.1:6399/0")  # no connection is made until a command
+    assert pool("redis://127.0.0.1:6399/0") is first
+    assert pool("redis://127.0.0.1:6399/1") is not first
+    assert first.connection_kwargs["socket_timeout"] == 2
+
+
+@CACHED
+def test_a_cached_session_is_not_read_from_the_database(make_user):
+    caches["default"].clear()
+    client = Client()
+    client.force_login(make_user("ann"))  # written to both
+    assert session_reads(client) == (200, 0)
+    caches["default"].clear()  # e.g. Redis restarted: read from the database once, then cached again
+    assert session_reads(client) == (200, 1)
+    assert session_reads(client) == (200, 0)
+
+
+@CACHED
+def test_a_log_out_ends_the_session_in_the_cache_too(make_user):
+    caches["default"].clear()
+    client = Client()
+    client.force_login(make_user("ann"))
+    cookie = client.cookies["sessionid"].value
+    assert client.get("/games/mine/").status_code == 200
+    assert client.post("/accounts/logout/").status_code == 302
+    stale = Client()
+    stale.cookies["sessionid"] = cookie  # the old cookie, kept by someone
+    response = stale.get("/games/mine/")
+    assert response.status_code == 302 and "/login/" in response["Location"]
+
+
+@CACHED
+def test_a_cache_that_cannot_be_reached_costs_a_database_read_not_a_page(make_user):
+    caches["default"].clear()
+    client = Client()
+    client.force_login(make_user("ann"))
+    down = ConnectionError("the cache is down")
+    with (
+        mock.patch.object(type(caches["default"]), "get", side_effect=down),
+        mock.patch.object(type(caches["default"]), "set", side_effect=down),
+    ):
+        status, reads = session_reads(client)
+        assert status == 200 and reads == 1
+        assert "ann" in client.get("/games/mine/").content.decode()  # still signed in

@@ -1,0 +1,68 @@
+"""Sessions kept in the database and read from the shared cache (settings: ``SESSION_ENGINE`` with ``REDIS_URL``).
+
+Every request of a signed-in person reads their session.  Django's ``cached_db``
+backend reads it from the cache (Redis, shared by every server process) and goes
+to the database only when the cache does not have it; writes go to both, so the
+database stays the record and the cache can be emptied at any time (a Redis
+restart costs one database read per session, nothing more).
+
+Only with a shared cache: with each process's own memory, a session deleted by
+one process (a log-out) would live on in another's.
+
+Django's backend fails the page when the cache cannot be reached while it
+copies a session it read from the database into the cache; here that copy is
+skipped (and logged) instead, so a Redis outage costs database reads, never a
+page.  Deleting a session (log-out, a new key at log-in) still fails when the
+cache cannot be reached, as in Django: a session must not live on in the cache
+after the person was told they are signed out.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django.contrib.sessions.backends import cached_db
+
+logger = logging.getLogger(__name__)
+
+#: Django's backend (its stubs do not know the cache and database helpers used below).
+CachedDBStore: Any = cached_db.SessionStore
+
+
+class SessionStore(CachedDBStore):
+    def load(self) -> dict[str, Any]:
+        try:
+            data = self._cache.get(self.cache_key)
+        except Exception:  # the cache is down: the database has every session
+            logger.warning("Session cache unreachable: the session is read from the database", exc_info=True)
+            data = None
+        if data is not None:
+            return data
+        stored = self._get_session_from_db()
+        if not stored:
+            return {}
+        data = self.decode(stored.session_data)
+        try:
+            self._cache.set(self.cache_key, data, self.get_expiry_age(expiry=stored.expire_date))
+        except Exception:
+            logger.warning("Session cache unreachable: the session was not cached", exc_info=True)
+        return data
+
+    async def aload(self) -> dict[str, Any]:
+        try:
+            data = await self._cache.aget(await self.acache_key())
+        except Exception:
+            logger.warning("Session cache unreachable: the session is read from the database", exc_info=True)
+            data = None
+        if data is not None:
+            return data
+        stored = await self._aget_session_from_db()
+        if not stored:
+            return {}
+        data = self.decode(stored.session_data)
+        try:
+            await self._cache.aset(await self.acache_key(), data, await self.aget_expiry_age(expiry=stored.expire_date))
+        except Exception:
+            logger.warning("Session cache unreachable: the session was not cached", exc_info=True)
+        return data
