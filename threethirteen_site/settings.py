@@ -14,8 +14,9 @@ in-memory channel layer, e-mail printed on the console):
 - ``CONN_MAX_AGE`` (seconds a database connection is kept between requests, default 0; without a pool)
 - ``REDIS_URL`` (channel layer shared by several server processes), ``REDIS_SOCKET_TIMEOUT``
   (seconds, default 15; longer than the layer's 5 s blocking read), ``REDIS_MAX_CONNECTIONS``
-  (per server process, default 100), ``REDIS_CACHE_TIMEOUT`` (seconds the shared cache, which also
-  holds the sessions, waits for Redis; default 2)
+  (per server process, the channel layer's and the shared cache's each, default 100),
+  ``REDIS_CACHE_TIMEOUT`` (seconds the shared cache, which also holds the sessions, waits for Redis
+  or for a free connection; default 2)
 - ``EMAIL_BACKEND``, ``EMAIL_HOST``, ``EMAIL_PORT``, ``EMAIL_HOST_USER``,
   ``EMAIL_HOST_PASSWORD``, ``EMAIL_USE_TLS``, ``DEFAULT_FROM_EMAIL``
 - ``SITE_URL`` (the site's address, for links in e-mails)
@@ -239,7 +240,13 @@ if REDIS_URL:
     from threethirteen_site.redis_cache import cache_settings
 
     # One pool of connections per process (Django's own would open a connection per request).
-    CACHES = {"default": cache_settings(REDIS_URL, timeout=float(os.environ.get("REDIS_CACHE_TIMEOUT", "2")))}
+    CACHES = {
+        "default": cache_settings(
+            REDIS_URL,
+            timeout=float(os.environ.get("REDIS_CACHE_TIMEOUT", "2")),
+            max_connections=int(os.environ.get("REDIS_MAX_CONNECTIONS", "100")),
+        )
+    }
     # Sessions are read from the shared cache, the database keeping them (threethirteen_site/sessions.py):
     # a signed-in request's first query saved.  Only with a cache every process shares.
     SESSION_ENGINE = "threethirteen_site.sessions"
