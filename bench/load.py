@@ -15,8 +15,8 @@ dropped without an answer in 8 s), the table fetched
 shown (tried again with pauses growing from 0.5 to 10 s until it works; every
 10 s while the socket is down), and, when the table says it is this player's
 turn, after a pause of about ``--think`` seconds (uniformly half to one and a
-half times), the move POSTed with the version shown as live.js posts it, its redirect followed
-(the table partial, for a script).  A POST that meets no server or a 502-504 is posted again
+half times), the move POSTed with the version shown as live.js posts it (answered with the
+table itself, which it swaps in).  A POST that meets no server or a 502-504 is posted again
 with pauses growing from 1 to 15 s; a retry of a move that did arrive is
 refused as stale (409) and shows the current table.  The two pages of a game
 are on different server processes, so every move crosses the channel layer;
@@ -31,7 +31,7 @@ the pages carry on by themselves.  Then it stops making moves, waits for
 every page to show its game's stored version, and checks every game: its
 move log replays to its stored state (``games.integrity``), its version is
 its number of moves (nothing applied twice), and every move that was
-answered with its redirect is in the log (nothing lost).
+answered (with the table, or a redirect) is in the log (nothing lost).
 
 Prints, as a table: the move POST's time to its answer and the time from a
 move's POST starting until the other page's socket hears its version
@@ -206,7 +206,7 @@ class Run:
     in_flight: int = 0
     #: (game, version after the move) -> (when its first POST started, the mover's seat)
     posted: dict[tuple[int, int], tuple[float, int]] = field(default_factory=dict)
-    #: (game, version after the move) -> the action, for every move answered by its redirect
+    #: (game, version after the move) -> the action, for every move answered (the table, or a redirect)
     acknowledged: dict[tuple[int, int], tuple[int, dict[str, Any]]] = field(default_factory=dict)
     #: game -> when each of its moves was acknowledged (for the longest pause)
     move_times: dict[int, list[float]] = field(default_factory=lambda: collections.defaultdict(list))
@@ -334,7 +334,8 @@ class Page:
                 except NoConnection:
                     status, headers, content = None, {}, b""
                 run.fail("move POST", status)
-                if status == 302:
+                # live.js's post is answered with the table (a plain form's with a redirect to the page).
+                if status == 302 or (status == 200 and TABLE_VERSION.search(content)):
                     now = time.monotonic()
                     if phase == "before" and run.phase() == "before":
                         run.figures["move POST"].append(now - started)
@@ -342,8 +343,9 @@ class Page:
                         run.figures["move POST, after the fault began"].append(now - started)
                     run.acknowledged[key] = (seat, action)
                     run.move_times[self.plan.pk].append(now)
-                    # live.js follows the redirect (to the table alone, for its script) and swaps it in.
-                    if not await self.open_table_page(headers.get("location", "")):
+                    if status == 200:
+                        self.show(content)
+                    elif not await self.open_table_page(headers.get("location", "")):
                         await self.refresh()
                     return
                 if status == 409 and self.show(content):  # a retry of a move that did arrive: the current table
@@ -763,7 +765,7 @@ def report(args: argparse.Namespace, run: Run, result: dict[str, Any], rate_figu
     check = result["check"]
     print(
         f"\nchecks: {args.games - check['bad games']} of {args.games} games replay to"
-        f" their stored state with version = moves; {check['moves']} moves stored, {moves} answered by their redirect,"
+        f" their stored state with version = moves; {check['moves']} moves stored, {moves} answered,"
         f" {check['lost']} of those missing from the log; {result['stalled pages']} pages stalled"
         f" (every page showed its game's last version {result['settled']:.1f} s after the moves stopped)"
     )

@@ -265,8 +265,10 @@ def play(request: HttpRequest, game_id: int) -> HttpResponse:
         )
     except services.GameError as error:
         return _refused(request, error, get_object_or_404(Game, pk=game_id))
-    if by_fetch(request):  # live.js swaps in the table alone: the page around it would be drawn for nothing
-        return redirect("games:table_partial", game_id=game.pk)
+    if by_fetch(request):
+        # live.js swaps in the table alone: it gets it in this answer (a redirect would cost a second
+        # request, and the page around the table would be drawn for nothing).
+        return _table_response(request, game, template="games/_table.html")
     return redirect(game)
 
 

@@ -117,14 +117,20 @@ def test_bots_play_their_turns_right_after_the_move_that_hands_them_the_turn(mak
 
 
 def test_a_move_posted_by_the_pages_script_is_answered_with_the_table_alone(make_user, classic):
-    """live.js swaps in the table only: its move is redirected to the partial; a plain form to the page."""
+    """live.js swaps in the table only: its move is answered with the table partial at once (no redirect,
+    no second request), showing the mover's hand and no card of the other hand; a plain form is redirected."""
     game, clients = _two_player_game(make_user, classic, rounds=[3])
     ann, draw = clients[0], {"type": "draw", "source": "stock"}
     response = ann.post(f"/games/{game.pk}/play/", {"version": game.version, **draw}, HTTP_X_REQUESTED_WITH="fetch")
-    assert response.status_code == 302 and response["Location"] == f"/games/{game.pk}/table/"
-    table = ann.get(response["Location"])
     game.refresh_from_db()
-    assert table.status_code == 200 and f'data-version="{game.version}"' in table.content.decode()
+    html = response.content.decode()
+    assert response.status_code == 200 and html.lstrip().startswith('<div id="table"')
+    assert f'data-version="{game.version}"' in html and "<html" not in html
+    state = GameState.from_dict(game.state)
+    shown = set(CARD_ATTR.findall(html))
+    assert {c.code for c in state.hands[0]} <= shown
+    hidden = {c.code for c in state.hands[1]} - {c.code for c in state.hands[0]} - {state.top_discard.code}
+    assert not hidden & shown
     action = bots.choose_action(engine_view(game, 0)).to_dict()
     response = post_action(ann, game, action)
     assert response.status_code == 302 and response["Location"] == f"/games/{game.pk}/"
