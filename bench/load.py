@@ -387,23 +387,28 @@ class Page:
             self.latest = version
             self.changed.set()
 
+    def connect_socket(self, port: int, path: str) -> Any:
+        """A WebSocket to ``path`` on the server at ``port`` with this page's cookie (live.js's options)."""
+        from websockets.asyncio.client import connect
+
+        return connect(
+            f"ws://127.0.0.1:{port}{path}",
+            origin=f"http://127.0.0.1:{port}",  # type: ignore[arg-type]
+            additional_headers={"Cookie": self.cookie},
+            open_timeout=60,
+            ping_interval=None,
+            close_timeout=2,
+        )
+
     async def listen_as_person(self) -> None:
         """The person's socket (``/ws/user/``) that every signed-in page opens beside the game's: it hears
         "games waiting on you" counts when a turn moves (reconnected after a pause when it closes)."""
-        from websockets.asyncio.client import connect
         from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
         while not self.run.stopping:
             port = self.run.cluster.ports[self.server]
             try:
-                async with connect(
-                    f"ws://127.0.0.1:{port}/ws/user/",
-                    origin=f"http://127.0.0.1:{port}",  # type: ignore[arg-type]
-                    additional_headers={"Cookie": self.cookie},
-                    open_timeout=60,
-                    ping_interval=None,
-                    close_timeout=2,
-                ) as socket:
+                async with self.connect_socket(port, "/ws/user/") as socket:
                     while not self.run.stopping:
                         try:
                             raw = await asyncio.wait_for(socket.recv(), HEARTBEAT_AFTER)
@@ -418,7 +423,6 @@ class Page:
                 await asyncio.sleep(random.uniform(*SOCKET_RETRY))
 
     async def listen(self) -> None:
-        from websockets.asyncio.client import connect
         from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
         retries = 0
@@ -426,14 +430,7 @@ class Page:
             port = self.run.cluster.ports[self.server]
             opened = False
             try:
-                async with connect(
-                    f"ws://127.0.0.1:{port}/ws/games/{self.plan.pk}/",
-                    origin=f"http://127.0.0.1:{port}",  # type: ignore[arg-type]
-                    additional_headers={"Cookie": self.cookie},
-                    open_timeout=60,
-                    ping_interval=None,
-                    close_timeout=2,
-                ) as socket:
+                async with self.connect_socket(port, f"/ws/games/{self.plan.pk}/") as socket:
                     opened, retries = True, 0
                     self.socket_up = True
                     pinged = False

@@ -32,19 +32,6 @@ from django.utils.translation import gettext as _
 register = template.Library()
 
 
-@register.simple_tag(name="card")
-def card_tag(
-    face: Mapping[str, Any],
-    *,
-    tag: str = "span",
-    img: bool = False,
-    named: bool = False,
-    discard: bool = False,
-    short: bool = False,
-) -> SafeString:
-    return card_html(face, tag=tag, img=img, named=named, discard=discard, short=short)
-
-
 def card_html(
     face: Mapping[str, Any],
     *,
@@ -83,3 +70,6 @@ def card_html(
         f'<span class="card-suit" aria-hidden="true">{suit}</span>'
         f'{wild_mark}<span class="visually-hidden">{name}</span></{closing}>'
     )
+
+
+register.simple_tag(card_html, name="card")

@@ -1,6 +1,12 @@
 from __future__ import annotations
 
+import json
+import os
 import re
+import subprocess
+import sys
+from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -9,6 +15,20 @@ from django.test import Client
 from games import services
 from games.engine import GameState, SeatView, view
 from games.models import Game
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def settings_read(expression: str, *, drop: Iterable[str], **env_vars: str) -> Any:
+    """``expression`` (JSON-able, of the settings module ``s``) as a fresh process reads the settings with
+    ``env_vars``, the environment's variables starting with a prefix in ``drop`` left out."""
+    prefixes = tuple(drop)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(prefixes)}
+    env.update(env_vars)
+    code = f"import json, threethirteen_site.settings as s; print(json.dumps({expression}))"
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
 
 
 def logged_in(user: Any) -> Client:

@@ -2,33 +2,13 @@
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[2]
+from .conftest import settings_read
 
 
 def database_settings(**env_vars: str) -> dict:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("DATABASE_", "CONN_MAX_AGE"))}
-    env.update(env_vars)
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "import json, threethirteen_site.settings as s; d = s.DATABASES['default'];"
-            "print(json.dumps({'age': d['CONN_MAX_AGE'], 'pool': d.get('OPTIONS', {}).get('pool')}))",
-        ],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert result.returncode == 0, result.stderr
-    return json.loads(result.stdout)
+    default = "s.DATABASES['default']"
+    expression = f"{{'age': {default}['CONN_MAX_AGE'], 'pool': {default}.get('OPTIONS', {{}}).get('pool')}}"
+    return settings_read(expression, drop=("DATABASE_", "CONN_MAX_AGE"), **env_vars)
 
 
 def test_postgresql_gets_a_pool_and_no_persistent_connections():

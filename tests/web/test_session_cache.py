@@ -4,10 +4,6 @@ and a cache that cannot be reached costs a database read, never a page."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from unittest import mock
 
@@ -16,6 +12,8 @@ from django.core.cache import caches
 from django.db import connection
 from django.test import Client, override_settings
 from django.test.utils import CaptureQueriesContext
+
+from .conftest import settings_read
 
 pytestmark = pytest.mark.django_db
 
@@ -34,23 +32,8 @@ def session_reads(client: Client, path: str = "/games/mine/") -> tuple[int, int]
 
 
 def engine_with(**env_vars: str) -> list:
-    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "DATABASE_URL")}
-    env.update(env_vars)
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "import json, threethirteen_site.settings as s;"
-            "print(json.dumps([s.SESSION_ENGINE, s.CACHES['default'].get('OPTIONS', {}).get('pool_class')]))",
-        ],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert result.returncode == 0, result.stderr
-    return json.loads(result.stdout)
+    expression = "[s.SESSION_ENGINE, s.CACHES['default'].get('OPTIONS', {}).get('pool_class')]"
+    return settings_read(expression, drop=("REDIS_URL", "DATABASE_URL"), **env_vars)
 
 
 def test_the_cached_sessions_come_with_the_shared_cache_only():
