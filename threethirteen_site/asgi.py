@@ -15,12 +15,16 @@ so that the turns it plays reach the sockets this process holds.
 import os
 from typing import Any
 
-from django.core.asgi import get_asgi_application
+import django
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "threethirteen_site.settings")
 
 # Initialise Django (apps, models) before importing anything that uses models.
-django_asgi_app = get_asgi_application()
+django.setup(set_prefix=False)
+
+from threethirteen_site.http import OneTripASGIHandler  # noqa: E402
+
+django_asgi_app = OneTripASGIHandler()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402

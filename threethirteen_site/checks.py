@@ -185,6 +185,22 @@ def check_move_clock(**kwargs: Any) -> list[CheckMessage]:
     ]
 
 
+def check_database_pool(**kwargs: Any) -> list[CheckMessage]:
+    pool = settings.DATABASES["default"].get("OPTIONS", {}).get("pool")
+    if not isinstance(pool, dict) or pool.get("max_size", 0) > settings.HTTP_THREADS:
+        return []
+    return [
+        Warning(
+            f"The database pool holds at most {pool.get('max_size')} connections a process, and each of its "
+            f"{settings.HTTP_THREADS} HTTP threads may hold one while its sockets and move clock need more: "
+            "requests will wait for a connection, and fail after DATABASE_POOL_TIMEOUT.",
+            hint="Set DATABASE_POOL_MAX_SIZE above HTTP_THREADS (e.g. HTTP_THREADS + 4), within PostgreSQL's "
+            "max_connections for all the processes together.",
+            id="threethirteen.W010",
+        )
+    ]
+
+
 DEPLOY_CHECKS = [
     check_database,
     check_channel_layer,
@@ -195,6 +211,7 @@ DEPLOY_CHECKS = [
     check_csrf_trusted_origins,
     check_client_address,
     check_move_clock,
+    check_database_pool,
 ]
 
 

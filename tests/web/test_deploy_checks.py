@@ -169,6 +169,23 @@ def test_the_in_server_clock_on_one_process_is_no_clock_problem(production):
     assert [message.id for message in site_messages()] == ["threethirteen.W002"]
 
 
+def with_pool(production: Any, max_size: int) -> None:
+    production.DATABASES["default"]["OPTIONS"] = {"pool": {"min_size": 2, "max_size": max_size, "timeout": 10}}
+
+
+def test_a_pool_no_larger_than_the_http_threads(production):
+    with_pool(production, max_size=8)
+    production.HTTP_THREADS = 8
+    message = only("threethirteen.W010")
+    assert "8 HTTP threads" in message.msg and "DATABASE_POOL_MAX_SIZE above HTTP_THREADS" in message.hint
+
+
+def test_a_pool_larger_than_the_http_threads(production):
+    with_pool(production, max_size=20)
+    production.HTTP_THREADS = 16
+    assert site_messages() == []
+
+
 # -- the command, as an operator runs it --------------------------------------------------------
 
 

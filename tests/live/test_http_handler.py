@@ -1,0 +1,173 @@
+"""HTTP through the site's ASGI application (``threethirteen_site.http.OneTripASGIHandler``).
+
+Each request's middleware chain and view run in one call on the handler's
+worker threads, not on the event loop: these tests drive the real
+application with Channels' communicators and check what a person gets (a
+page, a move applied and heard live on another socket, a refusal, an error
+page) and that a worker thread survives what goes wrong in it.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import urllib.parse
+from typing import Any
+
+import pytest
+from asgiref.sync import async_to_sync, sync_to_async
+from channels.testing import HttpCommunicator, WebsocketCommunicator
+from django.db import connections
+
+from games import bots, selectors, services
+from games.models import Game
+from tests.web.conftest import engine_view, state_fingerprint
+from threethirteen_site.asgi import application
+from threethirteen_site.http import OneTripASGIHandler
+
+from .conftest import session_cookie
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+HOST = [(b"host", b"127.0.0.1"), (b"origin", b"http://127.0.0.1")]
+
+
+@pytest.fixture
+def game(make_user, classic) -> Game:
+    ann, bob = make_user("ann"), make_user("bob")
+    game = services.game_create(
+        creator=ann, variant=classic, seat_count=2, invitees=[bob], seed=21, options={"rounds": [3, 4]}
+    )
+    assert game.status == Game.Status.ACTIVE
+    return game
+
+
+def cookie_of(user: Any) -> bytes:
+    return f"sessionid={session_cookie(user)}".encode()
+
+
+async def http(app: Any, method: str, path: str, cookie: bytes = b"", body: bytes = b"") -> dict[str, Any]:
+    headers = [*HOST, (b"cookie", cookie)]
+    if body:
+        headers.append((b"content-type", b"application/x-www-form-urlencoded"))
+    return await HttpCommunicator(app, method, path, body=body, headers=headers).get_response(timeout=10)
+
+
+def set_cookies(response: dict[str, Any]) -> dict[str, str]:
+    cookies = {}
+    for name, value in response["headers"]:
+        if name.lower() == b"set-cookie":
+            key, _, rest = value.decode().partition("=")
+            cookies[key] = rest.split(";", 1)[0]
+    return cookies
+
+
+def mover_and_move(game: Game) -> tuple[Any, dict[str, Any]]:
+    game.refresh_from_db()
+    seat = game.current_seat
+    assert seat is not None
+    mover = game.seats.get(position=seat).user
+    return mover, bots.choose_action(engine_view(game, seat)).to_dict()
+
+
+def test_a_move_posted_over_http_is_applied_and_heard_on_the_other_players_socket(game):
+    mover, action = mover_and_move(game)
+    other = game.seats.exclude(user=mover).get().user
+    mover_cookie, other_cookie = cookie_of(mover), cookie_of(other)
+    version = game.version
+
+    async def scenario() -> tuple[int, dict[str, Any]]:
+        socket = WebsocketCommunicator(application, f"/ws/games/{game.pk}/", headers=[*HOST, (b"cookie", other_cookie)])
+        assert (await socket.connect())[0]
+        page = await http(application, "GET", f"/games/{game.pk}/", mover_cookie)
+        assert page["status"] == 200
+        token = re.search(rb'name="csrfmiddlewaretoken" value="([^"]+)"', page["body"])
+        assert token is not None
+        csrf = set_cookies(page)["csrftoken"]
+        form = {"csrfmiddlewaretoken": token.group(1).decode(), "version": version, **action}
+        cookies = mover_cookie + f"; csrftoken={csrf}".encode()
+        moved = await http(
+            application, "POST", f"/games/{game.pk}/play/", cookies, urllib.parse.urlencode(form).encode()
+        )
+        heard = await socket.receive_json_from(timeout=5)
+        while heard.get("version") == version:  # the version the socket was opened at
+            heard = await socket.receive_json_from(timeout=5)
+        await socket.disconnect()
+        return moved["status"], heard
+
+    status, heard = async_to_sync(scenario)()
+    game.refresh_from_db()
+    assert status == 302
+    assert game.version > version and game.moves.count() >= 1
+    assert heard == {"type": "version", "version": game.version}
+
+
+def test_a_forged_post_is_refused_and_the_next_request_is_served(game):
+    mover, action = mover_and_move(game)
+    before = state_fingerprint(game)
+    form = urllib.parse.urlencode({"version": game.version, **action}).encode()
+
+    cookie = cookie_of(mover)
+
+    async def scenario() -> tuple[int, int]:
+        forged = await http(application, "POST", f"/games/{game.pk}/play/", cookie, form)
+        page = await http(application, "GET", f"/games/{game.pk}/", cookie)
+        return forged["status"], page["status"]
+
+    assert async_to_sync(scenario)() == (403, 200)  # no CSRF token: refused
+    assert state_fingerprint(game) == before
+
+
+def test_an_error_in_a_view_is_the_error_page_and_the_worker_goes_on(game, monkeypatch):
+    mover, _action = mover_and_move(game)
+    cookie = cookie_of(mover)
+    handler = OneTripASGIHandler(threads=1)  # one worker: the same thread must serve the next request
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("a bug in the table")
+
+    async def get() -> dict[str, Any]:
+        return await http(handler, "GET", f"/games/{game.pk}/", cookie)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(selectors, "game_table", broken)
+        failed = async_to_sync(get)()
+    served = async_to_sync(get)()
+    assert failed["status"] == 500 and b"a bug in the table" not in failed["body"]
+    assert served["status"] == 200 and b'id="table"' in served["body"]
+
+
+def test_a_request_gives_its_database_connection_back_in_its_own_thread(game):
+    """The connection a request opened is closed (given back to the pool, on PostgreSQL) by the end of
+    the request's one call on its worker thread: left open, the thread would keep it from the others."""
+    mover, _action = mover_and_move(game)
+    handler = OneTripASGIHandler(threads=1)
+    path = f"/games/{game.pk}/"
+    scope = {
+        "type": "http",
+        "http_version": "1.1",
+        "method": "GET",
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "root_path": "",
+        "query_string": b"",
+        "headers": [*HOST, (b"cookie", cookie_of(mover))],
+        "client": ("127.0.0.1", 50000),
+        "server": ("127.0.0.1", 80),
+    }
+
+    def connections_after() -> list[tuple[str, bool]]:
+        """(alias, still open) of each connection this request's context made."""
+        return [(wrapper.alias, wrapper.connection is not None) for wrapper in connections.all(initialized_only=True)]
+
+    async def scenario() -> tuple[int, list[tuple[str, bool]]]:
+        response = await sync_to_async(handler.respond, thread_sensitive=False, executor=handler.executor)(
+            scope, io.BytesIO()
+        )
+        after = await sync_to_async(connections_after, thread_sensitive=False, executor=handler.executor)()
+        return response.status_code, after
+
+    status, after = async_to_sync(scenario)()
+    assert status == 200
+    assert after == [("default", False)]  # the page read the database, and closed its connection

@@ -1,0 +1,87 @@
+"""Django's ASGI handler for HTTP, with each request's synchronous work in one trip to a worker thread.
+
+Django's own ``ASGIHandler`` runs the middleware chain in async mode. Every
+middleware here is synchronous (``MiddlewareMixin`` and the site's own), so
+each request went back and forth between the event loop and a thread many
+times (each ``process_request``/``process_response`` of a mixin in async mode,
+each sync-only middleware, the view), and in a new thread per request (the
+per-request ``ThreadSensitiveContext``).  A profile of a move put a third of
+the server's CPU in those trips.
+
+``OneTripASGIHandler`` reads the body and sends the answer on the event loop
+as Django does, and does everything in between (``request_started``, the
+request, the whole middleware chain and the view in sync mode, then the
+response's ``close()`` with ``request_finished``, which gives the database
+connection back) in one call on a fixed pool of threads per
+process (the ``HTTP_THREADS`` setting), as a threaded WSGI server would.  The database connection is opened
+and given back in that one thread, as Django requires.  Code in the view that
+calls ``async_to_sync`` (the channel layer) still runs on the server's event
+loop.
+
+A streaming response is the one exception: its body is produced while it is
+sent, so its database connections are closed in the worker thread before it
+is sent (nothing here streams).
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.core import signals
+from django.core.exceptions import RequestAborted
+from django.core.handlers import base
+from django.core.handlers.asgi import ASGIHandler, get_script_prefix
+from django.db import connections
+from django.http import HttpResponseBase
+from django.urls import set_script_prefix
+
+
+class OneTripASGIHandler(ASGIHandler):
+    """``ASGIHandler`` whose requests run their sync work in one worker-thread call (see the module)."""
+
+    def __init__(self, threads: int | None = None) -> None:
+        base.BaseHandler.__init__(self)
+        self.load_middleware(is_async=False)
+        self.executor = ThreadPoolExecutor(max_workers=threads or settings.HTTP_THREADS, thread_name_prefix="http")
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            raise ValueError(f"Django can only handle ASGI/HTTP connections, not {scope['type']}.")
+        await self.handle(scope, receive, send)
+
+    async def handle(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        try:
+            body_file = await self.read_body(receive)
+        except RequestAborted:
+            return
+        try:
+            response = await sync_to_async(self.respond, thread_sensitive=False, executor=self.executor)(
+                scope, body_file
+            )
+            await self.send_response(response, send)
+            if response.streaming:
+                await sync_to_async(response.close, thread_sensitive=False, executor=self.executor)()
+        finally:
+            body_file.close()
+
+    def respond(self, scope: dict[str, Any], body_file: Any) -> HttpResponseBase:
+        """The request's whole synchronous part, in this one worker thread."""
+        set_script_prefix(get_script_prefix(scope))
+        signals.request_started.send(sender=self.__class__, scope=scope)
+        request, error_response = self.create_request(scope, body_file)
+        if request is None:
+            assert error_response is not None  # create_request gives one or the other
+            error_response.close()
+            return error_response
+        response = self.get_response(request)
+        response._handler_class = self.__class__  # type: ignore[attr-defined]
+        if response.streaming:
+            # Sent (and closed) later, from another thread: give the connections back here.
+            for connection in connections.all(initialized_only=True):
+                connection.close()
+        else:
+            response.close()  # request_finished: the database connection goes back to the pool
+        return response
