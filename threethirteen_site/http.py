@@ -2,25 +2,26 @@
 
 Django's own ``ASGIHandler`` runs the middleware chain in async mode. Every
 middleware here is synchronous (``MiddlewareMixin`` and the site's own), so
-each request went back and forth between the event loop and a thread many
-times (each ``process_request``/``process_response`` of a mixin in async mode,
-each sync-only middleware, the view), and in a new thread per request (the
-per-request ``ThreadSensitiveContext``).  A profile of a move put a third of
-the server's CPU in those trips.
+each request went back and forth between the event loop and a thread several
+times (each ``process_request``/``process_response`` of a mixin in async
+mode, each sync-only middleware, the view), in a new thread per request (the
+per-request ``ThreadSensitiveContext``).  Those trips were about two thirds
+of a trivial page's server CPU and a quarter of a move's (README, "Third
+pass").
 
 ``OneTripASGIHandler`` reads the body and sends the answer on the event loop
 as Django does, and does everything in between (``request_started``, the
 request, the whole middleware chain and the view in sync mode, then the
 response's ``close()`` with ``request_finished``, which gives the database
-connection back) in one call on a fixed pool of threads per
-process (the ``HTTP_THREADS`` setting), as a threaded WSGI server would.  The database connection is opened
-and given back in that one thread, as Django requires.  Code in the view that
-calls ``async_to_sync`` (the channel layer) still runs on the server's event
-loop.
+connection back) in one call on a fixed pool of threads per process (the
+``HTTP_THREADS`` setting), as a threaded WSGI server would.  The database
+connection is opened and given back in that one thread, as Django requires.
+Code in the view that calls ``async_to_sync`` (the channel layer) still runs
+on the server's event loop.
 
 A streaming response is the one exception: its body is produced while it is
-sent, so its database connections are closed in the worker thread before it
-is sent (nothing here streams).
+sent, after the call, so the request's database connections are closed in
+the worker thread before it is sent, and its ``close()`` runs after.
 """
 
 from __future__ import annotations

@@ -16,8 +16,12 @@ from typing import Any
 
 import pytest
 from asgiref.sync import async_to_sync, sync_to_async
+from asgiref.testing import ApplicationCommunicator
 from channels.testing import HttpCommunicator, WebsocketCommunicator
+from django.contrib.auth import get_user_model
 from django.db import connections
+from django.http import StreamingHttpResponse
+from django.urls import path
 
 from games import bots, selectors, services
 from games.models import Game
@@ -28,6 +32,16 @@ from threethirteen_site.http import OneTripASGIHandler
 from .conftest import session_cookie
 
 pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def streamed_names(request: Any) -> StreamingHttpResponse:
+    """A streaming answer whose view reads the database (the site has none; the handler must allow one)."""
+    names = list(get_user_model().objects.order_by("username").values_list("username", flat=True))
+    return StreamingHttpResponse(f"{name}\n".encode() for name in names)
+
+
+#: This module is also the URLconf of the streaming test (``ROOT_URLCONF``).
+urlpatterns = [path("streamed/", streamed_names)]
 
 HOST = [(b"host", b"127.0.0.1"), (b"origin", b"http://127.0.0.1")]
 
@@ -171,3 +185,42 @@ def test_a_request_gives_its_database_connection_back_in_its_own_thread(game):
     status, after = async_to_sync(scenario)()
     assert status == 200
     assert after == [("default", False)]  # the page read the database, and closed its connection
+
+
+async def streamed(app: Any) -> dict[str, Any]:
+    """``GET /streamed/``'s status and whole body (Channels' ``HttpCommunicator`` refuses the last, empty,
+    body message a streaming answer ends with, which ASGI allows)."""
+    scope = {"type": "http", "method": "GET", "path": "/streamed/", "query_string": b"", "headers": HOST}
+    communicator = ApplicationCommunicator(app, scope)
+    await communicator.send_input({"type": "http.request", "body": b""})
+    start = await communicator.receive_output(timeout=10)
+    body = b""
+    while True:
+        message = await communicator.receive_output(timeout=10)
+        body += message.get("body", b"")
+        if not message.get("more_body", False):
+            break
+    await communicator.wait()
+    return {"status": start["status"], "body": body}
+
+
+@pytest.mark.filterwarnings("ignore:StreamingHttpResponse must consume synchronous iterators")
+def test_a_streaming_answer_is_sent_whole_after_its_connections_are_given_back(game, settings):
+    settings.ROOT_URLCONF = __name__
+    handler = OneTripASGIHandler(threads=1)
+    scope = {"type": "http", "method": "GET", "path": "/streamed/", "query_string": b"", "headers": HOST}
+
+    def connections_after() -> list[tuple[str, bool]]:
+        return [(wrapper.alias, wrapper.connection is not None) for wrapper in connections.all(initialized_only=True)]
+
+    async def scenario() -> tuple[bool, list[tuple[str, bool]], dict[str, Any]]:
+        response = await sync_to_async(handler.respond, thread_sensitive=False, executor=handler.executor)(
+            scope, io.BytesIO()
+        )
+        after = await sync_to_async(connections_after, thread_sensitive=False, executor=handler.executor)()
+        answer = await streamed(handler)
+        return response.streaming, after, answer
+
+    streaming, after, answer = async_to_sync(scenario)()
+    assert streaming and after == [("default", False)]
+    assert answer["status"] == 200 and answer["body"] == b"ann\nbob\n"
