@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from games import services
@@ -140,7 +142,8 @@ def test_lobby_lists_games_waiting_on_me_first(make_user, classic):
     flags = [g.my_turn for g in my_games]
     assert flags == sorted(flags, reverse=True)
     assert {g.pk for g in my_games if g.my_turn} == set(waiting)
-    assert response.context["turns_waiting"] == len(waiting)
+    assert response.context["turns_waiting"]() == len(waiting)  # counted when the header asks
+    assert re.search(rf'id="turns-waiting"[^>]*>{len(waiting)}<', response.content.decode())
 
 
 def test_leave_before_start_and_creator_starts_with_bots(make_user, classic):

@@ -28,6 +28,9 @@ MOVE_WITH_A_HARD_BOT_QUERIES = 9
 #: session, user, the game, its seats with their people, who of them is away, the recent moves, the "games
 #: waiting" count; and the chat beside it: a chat suspension of the reader, the messages, the reader's mutes
 TABLE_QUERIES = 10
+#: the partial a page fetches after each move (and a script's move is answered with): session, user, the
+#: game, its seats with their people, who of them is away, the recent moves; no header, so no count
+TABLE_PARTIAL_QUERIES = 6
 
 
 def bot_choice(game: Game, seat: int) -> dict:
@@ -85,6 +88,16 @@ def test_the_table_page_takes_at_most_ten_queries(table, django_assert_max_num_q
     for client in (mover, other):
         with django_assert_max_num_queries(TABLE_QUERIES):
             assert client.get(f"/games/{game.pk}/").status_code == 200
+
+
+def test_the_table_partial_takes_at_most_six_queries_and_no_count_of_games_waiting(
+    table, django_assert_max_num_queries
+):
+    game, mover, other, _seat = table
+    for client in (mover, other):
+        with CaptureQueriesContext(connection) as queries, django_assert_max_num_queries(TABLE_PARTIAL_QUERIES):
+            assert client.get(f"/games/{game.pk}/table/").status_code == 200
+        assert not [q for q in queries.captured_queries if "COUNT(" in q["sql"]]
 
 
 def test_a_move_writes_the_game_row_once_with_only_what_changed(table):
