@@ -16,6 +16,12 @@ that finds them all in use waits for one (at most the same timeout) instead of
 failing: under ASGI every request runs on a thread of its own, so a burst of a
 few hundred requests in one process would otherwise meet redis-py's "Too many
 connections" and read its session from the database.
+
+The client object in front of the pool is shared too (``SharedRedisCache``):
+Django's Redis cache builds a new ``redis.Redis`` for every command, which
+redis-py 8 makes slowly (an eighth of a table partial's server time went to
+reading its session, half of that to building the client).  A ``redis.Redis``
+takes a connection from its pool for each command, so threads may share one.
 """
 
 from __future__ import annotations
@@ -23,9 +29,11 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from redis import BlockingConnectionPool
+from django.core.cache.backends.redis import RedisCache, RedisCacheClient
+from redis import BlockingConnectionPool, Redis
 
 _pools: dict[tuple[str, str], BlockingConnectionPool] = {}
+_clients: dict[BlockingConnectionPool, Redis] = {}
 _lock = threading.Lock()
 
 
@@ -43,11 +51,31 @@ class SharedConnectionPool(BlockingConnectionPool):
         return pool
 
 
+class SharedClientRedisCacheClient(RedisCacheClient):
+    """Django's Redis cache client, with one ``redis.Redis`` per connection pool in this process."""
+
+    def get_client(self, key: Any = None, *, write: bool = False) -> Any:
+        pool = self._get_connection_pool(write)  # type: ignore[attr-defined]
+        client = _clients.get(pool)
+        if client is None:
+            with _lock:
+                client = _clients.setdefault(pool, self._client(connection_pool=pool))  # type: ignore[attr-defined]
+        return client
+
+
+class SharedRedisCache(RedisCache):
+    """``RedisCache`` whose client objects are shared by every cache object of the process (see the module)."""
+
+    def __init__(self, server: str, params: dict[str, Any]) -> None:
+        super().__init__(server, params)
+        self._class = SharedClientRedisCacheClient
+
+
 def cache_settings(url: str, *, timeout: float = 2, max_connections: int = 100) -> dict[str, Any]:
     """``CACHES["default"]`` on Redis at ``url``, its connections from the process's shared pool
     (at most ``max_connections``; a request waits ``timeout`` seconds at most for a free one)."""
     return {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "BACKEND": "threethirteen_site.redis_cache.SharedRedisCache",
         "LOCATION": url,
         "OPTIONS": {
             "pool_class": "threethirteen_site.redis_cache.SharedConnectionPool",

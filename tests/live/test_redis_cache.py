@@ -13,7 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 from django.core.cache.backends.redis import RedisCache
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from threethirteen_site.redis_cache import cache_settings
+from threethirteen_site.redis_cache import SharedRedisCache, cache_settings
 
 #: Cache reads at once from threads, against a pool of two connections.
 THREADS, READS, POOL = 16, 400, 2
@@ -41,3 +41,14 @@ def test_a_plain_pool_of_that_size_refuses_that_burst(redis_url):
     params["OPTIONS"] = {k: v for k, v in params["OPTIONS"].items() if k not in ("pool_class", "timeout")}
     failures = [r for r in burst(RedisCache(params["LOCATION"], params)) if isinstance(r, Exception)]
     assert failures and "Too many connections" in str(failures[0])
+
+
+def test_the_cache_objects_of_a_process_share_one_client_and_still_read_and_write(redis_url):
+    """Each request has a cache object of its own: they share one pool and one client in front of it."""
+    params = cache_settings(redis_url)
+    first, second = SharedRedisCache(params["LOCATION"], params), SharedRedisCache(params["LOCATION"], params)
+    assert first._cache.get_client() is second._cache.get_client(write=True)
+    first.set("shared-client", {"seen": 1})
+    assert second.get("shared-client") == {"seen": 1}
+    second.delete("shared-client")
+    assert first.get("shared-client", "gone") == "gone"
