@@ -76,6 +76,37 @@ def set_cookies(response: dict[str, Any]) -> dict[str, str]:
     return cookies
 
 
+def http_scope(path: str, cookie: bytes = b"") -> dict[str, Any]:
+    """The ASGI scope of ``GET path`` from this host (a browser's request, as daphne hands it over)."""
+    return {
+        "type": "http",
+        "http_version": "1.1",
+        "method": "GET",
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "root_path": "",
+        "query_string": b"",
+        "headers": [*HOST, (b"cookie", cookie)],
+        "client": ("127.0.0.1", 50000),
+        "server": ("127.0.0.1", 80),
+    }
+
+
+async def respond_then_look(handler: OneTripASGIHandler, scope: dict[str, Any]) -> tuple[Any, list[tuple[str, bool]]]:
+    """``handler.respond`` on its worker thread, then, on that thread and in that request's context, (alias,
+    still open) of each database connection the request made."""
+
+    def connections_after() -> list[tuple[str, bool]]:
+        return [(wrapper.alias, wrapper.connection is not None) for wrapper in connections.all(initialized_only=True)]
+
+    response = await sync_to_async(handler.respond, thread_sensitive=False, executor=handler.executor)(
+        scope, io.BytesIO()
+    )
+    after = await sync_to_async(connections_after, thread_sensitive=False, executor=handler.executor)()
+    return response, after
+
+
 def mover_and_move(game: Game) -> tuple[Any, dict[str, Any]]:
     game.refresh_from_db()
     seat = game.current_seat
@@ -120,7 +151,6 @@ def test_a_forged_post_is_refused_and_the_next_request_is_served(game):
     mover, action = mover_and_move(game)
     before = state_fingerprint(game)
     form = urllib.parse.urlencode({"version": game.version, **action}).encode()
-
     cookie = cookie_of(mover)
 
     async def scenario() -> tuple[int, int]:
@@ -156,30 +186,10 @@ def test_a_request_gives_its_database_connection_back_in_its_own_thread(game):
     the request's one call on its worker thread: left open, the thread would keep it from the others."""
     mover, _action = mover_and_move(game)
     handler = OneTripASGIHandler(threads=1)
-    path = f"/games/{game.pk}/"
-    scope = {
-        "type": "http",
-        "http_version": "1.1",
-        "method": "GET",
-        "scheme": "http",
-        "path": path,
-        "raw_path": path.encode(),
-        "root_path": "",
-        "query_string": b"",
-        "headers": [*HOST, (b"cookie", cookie_of(mover))],
-        "client": ("127.0.0.1", 50000),
-        "server": ("127.0.0.1", 80),
-    }
-
-    def connections_after() -> list[tuple[str, bool]]:
-        """(alias, still open) of each connection this request's context made."""
-        return [(wrapper.alias, wrapper.connection is not None) for wrapper in connections.all(initialized_only=True)]
+    scope = http_scope(f"/games/{game.pk}/", cookie_of(mover))
 
     async def scenario() -> tuple[int, list[tuple[str, bool]]]:
-        response = await sync_to_async(handler.respond, thread_sensitive=False, executor=handler.executor)(
-            scope, io.BytesIO()
-        )
-        after = await sync_to_async(connections_after, thread_sensitive=False, executor=handler.executor)()
+        response, after = await respond_then_look(handler, scope)
         return response.status_code, after
 
     status, after = async_to_sync(scenario)()
@@ -190,8 +200,7 @@ def test_a_request_gives_its_database_connection_back_in_its_own_thread(game):
 async def streamed(app: Any) -> dict[str, Any]:
     """``GET /streamed/``'s status and whole body (Channels' ``HttpCommunicator`` refuses the last, empty,
     body message a streaming answer ends with, which ASGI allows)."""
-    scope = {"type": "http", "method": "GET", "path": "/streamed/", "query_string": b"", "headers": HOST}
-    communicator = ApplicationCommunicator(app, scope)
+    communicator = ApplicationCommunicator(app, http_scope("/streamed/"))
     await communicator.send_input({"type": "http.request", "body": b""})
     start = await communicator.receive_output(timeout=10)
     body = b""
@@ -208,18 +217,10 @@ async def streamed(app: Any) -> dict[str, Any]:
 def test_a_streaming_answer_is_sent_whole_after_its_connections_are_given_back(game, settings):
     settings.ROOT_URLCONF = __name__
     handler = OneTripASGIHandler(threads=1)
-    scope = {"type": "http", "method": "GET", "path": "/streamed/", "query_string": b"", "headers": HOST}
-
-    def connections_after() -> list[tuple[str, bool]]:
-        return [(wrapper.alias, wrapper.connection is not None) for wrapper in connections.all(initialized_only=True)]
 
     async def scenario() -> tuple[bool, list[tuple[str, bool]], dict[str, Any]]:
-        response = await sync_to_async(handler.respond, thread_sensitive=False, executor=handler.executor)(
-            scope, io.BytesIO()
-        )
-        after = await sync_to_async(connections_after, thread_sensitive=False, executor=handler.executor)()
-        answer = await streamed(handler)
-        return response.streaming, after, answer
+        response, after = await respond_then_look(handler, http_scope("/streamed/"))
+        return response.streaming, after, await streamed(handler)
 
     streaming, after, answer = async_to_sync(scenario)()
     assert streaming and after == [("default", False)]
