@@ -55,7 +55,7 @@ class Budget:
 
     deals: int = 48
     turns: int = 10
-    work: int | None = 12_000
+    work: int | None = 24_000
     discards: int = 3
     draws: bool = False
 
