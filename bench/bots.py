@@ -38,7 +38,6 @@ from typing import Any
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from games.bots import LEVELS, choose_action, expert  # noqa: E402
-from games.bots.rollout import POLICIES  # noqa: E402
 from games.engine import Rules, apply, new_game, view  # noqa: E402
 
 #: The tournament's levels (the expert plays matches: it is slow enough to be measured on its own).
@@ -106,13 +105,15 @@ def main() -> None:
         "--minutes", type=float, default=0, help="stop after this long; report the first games finished"
     )
     parser.add_argument("--match", help="two levels, A,B: two bots of each a game (e.g. expert,hard)")
-    parser.add_argument("--expert-rollouts", type=int, default=expert.BUDGET.rollouts)
-    parser.add_argument("--expert-samples", type=int, default=expert.BUDGET.min_samples, help="at least, a candidate")
+    parser.add_argument("--expert-deals", type=int, default=expert.BUDGET.deals, help="self-draw deals a decision")
+    parser.add_argument("--expert-turns", type=int, default=expert.BUDGET.turns, help="most turns a deal plays")
+    parser.add_argument(
+        "--expert-work", type=int, default=expert.BUDGET.work or 0, help="most cards the turns hold (0: no limit)"
+    )
     parser.add_argument("--expert-discards", type=int, default=expert.BUDGET.discards)
-    parser.add_argument("--expert-policy", default=expert.BUDGET.policy, choices=POLICIES)
-    parser.add_argument("--expert-margin", type=float, default=expert.BUDGET.margin)
-    parser.add_argument("--expert-leaf", default=expert.BUDGET.leaf, choices=("points", "hard"))
-    parser.add_argument("--expert-cycles", type=int, default=expert.BUDGET.cycles, help="0: to the round's end")
+    parser.add_argument(
+        "--expert-draws", action="store_true", default=expert.BUDGET.draws, help="weigh draws on the deals too"
+    )
     args = parser.parse_args()
     if args.games < 1 or not 1 <= args.rounds <= 11:
         parser.error("--games must be at least 1 and --rounds between 1 and 11")
@@ -122,16 +123,14 @@ def main() -> None:
         if len(names) != 2 or names[0] == names[1] or not set(names) <= set(LEVELS):
             parser.error(f"--match takes two different levels among {', '.join(LEVELS)}, such as expert,hard")
         match = (names[0], names[1])
-    if args.expert_rollouts < 1 or args.expert_samples < 1 or args.expert_discards < 1:
-        parser.error("the expert's rollouts, samples and discards are at least 1")
+    if args.expert_deals < 1 or args.expert_turns < 1 or args.expert_discards < 1:
+        parser.error("the expert's deals, turns and discards are at least 1")
     budget = expert.Budget(
-        rollouts=args.expert_rollouts,
-        min_samples=args.expert_samples,
+        deals=args.expert_deals,
+        turns=args.expert_turns,
+        work=args.expert_work or None,
         discards=args.expert_discards,
-        policy=args.expert_policy,
-        margin=args.expert_margin,
-        cycles=args.expert_cycles or None,
-        leaf=args.expert_leaf,
+        draws=args.expert_draws,
     )
 
     start = time.perf_counter()
@@ -163,10 +162,10 @@ def main() -> None:
     )
     if match and "expert" in match:
         print(
-            f"expert budget: {budget.rollouts} rollouts, at least {budget.min_samples} a candidate, "
-            f"{budget.discards} discards, {budget.policy} rollouts of {budget.cycles or 'all'} turns "
-            f"(then {budget.leaf} values), "
-            f"margin {budget.margin}"
+            f"expert budget: {budget.deals} self-draw deals of at most {budget.turns} turns "
+            f"(at most {budget.work or 'any number of'} cards in all), "
+            f"{budget.discards} of the hard bot's discards beside the leftover cards, "
+            f"draws {'weighed on the deals' if budget.draws else 'as the hard bot'}"
         )
     print(f"{'level':<8} {'games':>6} {'mean score':>11} {'95% interval':>20}")
     means = {}

@@ -11,11 +11,13 @@ resignations) and a replay is deterministic.
 
 Four levels, one module each: ``easy`` (little thought, seeded randomness),
 ``medium`` (greedy on the penalty left), ``hard`` (medium plus what it
-has seen this round) and ``expert`` (the hard bot's candidates, compared by
-playing the round out on random deals of the unseen cards: ``sampling``
-and ``rollout``); ``position`` holds what every level knows about the
-position.  Every level goes out at once when it can, with the discard that
-scores the most: a seat that goes out scores 0 for the round, the least
+has seen this round) and ``expert`` (the hard bot's draws; its discards
+weighed by playing the hand on alone to a random end of the round, on
+random deals of the unseen cards: ``selfdraw`` and ``sampling``);
+``position`` holds what every level knows about the position; ``rollout``
+plays whole rounds with a bot policy (the analysis of a finished game).
+Every level goes out at once when it can, with the discard that scores the
+most: a seat that goes out scores 0 for the round, the least
 possible, so holding never lowers its own score.
 
 Speed: the best discard is always a leftover card of a best arrangement of

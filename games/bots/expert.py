@@ -1,14 +1,18 @@
-"""The ``expert`` bot: the hard bot's judgment, checked by searching.
+"""The ``expert`` bot: the hard bot's judgment, with its discards weighed by playing the round on.
 
-At each decision where the hard bot would hesitate, it deals the cards it
-cannot see at random, consistently with everything public (its hand, the
-table, the discard pile and who took what: :mod:`.sampling`), plays each
-candidate action and then the rest of the round with a bot policy on each
-such deal (:mod:`.rollout`), and keeps the candidate with the fewest
-expected points for its seat.  The candidates are both draws (stock or
-discard pile) and, to discard, the hard bot's few best cards.  Every
-candidate meets the same deals, so their difference is measured far more
-precisely than their values.
+At each discard it weighs every leftover card of a best arrangement of its
+hand, and the hard bot's few best discards, by what the hand left is
+expected to score when the round ends (:mod:`.selfdraw`): it deals the
+cards the stock may give it and the number of turns the round may last at
+random, consistently with everything it has seen (its hand, the table, the
+discard pile and who took what: :mod:`.sampling`), plays each hand on alone
+on every deal, and keeps the discard with the fewest expected points (plus
+the hard bot's charge for feeding the next player).  Every discard meets the
+same deals, so their difference is measured far more precisely than their
+values.  It draws as the hard bot does, except in its last turn after
+someone went out, where it works each pile's cost out exactly
+(:func:`last_turn_draw`); with ``Budget.draws`` it weighs both piles on the
+same deals too.
 
 It sees only its seat's view and the round's public history, like every
 level.  Its random deals come from a generator seeded by what the seat sees
@@ -28,9 +32,9 @@ from typing import Any
 from games.engine import Action, Card, Discard, Draw, discard_penalties
 
 from . import hard
-from .position import Position, draws, isolated, may_draw
-from .rollout import Leaf, Policy, evaluate
+from .position import Position, allowed_discards, draws, isolated, may_draw
 from .sampling import Knowledge
+from .selfdraw import SelfDraws
 
 __all__ = ["Budget", "BUDGET", "choose", "candidates", "seed_of", "last_turn_draw", "least_left"]
 
@@ -39,23 +43,21 @@ __all__ = ["Budget", "BUDGET", "choose", "candidates", "seed_of", "last_turn_dra
 class Budget:
     """How hard the expert searches.
 
-    ``rollouts``: rollouts per decision, shared among the candidates (each
-    gets ``rollouts // candidates`` deals, at least ``min_samples``);
-    ``discards``: how many of the hard bot's best discards are candidates;
-    ``policy``: the bot that plays the rollouts; ``margin``: how many points
-    a candidate must save over the hard bot's own choice to be preferred;
-    ``cycles``: how many more turns of its own a rollout plays before it
-    scores the hands (``None``: to the end of the round); ``leaf``: how it
-    scores them then (``rollout.play_out``).
+    ``deals``: self-draw deals per decision (:class:`.selfdraw.SelfDraws`);
+    ``turns``: the most turns a deal plays; ``work``: the most cards the
+    deals' turns may hold in all, for all candidates together (fewer deals
+    then: a 13-card hand early in a round stays within a second);
+    ``discards``: how many of the
+    hard bot's best discards are weighed beside the leftover cards;
+    ``draws``: whether a draw (before the last turn) is weighed on the deals
+    too, rather than chosen as the hard bot does.
     """
 
-    rollouts: int = 12
-    min_samples: int = 4
+    deals: int = 48
+    turns: int = 10
+    work: int | None = 24_000
     discards: int = 3
-    policy: Policy = "hard"
-    margin: float = 1.0
-    cycles: int | None = 1
-    leaf: Leaf = "hard"
+    draws: bool = False
 
 
 BUDGET = Budget()
@@ -74,7 +76,12 @@ def seed_of(pos: Position, history: Sequence[Mapping[str, Any]]) -> int:
 def candidates(
     pos: Position, legal: Sequence[Action], memory: hard.Memory, budget: Budget | None = None
 ) -> list[Action]:
-    """The actions worth searching, the hard bot's choice first (``budget``: ``BUDGET`` unless given)."""
+    """The actions worth weighing, the hard bot's choice first (``budget``: ``BUDGET`` unless given).
+
+    A draw: both piles, unless one is plainly right.  A discard: the hard
+    bot's ``budget.discards`` best, then the other leftover cards of a best
+    arrangement of the hand (by code).
+    """
     budget = budget or BUDGET
     first = hard.choose(pos, legal, memory)
     if draws(legal):
@@ -87,7 +94,13 @@ def candidates(
             return [first]  # the top card could only replace a lower leftover card: never worth taking
         return [first, *others]
     ranked = [Discard(card) for _, card in hard.ranked_discards(pos, legal, memory)]
-    return [first, *[a for a in ranked if a != first][: budget.discards - 1]]
+    found = [first, *[a for a in ranked if a != first][: budget.discards - 1]]
+    allowed = allowed_discards(legal)
+    _, deadwood = pos.arrange(pos.hand)
+    for card in sorted(set(deadwood), key=lambda c: c.code):
+        if card.code in allowed and Discard(card) not in found:
+            found.append(Discard(card))
+    return found
 
 
 def choose(
@@ -101,17 +114,27 @@ def choose(
             return exact
     memory = hard.Memory(pos.view, history)
     options = candidates(pos, legal, memory, budget)
-    if len(options) == 1:
-        return options[0]
-    samples = max(budget.min_samples, budget.rollouts // len(options))
-    rng = random.Random(seed_of(pos, history))
-    horizon = None
-    if budget.cycles is not None:
-        # Moves until the seat's own discard ``cycles`` turns later (a draw is followed by its discard).
-        horizon = 2 * pos.view.seat_count * budget.cycles + (1 if draws(legal) else 0)
-    values = evaluate(pos.view, history, options, rng, samples, budget.policy, horizon, budget.leaf)
-    best = min(range(len(options)), key=lambda i: (values[i] + (0 if i == 0 else budget.margin), i))
-    return options[best]
+    if len(options) == 1 or pos.view.final_lap or (draws(legal) and not budget.draws):
+        return options[0]  # the hand is scored after this turn: the hard bot plays for the least penalty then
+    deals = SelfDraws(pos, history, random.Random(seed_of(pos, history)), budget.deals, budget.turns, budget.work)
+    if draws(legal):
+        top = pos.top
+        assert top is not None  # candidates offer both piles only when there is a top card
+        stock, pile = deals.draw_values(pos.hand, top)
+        return Draw("discard") if pile < stock else Draw("stock")
+    wanted = hard.wanted_by_next(pos, memory)
+    thrown = [option.card for option in options if isinstance(option, Discard)]
+    rests = []
+    for card in thrown:
+        rest = list(pos.hand)
+        rest.remove(card)
+        rests.append(rest)
+    values = deals.values(rests)
+    costs = [
+        (value + hard.feeding_cost(pos, card, wanted), -pos.points(card), card.code)
+        for value, card in zip(values, thrown, strict=True)
+    ]
+    return Discard(thrown[costs.index(min(costs))])
 
 
 def last_turn_draw(pos: Position, legal: Sequence[Action], history: Sequence[Mapping[str, Any]]) -> Draw | None:

@@ -23,7 +23,7 @@ from games.engine.game import DISCARD_PILE
 
 from .position import Position, allowed_discards, discard_options, draw, draws, isolated, may_draw, remove
 
-__all__ = ["Memory", "choose", "ranked_discards", "hand_value"]
+__all__ = ["Memory", "choose", "ranked_discards", "hand_value", "wanted_by_next", "feeding_cost"]
 
 
 class Memory:
@@ -80,6 +80,21 @@ def hand_value(pos: Position, memory: Memory) -> float:
     return _Judge(pos, memory).value(pos.hand, None)
 
 
+def wanted_by_next(pos: Position, memory: Memory) -> list[Card]:
+    """The cards the next player to draw has taken from the discard pile this round (what it collects)."""
+    view = pos.view
+    last_turns = view.last_turns
+    next_seat = last_turns[1] if view.final_lap and len(last_turns) > 1 else (pos.seat + 1) % view.seat_count
+    return [Card.from_code(c) for c in memory.taken.get(next_seat, [])]
+
+
+def feeding_cost(pos: Position, discard: Card, wanted: Sequence[Card]) -> float:
+    """What the hard bot charges a discard for feeding the next player: for each card of ``wanted`` it may
+    join (same rank, or same suit one or two apart), half the square root of its points."""
+    root: float = pos.points(discard) ** 0.5  # int ** float is typed Any (it may be complex)
+    return 0.5 * sum(1 for w in wanted if _related(discard, w)) * root
+
+
 class _Judge:
     """How the hard bot values a hand: penalty now, less the promise of its partial melds."""
 
@@ -91,16 +106,14 @@ class _Judge:
         # How much a partial meld is worth: full weight early in a round, nothing in a last turn.
         turns_played = view.move_count / max(1, 2 * view.seat_count)
         self.patience = 0.0 if self.last_turn else max(0.15, 1.0 - turns_played / (pos.hand_size + 4))
-        last_turns = view.last_turns
-        next_seat = last_turns[1] if self.last_turn and len(last_turns) > 1 else (pos.seat + 1) % view.seat_count
-        self.wanted = [Card.from_code(c) for c in memory.taken.get(next_seat, [])]
+        self.wanted = wanted_by_next(pos, memory)
 
     def value(self, cards: Sequence[Card], discard: Card | None) -> float:
         pos = self.pos
         points, deadwood = pos.arrange(cards)
         score = points - self.patience * _promise(pos, cards, deadwood, self.unseen)
-        if discard is not None and self.wanted and not self.last_turn:
-            score += 0.5 * sum(1 for w in self.wanted if _related(discard, w)) * pos.points(discard) ** 0.5
+        if discard is not None and not self.last_turn:
+            score += feeding_cost(pos, discard, self.wanted)
         return score
 
     def ranked(self, cards: Sequence[Card], allowed: set[str]) -> list[tuple[float, Card]]:

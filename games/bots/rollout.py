@@ -58,6 +58,7 @@ __all__ = [
     "rollout",
     "evaluate",
     "evaluate_samples",
+    "solver_answers",
 ]
 
 Policy = Literal["hard", "medium", "greedy"]
@@ -93,7 +94,7 @@ def greedy_action(state: GameState, seat: int) -> Action:
     """
     rules, size = state.rules, state.hand_size
     hand = state.hands[seat]  # sorted, as the engine keeps every hand
-    solved = _solved(rules, size)
+    solved = solver_answers(rules, size)
 
     def points(card: Card) -> int:
         return rules.card_points(card, size)
@@ -127,7 +128,7 @@ def greedy_action(state: GameState, seat: int) -> Action:
     return Discard(min((c for c in left if c != forbidden), key=lambda c: (left[c], -points(c), c.code)))
 
 
-class _Solved:
+class Solved:
     """The solver's answers for one round's rules and hand size, by sorted hand.
 
     Rollouts meet the same hands again and again: every candidate is played
@@ -156,19 +157,19 @@ class _Solved:
         return found
 
 
-_SOLVED: dict[tuple[Rules, int], _Solved] = {}
+_SOLVED: dict[tuple[Rules, int], Solved] = {}
 #: Answers kept in all (a server process plays expert bots and analyses for days): some tens of MB at most.
 _SOLVED_LIMIT = 100_000
 
 
-def _solved(rules: Rules, size: int) -> _Solved:
+def solver_answers(rules: Rules, size: int) -> Solved:
     """The answers kept for ``rules`` and ``size`` (all forgotten once they grow past a limit in all)."""
     key = (rules, size)
     if sum(len(kept.arranged) + len(kept.outs) for kept in _SOLVED.values()) > _SOLVED_LIMIT:
         _SOLVED.clear()
     solved = _SOLVED.get(key)
     if solved is None:
-        solved = _SOLVED[key] = _Solved(rules, size)
+        solved = _SOLVED[key] = Solved(rules, size)
     return solved
 
 

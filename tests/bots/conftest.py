@@ -1,4 +1,4 @@
-"""The bot tests search with a small expert budget: the same code paths, a few rollouts a decision."""
+"""The bot tests search with a small expert budget: the same code paths, a few deals a decision."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import pytest
 
 from games.bots import expert
 
-#: Enough to search every kind of decision (several candidates, several deals, a truncated rollout).
-SMALL = expert.Budget(rollouts=4, min_samples=2, discards=3, policy="greedy", cycles=1)
+#: Enough to search every kind of decision (several candidates, several deals of a few turns).
+SMALL = expert.Budget(deals=8, turns=4, discards=3)
 
 
 @pytest.fixture(autouse=True)

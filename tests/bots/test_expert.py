@@ -1,4 +1,4 @@
-"""The expert bot: legal, reproducible, searching the hard bot's candidates (small budget: conftest.py)."""
+"""The expert bot: legal, reproducible, weighing its candidates on self-draw deals (small budget: conftest.py)."""
 
 from __future__ import annotations
 
@@ -14,8 +14,9 @@ import pytest
 
 from games.bots import choose_action, expert, hard
 from games.bots.position import Position
-from games.bots.rollout import evaluate, greedy_action
+from games.bots.rollout import greedy_action
 from games.bots.sampling import Knowledge
+from games.bots.selfdraw import SelfDraws
 from games.engine import Discard, Draw, GoOut, Rules, apply, discard_penalties, legal_actions, new_game, view
 
 from .test_search import played
@@ -50,38 +51,73 @@ def test_the_same_view_and_history_give_the_same_choice():
     assert len(seeds) > 5  # a new position, new deals
 
 
-def test_the_expert_weighs_the_hard_bots_choice_first_and_keeps_the_cheapest_candidate():
+def _searched(level: str = "hard"):
+    """Positions of 9-card rounds the expert weighs on self-draw deals: no going out, not a last turn."""
     rules = Rules.from_dict({"rounds": [9]})
-    searched = 0
-    for state, history in played(rules, 4, 5, level="hard"):
-        seen = view(state, state.current_seat)
-        if any(isinstance(a, GoOut) for a in seen.legal_actions) or (
-            seen.final_lap and any(isinstance(a, Draw) for a in seen.legal_actions)
-        ):
-            continue  # going out is never searched; a last turn's draw is worked out exactly (below)
+    for seed in (5, 6, 7):
+        for state, history in played(rules, 4, seed, level=level):
+            seen = view(state, state.current_seat)
+            if not any(isinstance(a, GoOut) for a in seen.legal_actions) and not seen.final_lap:
+                yield seen, history
+
+
+def test_the_expert_weighs_every_leftover_card_and_keeps_the_discard_that_leaves_the_fewest_points():
+    searched = differs = 0
+    for seen, history in _searched():
+        if any(isinstance(a, Draw) for a in seen.legal_actions):
+            continue
         pos = Position(seen)
         memory = hard.Memory(seen, history)
         options = expert.candidates(pos, seen.legal_actions, memory)
         assert options[0] == hard.choose(pos, seen.legal_actions, memory)
         assert len(set(options)) == len(options) and set(options) <= set(seen.legal_actions)
+        ranked = [Discard(card) for _, card in hard.ranked_discards(pos, seen.legal_actions, memory)]
+        assert set(ranked[: expert.BUDGET.discards]) <= set(options)
+        leftover = {Discard(card) for card in pos.arrange(pos.hand)[1]} & set(seen.legal_actions)
+        assert leftover <= set(options)  # every leftover card it may throw (not one just taken from the pile)
         if len(options) < 2:
             continue
-        if isinstance(options[0], Discard):
-            assert len(options) == min(
-                expert.BUDGET.discards, len(hard.ranked_discards(pos, seen.legal_actions, memory))
-            )
-        else:
-            assert set(options) == {Draw("stock"), Draw("discard")}
         budget = expert.BUDGET
-        samples = max(budget.min_samples, budget.rollouts // len(options))
-        horizon = 2 * 4 * budget.cycles + isinstance(options[0], Draw)
         rng = random.Random(expert.seed_of(pos, history))
-        values = evaluate(seen, history, options, rng, samples, budget.policy, horizon, budget.leaf)
-        # the hard bot's choice unless another is cheaper by the margin
-        costs = [value + (budget.margin if i else 0) for i, value in enumerate(values)]
-        assert choose_action(seen, "expert", history) == options[costs.index(min(costs))]
+        deals = SelfDraws(pos, history, rng, budget.deals, budget.turns, budget.work)
+        wanted = hard.wanted_by_next(pos, memory)
+        rests = [[card for card in pos.hand] for _ in options]
+        for rest, option in zip(rests, options, strict=True):
+            rest.remove(option.card)
+        values = deals.values(rests)
+        costs = {
+            option: (value + hard.feeding_cost(pos, option.card, wanted), -pos.points(option.card))
+            for option, value in zip(options, values, strict=True)
+        }
+        chosen = choose_action(seen, "expert", history)
+        assert chosen == min(options, key=lambda o: (*costs[o], o.card.code))
         searched += 1
-    assert searched > 5
+        differs += chosen != options[0]
+    assert searched > 5 and differs > 0  # the search overrules the hard bot now and then
+
+
+def test_the_expert_draws_as_the_hard_bot_unless_told_to_weigh_the_piles_on_the_deals():
+    weighed = taken = 0
+    budget = replace(expert.BUDGET, draws=True)
+    for seen, history in _searched():
+        if not any(isinstance(a, Draw) for a in seen.legal_actions):
+            continue
+        pos = Position(seen)
+        memory = hard.Memory(seen, history)
+        assert choose_action(seen, "expert", history) == hard.choose(pos, seen.legal_actions, memory)
+        options = expert.candidates(pos, seen.legal_actions, memory, budget)
+        chosen = expert.choose(pos, seen.legal_actions, history, budget)
+        if len(options) == 1:
+            assert chosen == options[0]
+            continue
+        rng = random.Random(expert.seed_of(pos, history))
+        stock, pile = SelfDraws(pos, history, rng, budget.deals, budget.turns, budget.work).draw_values(
+            pos.hand, seen.discard_top
+        )
+        assert chosen == (Draw("discard") if pile < stock else Draw("stock"))
+        weighed += 1
+        taken += chosen == Draw("discard")
+    assert weighed > 5 and taken > 0
 
 
 def _expected_after(seen, cards, forbidden=None) -> float:
@@ -165,7 +201,7 @@ def test_the_greedy_rollout_policy_plays_as_the_medium_bot(seed):
 
 def test_the_match_script_compares_the_expert_with_the_hard_bot():
     command = [sys.executable, "bench/bots.py", "--match", "expert,hard", "--games", "2", "--seed", "3"]
-    command += ["--rounds", "1", "--workers", "1", "--expert-rollouts", "4", "--expert-samples", "2"]
+    command += ["--rounds", "1", "--workers", "1", "--expert-deals", "4", "--expert-turns", "2"]
     out = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300, check=True).stdout
     for level in ("expert", "hard"):
         assert re.search(rf"^{level}\s+2\s+-?\d+\.\d\s+", out, re.M), out

@@ -194,7 +194,7 @@ def test_the_solver_answers_kept_by_rollouts_stay_bounded_in_all(monkeypatch):
     rules = Rules()
     deck = list(game_deck(rules, 2))
     for size in range(3, 14):
-        kept = rollout._solved(rules, size)
+        kept = rollout.solver_answers(rules, size)
         for i in range(20):
             kept.arranged[tuple(deck[i : i + size])] = (0, ())
         total = sum(len(s.arranged) + len(s.outs) for s in rollout._SOLVED.values())

@@ -1,0 +1,115 @@
+"""Self-draw deals: the expert's measure of a hand by the end of the round."""
+
+from __future__ import annotations
+
+import random
+import re
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from games.bots.position import Position
+from games.bots.sampling import Knowledge
+from games.bots.selfdraw import ROUND_ENDS, SelfDraws, last_turn_chance, round_turns
+from games.engine import Rules, parse_cards, view
+
+from .test_search import played
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _positions(size: int, seed: int):
+    """A seat's positions in a four-player round of ``size`` cards, with the round's history."""
+    for state, history in played(Rules.from_dict({"rounds": [size]}), 4, seed, level="hard"):
+        yield view(state, state.current_seat), history
+
+
+def test_deals_draw_only_cards_the_seat_has_not_seen():
+    checked = 0
+    for seen, history in list(_positions(7, 1)):
+        unseen = Knowledge(seen, history).unseen
+        deals = SelfDraws(Position(seen), history, random.Random(checked), 20, 6)
+        for turns, drawn in deals.deals:
+            assert 1 <= turns <= 6 and len(drawn) == turns + 1
+            assert not Counter(drawn) - unseen  # never a card of its hand, the table, the known pile or held
+        checked += 1
+    assert checked > 10
+
+
+def test_each_coming_turn_is_the_last_with_the_measured_chance():
+    """Late in a round the deals play fewer turns, as the table of round ends says."""
+    seen, history = next(
+        (seen, history)
+        for seed in range(1, 20)
+        for seen, history in _positions(9, seed)
+        if not seen.final_lap and len(history) >= 20
+    )
+    turns = round_turns(history, 4)
+    assert turns == sum(1 for e in history if e["kind"] in ("drew", "discarded", "went_out")) // 8 > 0
+    deals = SelfDraws(Position(seen), history, random.Random(1), 4000, 10)
+    lengths = Counter(count for count, _ in deals.deals)
+    first = last_turn_chance(9, turns + 1)
+    second = (1 - first) * last_turn_chance(9, turns + 2)
+    assert abs(lengths[1] / 4000 - first) < 0.03 and abs(lengths[2] / 4000 - second) < 0.03
+    assert max(lengths) <= 10
+    assert last_turn_chance(9, 100) == ROUND_ENDS[9][-1] and 0 < last_turn_chance(30, 0) < 1  # past the table
+
+
+def test_a_hand_that_goes_out_scores_nothing_and_one_that_does_not_throws_its_highest_leftover_card():
+    seen, history = next(_positions(3, 3))
+    deals = SelfDraws(Position(seen), history, random.Random(1), 1, 1)
+    hand = parse_cards("7H 7S KC")
+    assert deals.play(hand, parse_cards("7D"), 1) == 0.0  # 7-7-7 melded, the king thrown: out
+    assert deals.play(hand, parse_cards("2C"), 1) == 16.0  # nothing melds: the king goes, 2 + 7 + 7 stay
+    assert deals.play(hand, parse_cards("2C 7D"), 2) == 0.0  # out a turn later
+    assert deals.play(hand, parse_cards("2C 7D"), 1) == 16.0  # the round ended first
+    assert deals.play(hand, parse_cards("3D"), 1) == 0.0  # threes are wild in the 3-card round
+
+
+def test_a_hand_with_a_pair_is_worth_more_than_one_of_as_many_points_without_and_values_are_reproducible():
+    seen, history = next(_positions(3, 4))
+    pair, odd = parse_cards("8H 8S 2C"), parse_cards("9H 7S 2C")  # 18 points each
+    first = SelfDraws(Position(seen), history, random.Random(5), 300, 10)
+    again = SelfDraws(Position(seen), history, random.Random(5), 300, 10)
+    assert first.value(pair) < first.value(odd)
+    assert first.value(pair) == again.value(pair)
+    stock, pile = first.draw_values(pair, parse_cards("8C")[0])
+    assert pile == 0.0 < stock  # taking the third eight goes out at once
+
+
+def test_self_draws_refuse_an_empty_budget():
+    seen, history = next(_positions(3, 3))
+    for deals, turns in ((0, 3), (3, 0)):
+        with pytest.raises(ValueError, match="at least one deal"):
+            SelfDraws(Position(seen), history, random.Random(1), deals, turns)
+
+
+def test_a_work_limit_plays_the_first_deals_only_the_same_for_every_hand():
+    seen, history = next(_positions(7, 5))
+    pos = Position(seen)
+    hands = [tuple(sorted(pos.hand[1:])), tuple(sorted(pos.hand[:-1]))]
+    free = SelfDraws(pos, history, random.Random(2), 40, 6)
+    limited = SelfDraws(pos, history, random.Random(2), 40, 6, work=200)
+    assert free.deals == limited.deals  # the same deals, fewer of them played
+    # Count the cards the turns hold, deal by deal, to the deal that reaches 200.
+    free.spent, played = 0, 0
+    while free.spent < 200:
+        turns, drawn = free.deals[played]
+        for hand in hands:
+            free.play(hand, drawn[1:], turns)
+        played += 1
+    assert 1 < played < 40
+    first = SelfDraws(pos, history, random.Random(2), played, 6)  # only those deals, no limit
+    assert limited.values(hands) == first.values(hands) != free.values(hands)
+
+
+def test_the_round_ends_script_prints_the_measured_chances_beside_the_table():
+    command = [sys.executable, "bench/round_ends.py", "--games", "1"]
+    out = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300, check=True).stdout
+    for size in range(3, 14):
+        assert re.search(rf"^ *{size} measured:( (0|1)\.\d\d)+$", out, re.M), out
+        table = " ".join(f"{chance:.2f}" for chance in ROUND_ENDS[size])
+        assert re.search(rf"^ *{size} table:    {table}$", out, re.M), out
