@@ -170,7 +170,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env_boo
 #: Each HTTP request runs its middleware and view in one call on a pool of this many threads per server
 #: process (``threethirteen_site/http.py``); each thread holds at most one database connection at a time.
 #: Few: the threads share one interpreter lock with the event loop that carries the sockets, and at 200
-#: games a move reached the other page at p95 about 135 ms with 2 or 4 threads, over a second with 16.
+#: games a move reached the other page at p95 80-151 ms with 2 or 4 threads, 310-1,354 ms with 16.
 HTTP_THREADS = int(os.environ.get("HTTP_THREADS", "4"))
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
