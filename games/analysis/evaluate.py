@@ -65,5 +65,5 @@ def choice_costs(
     ``seed`` fixes every deal (the same seed, the same figures).  Only
     ``view`` and ``history`` are read: what the seat could see then.
     """
-    values = evaluate(view, history, actions, random.Random(seed), samples, policy=POLICY, horizon=None)
+    values = evaluate(view, history, actions, random.Random(seed), samples, policy=POLICY)
     return dict(zip(actions, values, strict=True))

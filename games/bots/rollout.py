@@ -51,7 +51,6 @@ from .sampling import Knowledge
 __all__ = [
     "Policy",
     "POLICIES",
-    "Leaf",
     "policy_action",
     "greedy_action",
     "play_out",
@@ -62,8 +61,6 @@ __all__ = [
 ]
 
 Policy = Literal["hard", "medium", "greedy"]
-#: How a truncated rollout scores a hand: its penalty as it stands, or the hard bot's value of it.
-Leaf = Literal["points", "hard"]
 POLICIES: tuple[Policy, ...] = ("hard", "medium", "greedy")
 
 #: A rollout longer than this many moves is cut short and scored as the hands stand.
@@ -193,8 +190,6 @@ def play_out(
     taken: Mapping[int, Sequence[str]] | None = None,
     *,
     results: int | None = None,
-    horizon: int | None = None,
-    leaf: Leaf = "points",
 ) -> tuple[float, ...]:
     """Play ``state`` to the end of its round with ``policy`` at every seat; each seat's round points.
 
@@ -202,26 +197,19 @@ def play_out(
     round (what the hard policy remembers; ``hard.Memory(view,
     history).taken``).  ``results``: the number of round results before the
     round being played (default: ``state``'s), so that a state whose round
-    has just ended answers that round's points at once.  ``horizon``: after
-    that many moves the rollout stops and every seat scores the hand it holds
-    as if the round ended there (``leaf="points"``), or as the hard bot
-    values it, penalty less the promise of its partial melds
-    (``leaf="hard"``): a truncated rollout, cheaper and blind to what lies
-    further.  The round is played to its end otherwise (at most
-    ``MAX_MOVES`` moves, never reached under the shipped rules, whose stock
-    rebuilds are bounded).
+    has just ended answers that round's points at once.  The round is played
+    to its end (at most ``MAX_MOVES`` moves, never reached under the shipped
+    rules, whose stock rebuilds are bounded; then every seat scores the hand
+    it holds).
     """
     if state.is_over and results is None:
         raise ValueError("the game is over: there is no round to play out")
     done = len(state.results) if results is None else results
     memory = hard.Memory.of(-1, [], {seat: list(codes) for seat, codes in (taken or {}).items()})
-    moves, limit = 0, MAX_MOVES if horizon is None else min(horizon, MAX_MOVES)
+    moves = 0
     while len(state.results) == done:
         seat = state.current_seat
-        if seat is None or moves >= limit:
-            if leaf == "hard":
-                memory.pile = [card.code for card in state.discard_pile]
-                return _hands_values(state, memory)
+        if seat is None or moves >= MAX_MOVES:
             return _hands_points(state)
         if policy == "greedy":
             action = greedy_action(state, seat)
@@ -241,8 +229,6 @@ def rollout(
     action: Action,
     policy: Policy = "hard",
     taken: Mapping[int, Sequence[str]] | None = None,
-    horizon: int | None = None,
-    leaf: Leaf = "points",
 ) -> tuple[float, ...]:
     """Play ``action`` for the seat in turn in ``state``, then the round out (see :func:`play_out`)."""
     seat = state.current_seat
@@ -252,7 +238,7 @@ def rollout(
     after, events = apply(state, seat, action)
     if isinstance(action, Draw) and action.source == DISCARD_PILE:
         taken = {**(taken or {}), seat: [*(taken or {}).get(seat, ()), events[0].data["card"]]}
-    return play_out(after, policy, taken, results=done, horizon=horizon, leaf=leaf)
+    return play_out(after, policy, taken, results=done)
 
 
 def evaluate_samples(
@@ -262,16 +248,13 @@ def evaluate_samples(
     rng: random.Random,
     samples: int,
     policy: Policy = "hard",
-    horizon: int | None = None,
-    leaf: Leaf = "points",
 ) -> list[list[float]]:
     """The seat's round points for each candidate (rows) on each of ``samples`` determinizations (columns).
 
     ``seen`` is the seat's own view, with the seat in turn; every candidate
     must be one of its legal actions (``ValueError`` otherwise).  Every
     candidate is played on the same determinizations, drawn from ``rng``;
-    ``policy`` plays the rest, for ``horizon`` moves at most, scored by
-    ``leaf`` if cut short (:func:`play_out`).
+    ``policy`` plays the rest of the round (:func:`play_out`).
     """
     if seen.seat is None or seen.current_seat != seen.seat:
         raise ValueError("only the seat in turn has actions to evaluate")
@@ -288,7 +271,7 @@ def evaluate_samples(
     for _ in range(samples):
         state = knowledge.sample(rng)
         for row, action in zip(points, candidates, strict=True):
-            row.append(rollout(state, action, policy, taken, horizon, leaf)[seat])
+            row.append(rollout(state, action, policy, taken)[seat])
     return points
 
 
@@ -299,30 +282,14 @@ def evaluate(
     rng: random.Random,
     samples: int,
     policy: Policy = "hard",
-    horizon: int | None = None,
-    leaf: Leaf = "points",
 ) -> list[float]:
     """The seat's expected round points after each candidate action (lower is better).
 
     The mean of :func:`evaluate_samples` over the samples; the same
     determinizations for every candidate (common random numbers).
     """
-    rows = evaluate_samples(seen, history, candidates, rng, samples, policy, horizon, leaf)
+    rows = evaluate_samples(seen, history, candidates, rng, samples, policy)
     return [sum(row) / len(row) for row in rows]
-
-
-def _hands_values(state: GameState, memory: hard.Memory) -> tuple[float, ...]:
-    """Each seat's hand as the hard bot values it (settled seats keep their result)."""
-    multiplier = state.rules.round_multiplier(state.hand_size)
-    values: list[float] = []
-    for seat in range(state.seat_count):
-        settled = state.settled[seat] if state.settled else None
-        if settled is not None:
-            values.append(settled.points)
-        else:
-            penalty = state.penalties[seat] if state.penalties else 0
-            values.append(hard.hand_value(Position(view(state, seat)), memory) * multiplier + penalty)
-    return tuple(values)
 
 
 def _hands_points(state: GameState) -> tuple[int, ...]:

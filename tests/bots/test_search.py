@@ -10,12 +10,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from games.bots import choose_action, hard
+from games.bots import choose_action
 from games.bots.hard import Memory
-from games.bots.position import Position
-from games.bots.rollout import evaluate, evaluate_samples, greedy_action, play_out, rollout
+from games.bots.rollout import evaluate, evaluate_samples, play_out, rollout
 from games.bots.sampling import Knowledge, sample_state
-from games.engine import Card, Discard, Draw, GameState, Rules, apply, best_arrangement, game_deck, new_game, view
+from games.engine import Card, Discard, Draw, GameState, Rules, apply, game_deck, new_game, view
 
 SETTINGS = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -165,24 +164,6 @@ def test_evaluate_gives_every_candidate_the_same_samples_and_is_reproducible():
         evaluate(seen, [], [Discard(Card.from_code("XX"))], random.Random(1), 2)
     with pytest.raises(ValueError, match="in turn"):
         evaluate(view(state, (seat + 1) % 3), [], discards, random.Random(1), 2)
-
-
-def test_a_truncated_rollout_scores_the_hands_as_they_stand_or_as_the_hard_bot_values_them():
-    rules = Rules.from_dict({"rounds": [9]})
-    state = new_game(rules, 3, 4)
-    stopped = play_out(state, "greedy", horizon=0)
-    assert stopped == tuple(best_arrangement(hand, rules, 9).points for hand in state.hands)
-    valued = play_out(state, "greedy", horizon=0, leaf="hard")
-    pile = hard.Memory.of(-1, [c.code for c in state.discard_pile], {})
-    assert valued == tuple(hard.hand_value(Position(view(state, s)), pile) for s in range(3))
-    assert all(v <= p for v, p in zip(valued, stopped, strict=True))  # less the promise of partial melds
-    assert any(v < p for v, p in zip(valued, stopped, strict=True))
-    # two moves on, the seat in turn has drawn and discarded: the hands are those of that state
-    after = state
-    for _ in range(2):
-        seat = after.current_seat
-        after, _ = apply(after, seat, greedy_action(after, seat))
-    assert play_out(state, "greedy", horizon=2) == tuple(best_arrangement(h, rules, 9).points for h in after.hands)
 
 
 def test_the_solver_answers_kept_by_rollouts_stay_bounded_in_all(monkeypatch):
