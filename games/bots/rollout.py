@@ -113,16 +113,8 @@ def greedy_action(state: GameState, seat: int) -> Action:
             lefts = [left for c, left in discard_penalties(hand + (top,), rules, size).items() if c in allowed]
         return Draw(DISCARD_PILE if lefts and min(lefts) < now else STOCK)
     taken = state.taken_from_discard
-    forbidden = taken if taken is not None and any(c != taken for c in hand) else None
-    outs = [c for c in solved.go_outs(hand) if c != forbidden]
-    if outs:
-        return GoOut(max(outs, key=lambda c: (points(c), c.code)))
-    _, deadwood = solved.arrange(hand)
-    options = [c for c in deadwood if c != forbidden]
-    if options:
-        return Discard(min(options, key=lambda c: (-points(c), c.code)))
-    left = discard_penalties(hand, rules, size)
-    return Discard(min((c for c in left if c != forbidden), key=lambda c: (left[c], -points(c), c.code)))
+    card, goes_out = solved.greedy_discard(hand, taken if taken is not None and any(c != taken for c in hand) else None)
+    return GoOut(card) if goes_out else Discard(card)
 
 
 class Solved:
@@ -152,6 +144,28 @@ class Solved:
         if found is None:
             found = self.outs[hand] = go_out_discards(hand, self.rules, self.size)
         return found
+
+    def points(self, card: Card) -> int:
+        return self.rules.card_points(card, self.size)
+
+    def greedy_discard(self, hand: tuple[Card, ...], forbidden: Card | None = None) -> tuple[Card, bool]:
+        """The medium bot's discard from ``hand`` (sorted, the draw among them; never ``forbidden``), and
+        whether it goes out: the highest-scoring card that goes out if one does, else the highest-scoring
+        leftover card of a best arrangement, else the card that leaves the least penalty (lowest code first
+        among equals)."""
+        least, deadwood = self.arrange(hand)
+        # Going out by discarding a card leaves an arrangement whose only leftover is that card, so a hand
+        # whose best arrangement leaves more than any card it may throw scores cannot go out: most hands
+        # are answered without the second search.
+        if least <= max((self.points(c) for c in hand if c != forbidden), default=-1):
+            outs = [c for c in self.go_outs(hand) if c != forbidden]
+            if outs:
+                return max(outs, key=lambda c: (self.points(c), c.code)), True
+        options = [c for c in deadwood if c != forbidden]
+        if options:
+            return min(options, key=lambda c: (-self.points(c), c.code)), False
+        left = discard_penalties(hand, self.rules, self.size)
+        return min((c for c in left if c != forbidden), key=lambda c: (left[c], -self.points(c), c.code)), False
 
 
 _SOLVED: dict[tuple[Rules, int], Solved] = {}

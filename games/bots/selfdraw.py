@@ -30,7 +30,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from games.engine import Card, EventKind, discard_penalties
+from games.engine import Card, EventKind
 
 from . import hard
 from .position import Position
@@ -113,22 +113,13 @@ class SelfDraws:
                 count += 1
             self.deals.append((count, rng.sample(pool, min(len(pool), count + 1))))
 
-    def points(self, card: Card) -> int:
-        return self.rules.card_points(card, self.size)
-
     def turn(self, cards: tuple[Card, ...], forbidden: Card | None = None) -> tuple[Card, ...] | None:
         """The hand after one turn holding ``cards`` (sorted, the draw among them): ``None`` if it goes out,
-        else less the leftover card of a best arrangement that scores most (never ``forbidden``)."""
+        else less the medium bot's discard (never ``forbidden``: ``Solved.greedy_discard``)."""
         self.spent += len(cards)
-        if any(card != forbidden for card in self.solved.go_outs(cards)):
+        thrown, goes_out = self.solved.greedy_discard(cards, forbidden)
+        if goes_out:
             return None
-        _, deadwood = self.solved.arrange(cards)
-        options = [card for card in deadwood if card != forbidden]
-        if options:
-            thrown = max(options, key=lambda c: (self.points(c), c.code))
-        else:
-            left = discard_penalties(cards, self.rules, self.size)
-            thrown = min((c for c in left if c != forbidden), key=lambda c: (left[c], -self.points(c), c.code))
         rest = list(cards)
         rest.remove(thrown)
         return tuple(rest)

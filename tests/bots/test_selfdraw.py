@@ -10,12 +10,16 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
 from games.bots.position import Position
+from games.bots.rollout import Solved
 from games.bots.sampling import Knowledge
 from games.bots.selfdraw import ROUND_ENDS, SelfDraws, last_turn_chance, round_turns
-from games.engine import Rules, parse_cards, view
+from games.engine import Rules, best_arrangement, discard_penalties, go_out_discards, parse_cards, view
 
+from ..engine.test_melds import small_hands
 from .test_search import played
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -113,3 +117,28 @@ def test_the_round_ends_script_prints_the_measured_chances_beside_the_table():
         assert re.search(rf"^ *{size} measured:( (0|1)\.\d\d)+$", out, re.M), out
         table = " ".join(f"{chance:.2f}" for chance in ROUND_ENDS[size])
         assert re.search(rf"^ *{size} table:    {table}$", out, re.M), out
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(small_hands(), st.integers(-1, 7))
+@example((parse_cards("7H 7S 7D KC"), Rules(), 9), -1)  # out by throwing the king: left exactly its 10 points
+@example((parse_cards("7H 7S 7D KC"), Rules(), 9), 3)  # the king may not be thrown: no way out
+def test_the_greedy_discard_skips_the_going_out_search_only_where_no_discard_goes_out(case, pick):
+    """``Solved.greedy_discard`` asks whether the hand goes out only when its best arrangement leaves no more
+    than a card it may throw scores; its answer is the one found by asking first, every time."""
+    hand, rules, size = case
+    cards = tuple(sorted(hand))
+    forbidden = cards[pick] if 0 <= pick < len(cards) and any(c != cards[pick] for c in cards) else None
+    solved = Solved(rules, size)
+    outs = [c for c in go_out_discards(cards, rules, size) if c != forbidden]
+    if outs:
+        expected = (max(outs, key=lambda c: (solved.points(c), c.code)), True)
+    else:
+        deadwood = [c for c in best_arrangement(cards, rules, size).deadwood if c != forbidden]
+        left = discard_penalties(cards, rules, size)
+        best = min(deadwood, key=lambda c: (-solved.points(c), c.code)) if deadwood else None
+        expected = (
+            best or min((c for c in left if c != forbidden), key=lambda c: (left[c], -solved.points(c), c.code)),
+            False,
+        )
+    assert solved.greedy_discard(cards, forbidden) == expected
