@@ -1,7 +1,7 @@
 """A tournament of the bot levels, or a match of two; prints figures, never passes or fails.
 
     python bench/bots.py --games 1000 --seed 1 [--workers 2] [--rounds 11]
-    python bench/bots.py --match expert,hard --games 200 --seed 1 [--workers 2]
+    python bench/bots.py --match expert,hard --games 200 --seed 1 [--workers 2] [--save FILE]
 
 Tournament: every game is a classic four-player game (11 rounds, 3 to 13
 cards) with one easy, one medium and one hard bot plus a fourth bot whose
@@ -20,12 +20,23 @@ Each bot sees only its own ``view`` and the public events of the round, as
 on the site.  ``--expert-*`` options set the expert's search budget;
 ``--minutes`` stops a long run in time and reports the games finished (the
 first ones, in order, so still reproducible).
+
+``--save FILE`` keeps each game's result as it finishes (a line of JSON) and
+plays only the games the file does not hold yet, so a long match (1,000
+expert games take hours of CPU) can be played in pieces, stopped and resumed
+at will; the figures are always those of the first games in order.  The
+file's first line records the seed, rounds, levels, budget and a fingerprint
+of the bots' and engine's code, and a file saved with any of them different
+is refused rather than mixed in.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
+import hashlib
+import json
 import math
 import multiprocessing
 import os
@@ -33,6 +44,7 @@ import random
 import statistics
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -81,7 +93,47 @@ def play_game(job: Job) -> dict[str, Any]:
     by_level: dict[str, list[int]] = {}
     for seat, level in enumerate(levels):
         by_level.setdefault(level, []).append(state.scores[seat])
-    return {"scores": {level: statistics.fmean(scores) for level, scores in by_level.items()}, "times": times}
+    scores = {level: statistics.fmean(values) for level, values in by_level.items()}
+    return {"index": job.index, "scores": scores, "times": times}
+
+
+def code_fingerprint() -> str:
+    """A digest of the code that decides a game's result: the engine and the bots."""
+    root = Path(__file__).resolve().parent.parent / "games"
+    digest = hashlib.sha256()
+    for path in sorted([*root.glob("engine/*.py"), *root.glob("bots/*.py")]):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def saved_results(path: Path, header: dict[str, Any]) -> dict[int, dict[str, Any]]:
+    """The games ``path`` holds, by index (a new file gets ``header`` as its first line).
+
+    Raises ``ValueError`` when the file was saved under another header.  A
+    last line cut short (the run was killed while writing) is left out.
+    """
+    if not path.exists() or not path.stat().st_size:
+        path.write_text(json.dumps(header) + "\n")
+        return {}
+    text = path.read_text()
+    lines = text.splitlines()
+    try:
+        first = json.loads(lines[0])
+    except json.JSONDecodeError:
+        first = None
+    if first != json.loads(json.dumps(header)):
+        raise ValueError(f"{path} holds games of another run: {lines[0][:300]}")
+    found = {}
+    for line in lines[1:]:
+        try:
+            result = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        found[result["index"]] = result
+    if not text.endswith("\n"):
+        with path.open("a") as sink:
+            sink.write("\n")  # the next game starts a line of its own
+    return found
 
 
 def summary(values: list[float]) -> tuple[float, float]:
@@ -104,6 +156,7 @@ def main() -> None:
     parser.add_argument(
         "--minutes", type=float, default=0, help="stop after this long; report the first games finished"
     )
+    parser.add_argument("--save", type=Path, help="keep each game's result in this file and resume from it")
     parser.add_argument("--match", help="two levels, A,B: two bots of each a game (e.g. expert,hard)")
     parser.add_argument("--expert-deals", type=int, default=expert.BUDGET.deals, help="self-draw deals a decision")
     parser.add_argument("--expert-turns", type=int, default=expert.BUDGET.turns, help="most turns a deal plays")
@@ -112,7 +165,10 @@ def main() -> None:
     )
     parser.add_argument("--expert-discards", type=int, default=expert.BUDGET.discards)
     parser.add_argument(
-        "--expert-draws", action="store_true", default=expert.BUDGET.draws, help="weigh draws on the deals too"
+        "--expert-draws",
+        action=argparse.BooleanOptionalAction,
+        default=expert.BUDGET.draws,
+        help="weigh draws on the deals too (--no-expert-draws: draw as the hard bot)",
     )
     args = parser.parse_args()
     if args.games < 1 or not 1 <= args.rounds <= 11:
@@ -133,26 +189,53 @@ def main() -> None:
         draws=args.expert_draws,
     )
 
+    saved: dict[int, dict[str, Any]] = {}
+    if args.save:
+        header = {"seed": args.seed, "rounds": args.rounds, "match": match, "code": code_fingerprint()}
+        header["budget"] = dataclasses.asdict(budget) if match and "expert" in match else None
+        try:
+            saved = saved_results(args.save, header)
+        except ValueError as error:
+            parser.error(str(error))
     start = time.perf_counter()
-    jobs = [Job(args.seed, index, args.rounds, match, budget) for index in range(args.games)]
-    results: list[dict[str, Any]] = []
-    if args.workers > 1 and args.games > 1:
-        with multiprocessing.Pool(args.workers) as pool:
-            chunk = 1 if args.minutes else max(1, args.games // (8 * args.workers))
-            for result in pool.imap(play_game, jobs, chunksize=chunk):
-                results.append(result)
-                if args.minutes and time.perf_counter() - start > 60 * args.minutes:
-                    pool.terminate()
+    jobs = [Job(args.seed, index, args.rounds, match, budget) for index in range(args.games) if index not in saved]
+    played = 0
+    with open(args.save, "a") if args.save else contextlib.nullcontext() as sink:
+
+        def keep(result: dict[str, Any]) -> bool:
+            """Keep a finished game; whether time is up."""
+            nonlocal played
+            saved[result["index"]] = result
+            played += 1
+            if sink is not None:
+                times = {level: [round(t, 5) for t in values] for level, values in result["times"].items()}
+                sink.write(json.dumps({**result, "times": times}) + "\n")
+                sink.flush()
+            return bool(args.minutes) and time.perf_counter() - start > 60 * args.minutes
+
+        if args.workers > 1 and len(jobs) > 1:
+            with multiprocessing.Pool(args.workers) as pool:
+                chunk = 1 if args.minutes or args.save else max(1, len(jobs) // (8 * args.workers))
+                for result in pool.imap(play_game, jobs, chunksize=chunk):
+                    if keep(result):
+                        pool.terminate()
+                        break
+        else:
+            for job in jobs:
+                if keep(play_game(job)):
                     break
-    else:
-        for job in jobs:
-            results.append(play_game(job))
-            if args.minutes and time.perf_counter() - start > 60 * args.minutes:
-                break
     elapsed = time.perf_counter() - start
+    results: list[dict[str, Any]] = []
+    while len(results) < args.games and len(results) in saved:
+        results.append(saved[len(results)])
+    if args.save:
+        print(f"played {played} game(s) now; {args.save} holds {len(saved)}")
     if len(results) < args.games:
-        print(f"time is up after {args.minutes} minutes: the first {len(results)} of {args.games} games")
+        reason = f"time is up after {args.minutes} minutes" if args.minutes and played else "not all played yet"
+        print(f"{reason}: the first {len(results)} of {args.games} games")
         args.games = len(results)
+    if not results:
+        parser.exit(1, "no game to report\n")
 
     levels = match or TOURNAMENT
     kind = f"{levels[0]} x2 against {levels[1]} x2" if match else "tournament"

@@ -9,10 +9,10 @@ discard pile and who took what: :mod:`.sampling`), plays each hand on alone
 on every deal, and keeps the discard with the fewest expected points (plus
 the hard bot's charge for feeding the next player).  Every discard meets the
 same deals, so their difference is measured far more precisely than their
-values.  It draws as the hard bot does, except in its last turn after
-someone went out, where it works each pile's cost out exactly
-(:func:`last_turn_draw`); with ``Budget.draws`` it weighs both piles on the
-same deals too.
+values.  It weighs its draws on the same deals, both piles (unless one is
+plainly right), except in its last turn after someone went out, where it
+works each pile's cost out exactly (:func:`last_turn_draw`); without
+``Budget.draws`` it draws as the hard bot does.
 
 It sees only its seat's view and the round's public history, like every
 level.  Its random deals come from a generator seeded by what the seat sees
@@ -57,7 +57,7 @@ class Budget:
     turns: int = 10
     work: int | None = 24_000
     discards: int = 3
-    draws: bool = False
+    draws: bool = True
 
 
 BUDGET = Budget()

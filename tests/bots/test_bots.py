@@ -228,3 +228,28 @@ def test_the_tournament_script_prints_each_level_with_an_interval_and_the_summar
         check=True,
     )
     assert again.stdout.strip().splitlines()[-1] == lines[-1]  # reproducible with the seed
+
+
+def test_a_saved_match_is_played_in_pieces_and_reports_as_one_run(tmp_path):
+    """``--save`` plays only the games its file lacks (a line cut short by a kill is played again) and
+    refuses a file saved by another run."""
+    saved = tmp_path / "match.jsonl"
+
+    def run(*options: str) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "bench/bots.py", "--match", "medium,hard", "--seed", "5", "--rounds", "1"]
+        return subprocess.run([*command, *options], cwd=ROOT, capture_output=True, text=True, timeout=300)
+
+    first = run("--games", "3", "--workers", "1", "--save", str(saved))
+    assert "played 3 game(s) now" in first.stdout and first.stdout.splitlines()[1].startswith("3 four-player")
+    lines = saved.read_text().splitlines()
+    saved.write_text("\n".join(lines[:-1]) + "\n" + lines[-1][:25])  # the last game's line cut short
+    resumed = run("--games", "5", "--workers", "2", "--save", str(saved))
+    assert f"played 3 game(s) now; {saved} holds 5" in resumed.stdout, resumed.stdout + resumed.stderr
+    whole = run("--games", "5", "--workers", "1")
+
+    def figures(out: str) -> list[str]:  # the scores, their difference and ratio; not the times
+        return [line for line in out.splitlines() if "score" in line or re.match(r"(medium|hard)\b(?!.*time)", line)]
+
+    assert len(figures(whole.stdout)) == 6 and figures(resumed.stdout) == figures(whole.stdout)
+    other = run("--games", "5", "--seed", "6", "--save", str(saved))
+    assert other.returncode == 2 and "holds games of another run" in other.stderr

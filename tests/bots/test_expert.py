@@ -96,17 +96,19 @@ def test_the_expert_weighs_every_leftover_card_and_keeps_the_discard_that_leaves
     assert searched > 5 and differs > 0  # the search overrules the hard bot now and then
 
 
-def test_the_expert_draws_as_the_hard_bot_unless_told_to_weigh_the_piles_on_the_deals():
+def test_the_expert_weighs_the_piles_on_the_deals_unless_told_to_draw_as_the_hard_bot():
     weighed = taken = 0
-    budget = replace(expert.BUDGET, draws=True)
+    budget = expert.BUDGET
+    assert budget.draws
     for seen, history in _searched():
         if not any(isinstance(a, Draw) for a in seen.legal_actions):
             continue
         pos = Position(seen)
         memory = hard.Memory(seen, history)
-        assert choose_action(seen, "expert", history) == hard.choose(pos, seen.legal_actions, memory)
+        as_hard = expert.choose(pos, seen.legal_actions, history, replace(budget, draws=False))
+        assert as_hard == hard.choose(pos, seen.legal_actions, memory)
         options = expert.candidates(pos, seen.legal_actions, memory, budget)
-        chosen = expert.choose(pos, seen.legal_actions, history, budget)
+        chosen = choose_action(seen, "expert", history)
         if len(options) == 1:
             assert chosen == options[0]
             continue
