@@ -24,7 +24,8 @@ first ones, in order, so still reproducible).
 ``--save FILE`` keeps each game's result as it finishes (a line of JSON) and
 plays only the games the file does not hold yet, so a long match (1,000
 expert games take hours of CPU) can be played in pieces, stopped and resumed
-at will; the figures are always those of the first games in order.  The
+at will; the figures are always those of the first games in order (the
+decision times as each piece's machine was loaded).  The
 file's first line records the seed, rounds, levels, budget and a fingerprint
 of the bots' and engine's code, and a file saved with any of them different
 is refused rather than mixed in.
@@ -33,9 +34,11 @@ is refused rather than mixed in.
 from __future__ import annotations
 
 import argparse
+import ast
 import contextlib
 import dataclasses
 import hashlib
+import inspect
 import json
 import math
 import multiprocessing
@@ -98,11 +101,25 @@ def play_game(job: Job) -> dict[str, Any]:
 
 
 def code_fingerprint() -> str:
-    """A digest of the code that decides a game's result: the engine and the bots."""
+    """A digest of the code that decides a game's result: the engine, the bots and :func:`play_game`.
+
+    Of their syntax trees, without docstrings (and so without comments): a
+    change of wording leaves a saved match usable, a change of behaviour
+    does not.
+    """
     root = Path(__file__).resolve().parent.parent / "games"
+    paths = sorted([*root.glob("engine/*.py"), *root.glob("bots/*.py")])
+    sources = [(path.relative_to(root).as_posix(), path.read_text()) for path in paths]
+    sources.append(("play_game", inspect.getsource(Job) + inspect.getsource(play_game)))
     digest = hashlib.sha256()
-    for path in sorted([*root.glob("engine/*.py"), *root.glob("bots/*.py")]):
-        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
+    for name, text in sources:
+        tree = ast.parse(text)
+        for node in ast.walk(tree):
+            body = getattr(node, "body", None)
+            if isinstance(body, list) and body and isinstance(body[0], ast.Expr):
+                if isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+                    body[0] = ast.Pass()  # a docstring
+        digest.update(name.encode() + b"\0" + ast.dump(tree).encode() + b"\0")
     return digest.hexdigest()[:16]
 
 
@@ -128,8 +145,9 @@ def saved_results(path: Path, header: dict[str, Any]) -> dict[int, dict[str, Any
         try:
             result = json.loads(line)
         except json.JSONDecodeError:
-            continue
-        found[result["index"]] = result
+            continue  # cut short
+        if isinstance(result, dict) and isinstance(result.get("index"), int):
+            found[result["index"]] = result
     if not text.endswith("\n"):
         with path.open("a") as sink:
             sink.write("\n")  # the next game starts a line of its own
@@ -205,12 +223,13 @@ def main() -> None:
         def keep(result: dict[str, Any]) -> bool:
             """Keep a finished game; whether time is up."""
             nonlocal played
+            if sink is not None:  # kept as saved, to the 10 microseconds, so a resumed run reports the same
+                times = {level: [round(t, 5) for t in values] for level, values in result["times"].items()}
+                result = {**result, "times": times}
+                sink.write(json.dumps(result) + "\n")
+                sink.flush()
             saved[result["index"]] = result
             played += 1
-            if sink is not None:
-                times = {level: [round(t, 5) for t in values] for level, values in result["times"].items()}
-                sink.write(json.dumps({**result, "times": times}) + "\n")
-                sink.flush()
             return bool(args.minutes) and time.perf_counter() - start > 60 * args.minutes
 
         if args.workers > 1 and len(jobs) > 1:
@@ -241,7 +260,7 @@ def main() -> None:
     kind = f"{levels[0]} x2 against {levels[1]} x2" if match else "tournament"
     print(
         f"{args.games} four-player games of {args.rounds} rounds ({kind}), seed {args.seed}, "
-        f"{args.workers} worker(s), {elapsed:.1f} s"
+        f"{args.workers} worker(s), {elapsed:.1f} s" + (f" for the {played} played now" if args.save else "")
     )
     if match and "expert" in match:
         print(

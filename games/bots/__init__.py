@@ -11,9 +11,9 @@ resignations) and a replay is deterministic.
 
 Four levels, one module each: ``easy`` (little thought, seeded randomness),
 ``medium`` (greedy on the penalty left), ``hard`` (medium plus what it
-has seen this round) and ``expert`` (the hard bot's draws; its discards
-weighed by playing the hand on alone to a random end of the round, on
-random deals of the unseen cards: ``selfdraw`` and ``sampling``);
+has seen this round) and ``expert`` (its draws and discards weighed by
+playing the hand on alone to a random end of the round, on random deals of
+the unseen cards: ``selfdraw`` and ``sampling``);
 ``position`` holds what every level knows about the position; ``rollout``
 plays whole rounds with a bot policy (the analysis of a finished game).
 Every level goes out at once when it can, with the discard that scores the

@@ -1,4 +1,4 @@
-"""The ``expert`` bot: the hard bot's judgment, with its discards weighed by playing the round on.
+"""The ``expert`` bot: the hard bot's candidates, with its draws and discards weighed by playing the round on.
 
 At each discard it weighs every leftover card of a best arrangement of its
 hand, and the hard bot's few best discards, by what the hand left is
@@ -11,8 +11,9 @@ the hard bot's charge for feeding the next player).  Every discard meets the
 same deals, so their difference is measured far more precisely than their
 values.  It weighs its draws on the same deals, both piles (unless one is
 plainly right), except in its last turn after someone went out, where it
-works each pile's cost out exactly (:func:`last_turn_draw`); without
-``Budget.draws`` it draws as the hard bot does.
+works each pile's cost out exactly (:func:`last_turn_draw`; with the
+redemption variant, or a history that does not add up, it draws there as
+the hard bot does); without ``Budget.draws`` it draws as the hard bot does.
 
 It sees only its seat's view and the round's public history, like every
 level.  Its random deals come from a generator seeded by what the seat sees

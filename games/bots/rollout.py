@@ -150,9 +150,9 @@ class Solved:
 
     def greedy_discard(self, hand: tuple[Card, ...], forbidden: Card | None = None) -> tuple[Card, bool]:
         """The medium bot's discard from ``hand`` (sorted, the draw among them; never ``forbidden``), and
-        whether it goes out: the highest-scoring card that goes out if one does, else the highest-scoring
-        leftover card of a best arrangement, else the card that leaves the least penalty (lowest code first
-        among equals)."""
+        whether it goes out: the highest-scoring card that goes out, if one does (the highest code among
+        equals); else the highest-scoring leftover card of a best arrangement (the lowest code among
+        equals); else the card that leaves the least penalty (then the highest-scoring, the lowest code)."""
         least, deadwood = self.arrange(hand)
         # Going out by discarding a card leaves an arrangement whose only leftover is that card, so a hand
         # whose best arrangement leaves more than any card it may throw scores cannot go out: most hands

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import json
 import random
 import re
+import shutil
 import subprocess
 import sys
 from dataclasses import fields, replace
@@ -231,25 +234,56 @@ def test_the_tournament_script_prints_each_level_with_an_interval_and_the_summar
 
 
 def test_a_saved_match_is_played_in_pieces_and_reports_as_one_run(tmp_path):
-    """``--save`` plays only the games its file lacks (a line cut short by a kill is played again) and
-    refuses a file saved by another run."""
+    """``--save`` plays only the games its file lacks (a line cut short by a kill, or missing, is played
+    again), keeps every game in the file, and refuses a file saved by another run."""
     saved = tmp_path / "match.jsonl"
 
-    def run(*options: str) -> subprocess.CompletedProcess[str]:
-        command = [sys.executable, "bench/bots.py", "--match", "medium,hard", "--seed", "5", "--rounds", "1"]
+    def run(*options: str, seed: str = "5", rounds: str = "1") -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "bench/bots.py", "--match", "medium,hard", "--seed", seed, "--rounds", rounds]
         return subprocess.run([*command, *options], cwd=ROOT, capture_output=True, text=True, timeout=300)
-
-    first = run("--games", "3", "--workers", "1", "--save", str(saved))
-    assert "played 3 game(s) now" in first.stdout and first.stdout.splitlines()[1].startswith("3 four-player")
-    lines = saved.read_text().splitlines()
-    saved.write_text("\n".join(lines[:-1]) + "\n" + lines[-1][:25])  # the last game's line cut short
-    resumed = run("--games", "5", "--workers", "2", "--save", str(saved))
-    assert f"played 3 game(s) now; {saved} holds 5" in resumed.stdout, resumed.stdout + resumed.stderr
-    whole = run("--games", "5", "--workers", "1")
 
     def figures(out: str) -> list[str]:  # the scores, their difference and ratio; not the times
         return [line for line in out.splitlines() if "score" in line or re.match(r"(medium|hard)\b(?!.*time)", line)]
 
-    assert len(figures(whole.stdout)) == 6 and figures(resumed.stdout) == figures(whole.stdout)
-    other = run("--games", "5", "--seed", "6", "--save", str(saved))
-    assert other.returncode == 2 and "holds games of another run" in other.stderr
+    def indexes() -> list[int]:  # of the games the file holds whole
+        found = []
+        for line in saved.read_text().splitlines()[1:]:
+            with contextlib.suppress(json.JSONDecodeError):
+                found.append(json.loads(line)["index"])
+        return sorted(found)
+
+    first = run("--games", "4", "--workers", "1", "--save", str(saved))
+    assert "played 4 game(s) now" in first.stdout and indexes() == [0, 1, 2, 3]
+    lines = saved.read_text().splitlines()
+    del lines[2]  # game 1 lost
+    saved.write_text("\n".join(lines[:-1]) + "\n" + lines[-1][:25])  # and the last game's line cut short
+    resumed = run("--games", "6", "--workers", "2", "--save", str(saved))
+    assert f"played 4 game(s) now; {saved} holds 6" in resumed.stdout, resumed.stdout + resumed.stderr
+    assert indexes() == [0, 1, 2, 3, 4, 5]
+    again = run("--games", "6", "--workers", "2", "--save", str(saved))
+    assert f"played 0 game(s) now; {saved} holds 6" in again.stdout
+    whole = run("--games", "6", "--workers", "1")
+    assert len(figures(whole.stdout)) == 6
+    assert figures(resumed.stdout) == figures(again.stdout) == figures(whole.stdout)
+    for other in (
+        run("--games", "6", "--save", str(saved), seed="6"),
+        run("--games", "6", "--save", str(saved), rounds="2"),
+    ):
+        assert other.returncode == 2 and "holds games of another run" in other.stderr
+    assert indexes() == [0, 1, 2, 3, 4, 5]
+
+
+def test_a_saved_match_is_refused_after_a_change_of_code_but_not_of_wording(tmp_path, monkeypatch):
+    import bench.bots
+
+    source = tmp_path / "games"
+    for folder in ("engine", "bots"):
+        shutil.copytree(ROOT / "games" / folder, source / folder)
+    monkeypatch.setattr(bench.bots, "__file__", str(tmp_path / "bench" / "bots.py"))
+    before = bench.bots.code_fingerprint()
+    medium = source / "bots" / "medium.py"
+    text = medium.read_text()
+    medium.write_text(text.replace('"""', '"""Reworded. ', 1) + "\n# a comment\n")
+    assert bench.bots.code_fingerprint() == before
+    medium.write_text(text + "\nTHRESHOLD = 1\n")
+    assert bench.bots.code_fingerprint() != before

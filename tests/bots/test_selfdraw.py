@@ -17,9 +17,20 @@ from games.bots.position import Position
 from games.bots.rollout import Solved
 from games.bots.sampling import Knowledge
 from games.bots.selfdraw import ROUND_ENDS, SelfDraws, last_turn_chance, round_turns
-from games.engine import Rules, best_arrangement, discard_penalties, go_out_discards, parse_cards, view
+from games.engine import (
+    JOKER,
+    PRESETS,
+    STANDARD_DECK,
+    Card,
+    Rules,
+    best_arrangement,
+    discard_penalties,
+    go_out_discards,
+    parse_cards,
+    view,
+)
 
-from ..engine.test_melds import small_hands
+from ..engine.test_melds import ALL_CARDS, RULE_CHOICES, small_hands
 from .test_search import played
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -126,6 +137,38 @@ def test_the_round_ends_script_prints_the_measured_chances_beside_the_table():
 def test_the_greedy_discard_skips_the_going_out_search_only_where_no_discard_goes_out(case, pick):
     """``Solved.greedy_discard`` asks whether the hand goes out only when its best arrangement leaves no more
     than a card it may throw scores; its answer is the one found by asking first, every time."""
+    _assert_greedy_as_when_asking_first(case, pick)
+
+
+@st.composite
+def nearly_melded(draw):
+    """A hand of sets and runs (with a wild now and then) and one card more: most such hands go out."""
+    rules = draw(st.sampled_from([*RULE_CHOICES, *(rules for _, rules in PRESETS.values())]))
+    size = draw(st.integers(3, 13))
+    wild = JOKER if rules.jokers_per_deck else next(c for c in STANDARD_DECK if c.rank == size)
+    hand: list[Card] = []
+    for _ in range(draw(st.integers(1, 3))):
+        rank, suit = draw(st.integers(1, 11)), draw(st.sampled_from("CDHS"))
+        if draw(st.booleans()):
+            meld = [c for c in STANDARD_DECK if c.rank == rank][: draw(st.integers(3, 4))]
+        else:
+            meld = [c for c in STANDARD_DECK if c.suit == suit and rank <= c.rank < rank + draw(st.integers(3, 4))]
+        if draw(st.booleans()):
+            meld[draw(st.integers(0, len(meld) - 1))] = wild
+        hand += meld
+    hand.append(draw(st.sampled_from(ALL_CARDS)))
+    return hand, rules, size
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(nearly_melded(), st.integers(-1, 12))
+def test_the_greedy_discard_goes_out_exactly_when_a_discard_leaves_every_other_card_melded(case, pick):
+    _assert_greedy_as_when_asking_first(case, pick)
+
+
+def _assert_greedy_as_when_asking_first(case, pick) -> None:
+    """``Solved.greedy_discard`` answers as the medium bot's discard found by asking first whether the hand
+    goes out (never throwing card ``pick`` of the hand, when that is a card and another card differs)."""
     hand, rules, size = case
     cards = tuple(sorted(hand))
     forbidden = cards[pick] if 0 <= pick < len(cards) and any(c != cards[pick] for c in cards) else None
