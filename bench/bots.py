@@ -25,10 +25,10 @@ first ones, in order, so still reproducible).
 plays only the games the file does not hold yet, so a long match (1,000
 expert games take hours of CPU) can be played in pieces, stopped and resumed
 at will; the figures are always those of the first games in order (the
-decision times as each piece's machine was loaded).  The
-file's first line records the seed, rounds, levels, budget and a fingerprint
-of the bots' and engine's code, and a file saved with any of them different
-is refused rather than mixed in.
+decision times as each piece's machine was loaded).  The file's first line
+records the seed, rounds, levels, budget and a fingerprint of the code that
+plays a game (the engine, the bots and ``play_game``, docstrings left out),
+and a file saved with any of them different is refused rather than mixed in.
 """
 
 from __future__ import annotations
