@@ -21,6 +21,12 @@ on the site.  ``--expert-*`` options set the expert's search budget;
 ``--minutes`` stops a long run in time and reports the games finished (the
 first ones, in order, so still reproducible).
 
+``--duplicate`` (a match) plays each deal twice, the second time with the
+two levels' seats swapped: every seat is dealt the same cards each round in
+both games, so the luck of the deal falls on both levels alike and their
+difference is measured with far fewer games (the intervals are then over
+deals, each the mean of its two games).
+
 ``--save FILE`` keeps each game's result as it finishes (a line of JSON) and
 plays only the games the file does not hold yet, so a long match (1,000
 expert games take hours of CPU) can be played in pieces, stopped and resumed
@@ -66,16 +72,23 @@ class Job:
     rounds: int
     match: tuple[str, str] | None = None
     budget: expert.Budget = expert.BUDGET
+    duplicate: bool = False
 
 
 def play_game(job: Job) -> dict[str, Any]:
-    """Play game ``index`` seeded ``seed``: each level's mean final score, and its decision times."""
-    rng = random.Random(f"{job.seed}:{job.index}")
+    """Play game ``index`` seeded ``seed``: each level's mean final score, and its decision times.
+
+    ``duplicate`` (a match): games ``2k`` and ``2k + 1`` play deal ``k`` (the same shuffles, so every seat
+    is dealt the same cards each round), the second with the two levels' seats swapped.
+    """
+    rng = random.Random(f"{job.seed}:{job.index // 2 if job.duplicate else job.index}")
     if job.match:
         levels = [job.match[0], job.match[0], job.match[1], job.match[1]]
     else:
         levels = list(TOURNAMENT) + [TOURNAMENT[job.index % len(TOURNAMENT)]]
     rng.shuffle(levels)
+    if job.match and job.duplicate and job.index % 2:
+        levels = [job.match[1] if level == job.match[0] else job.match[0] for level in levels]
     expert.BUDGET = job.budget
     rules = Rules.from_dict({"rounds": list(range(3, 3 + job.rounds))})
     state = new_game(rules, len(levels), rng.getrandbits(62))
@@ -97,7 +110,7 @@ def play_game(job: Job) -> dict[str, Any]:
     for seat, level in enumerate(levels):
         by_level.setdefault(level, []).append(state.scores[seat])
     scores = {level: statistics.fmean(values) for level, values in by_level.items()}
-    return {"index": job.index, "scores": scores, "times": times}
+    return {"index": job.index, "seats": levels, "scores": scores, "times": times}
 
 
 def code_fingerprint() -> str:
@@ -154,6 +167,14 @@ def saved_results(path: Path, header: dict[str, Any]) -> dict[int, dict[str, Any
     return found
 
 
+def by_deal(values: list[float], duplicate: bool) -> list[float]:
+    """The samples an interval is taken over: each game's value, or with ``duplicate`` each deal's (the mean
+    of its two games, whose seat luck cancels and which are far from independent)."""
+    if not duplicate:
+        return values
+    return [(values[i] + values[i + 1]) / 2 for i in range(0, len(values) - 1, 2)]
+
+
 def summary(values: list[float]) -> tuple[float, float]:
     mean = statistics.fmean(values)
     half = 1.96 * statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else float("inf")
@@ -176,6 +197,9 @@ def main() -> None:
     )
     parser.add_argument("--save", type=Path, help="keep each game's result in this file and resume from it")
     parser.add_argument("--match", help="two levels, A,B: two bots of each a game (e.g. expert,hard)")
+    parser.add_argument(
+        "--duplicate", action="store_true", help="a match plays each deal twice, the levels' seats swapped"
+    )
     parser.add_argument("--expert-deals", type=int, default=expert.BUDGET.deals, help="self-draw deals a decision")
     parser.add_argument("--expert-turns", type=int, default=expert.BUDGET.turns, help="most turns a deal plays")
     parser.add_argument(
@@ -197,6 +221,8 @@ def main() -> None:
         if len(names) != 2 or names[0] == names[1] or not set(names) <= set(LEVELS):
             parser.error(f"--match takes two different levels among {', '.join(LEVELS)}, such as expert,hard")
         match = (names[0], names[1])
+    if args.duplicate and (not match or args.games % 2):
+        parser.error("--duplicate plays a --match, in an even number of --games")
     if args.expert_deals < 1 or args.expert_turns < 1 or args.expert_discards < 1:
         parser.error("the expert's deals, turns and discards are at least 1")
     budget = expert.Budget(
@@ -210,13 +236,18 @@ def main() -> None:
     saved: dict[int, dict[str, Any]] = {}
     if args.save:
         header = {"seed": args.seed, "rounds": args.rounds, "match": match, "code": code_fingerprint()}
+        header |= {"duplicate": True} if args.duplicate else {}
         header["budget"] = dataclasses.asdict(budget) if match and "expert" in match else None
         try:
             saved = saved_results(args.save, header)
         except ValueError as error:
             parser.error(str(error))
     start = time.perf_counter()
-    jobs = [Job(args.seed, index, args.rounds, match, budget) for index in range(args.games) if index not in saved]
+    jobs = [
+        Job(args.seed, index, args.rounds, match, budget, args.duplicate)
+        for index in range(args.games)
+        if index not in saved
+    ]
     played = 0
     with open(args.save, "a") if args.save else contextlib.nullcontext() as sink:
 
@@ -247,6 +278,8 @@ def main() -> None:
     results: list[dict[str, Any]] = []
     while len(results) < args.games and len(results) in saved:
         results.append(saved[len(results)])
+    if args.duplicate and len(results) % 2:
+        results.pop()  # a deal is reported once both its games are played
     if args.save:
         print(f"played {played} game(s) now; {args.save} holds {len(saved)}")
     if len(results) < args.games:
@@ -258,6 +291,7 @@ def main() -> None:
 
     levels = match or TOURNAMENT
     kind = f"{levels[0]} x2 against {levels[1]} x2" if match else "tournament"
+    kind += "; duplicate: each deal twice, the seats swapped, intervals over deals" if args.duplicate else ""
     print(
         f"{args.games} four-player games of {args.rounds} rounds ({kind}), seed {args.seed}, "
         f"{args.workers} worker(s), {elapsed:.1f} s" + (f" for the {played} played now" if args.save else "")
@@ -273,12 +307,12 @@ def main() -> None:
     means = {}
     for level in levels:
         values = [r["scores"][level] for r in results]
-        mean, half = summary(values)
+        mean, half = summary(by_deal(values, args.duplicate))
         means[level] = mean
         print(f"{level:<8} {len(values):>6} {mean:>11.1f} {f'{mean - half:.1f} .. {mean + half:.1f}':>20}")
     if match:
         a, b = match
-        mean, half = summary([r["scores"][a] - r["scores"][b] for r in results])
+        mean, half = summary(by_deal([r["scores"][a] - r["scores"][b] for r in results], args.duplicate))
         print(f"{a} - {b} per game: {mean:.1f} ({mean - half:.1f} .. {mean + half:.1f})")
         print(f"{a} relative to {b}: {100 * (means[a] - means[b]) / means[b]:+.1f}%")
         for level in match:

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from games import engine
 from games.bots import LEVELS, choose_action, reads_history
 from games.engine import (
     Card,
@@ -287,3 +288,37 @@ def test_a_saved_match_is_refused_after_a_change_of_code_but_not_of_wording(tmp_
     assert bench.bots.code_fingerprint() == before
     medium.write_text(text + "\nTHRESHOLD = 1\n")
     assert bench.bots.code_fingerprint() != before
+
+
+def test_a_duplicate_match_plays_each_deal_twice_with_the_seats_swapped(tmp_path, monkeypatch):
+    import bench.bots
+
+    shuffles = []
+
+    def new_game(rules, seats, shuffle):
+        shuffles.append(shuffle)
+        return engine.new_game(rules, seats, shuffle)
+
+    monkeypatch.setattr(bench.bots, "new_game", new_game)
+    for duplicate in (True, False):
+        for index in (4, 5):
+            bench.bots.play_game(bench.bots.Job(3, index, 1, ("medium", "hard"), duplicate=duplicate))
+    assert shuffles[0] == shuffles[1] and shuffles[2] != shuffles[3]  # the same deal twice, or two deals
+
+    saved = tmp_path / "duplicate.jsonl"
+    command = [sys.executable, "bench/bots.py", "--match", "medium,hard", "--seed", "3", "--rounds", "2"]
+    out = subprocess.run(
+        [*command, "--games", "4", "--workers", "1", "--duplicate", "--save", str(saved)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    ).stdout
+    assert "duplicate: each deal twice, the seats swapped, intervals over deals" in out
+    games = [json.loads(line) for line in saved.read_text().splitlines()[1:]]
+    swap = {"medium": "hard", "hard": "medium"}
+    for first, second in zip(games[::2], games[1::2], strict=True):
+        assert second["seats"] == [swap[level] for level in first["seats"]]
+    odd = subprocess.run([*command, "--games", "3", "--duplicate"], cwd=ROOT, capture_output=True, text=True)
+    assert odd.returncode == 2 and "an even number of --games" in odd.stderr
