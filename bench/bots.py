@@ -312,8 +312,13 @@ def main() -> None:
         print(f"{level:<8} {len(values):>6} {mean:>11.1f} {f'{mean - half:.1f} .. {mean + half:.1f}':>20}")
     if match:
         a, b = match
-        mean, half = summary(by_deal([r["scores"][a] - r["scores"][b] for r in results], args.duplicate))
-        print(f"{a} - {b} per game: {mean:.1f} ({mean - half:.1f} .. {mean + half:.1f})")
+        differences = by_deal([r["scores"][a] - r["scores"][b] for r in results], args.duplicate)
+        mean, half = summary(differences)
+        spread = statistics.stdev(differences) if len(differences) > 1 else float("nan")
+        print(
+            f"{a} - {b} per game: {mean:.1f} ({mean - half:.1f} .. {mean + half:.1f}); "
+            f"standard deviation {spread:.1f} a {'deal' if args.duplicate else 'game'}"
+        )
         print(f"{a} relative to {b}: {100 * (means[a] - means[b]) / means[b]:+.1f}%")
         for level in match:
             times = [t for r in results for t in r["times"][level]]

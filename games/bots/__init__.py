@@ -31,10 +31,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
-from games.engine import Action, GoOut, SeatView
+from games.engine import Action, SeatView
 
 from . import easy, expert, hard, medium
-from .position import Position
+from .position import Position, going_out
 
 __all__ = ["choose_action", "reads_history", "BOT_NAMES", "LEVELS", "Level"]
 
@@ -65,9 +65,9 @@ def choose_action(view: SeatView, level: str = "medium", history: Iterable[Mappi
     if len(legal) == 1:
         return legal[0]
     pos = Position(view)
-    go_outs = [a for a in legal if isinstance(a, GoOut)]
-    if go_outs:  # every level goes out at once (0 is the least a round can cost)
-        return max(go_outs, key=lambda a: (pos.points(a.discard), a.discard.code))
+    out = going_out(pos, legal)
+    if out is not None:  # every level goes out at once
+        return out
     if level == "easy":
         return easy.choose(pos, legal)
     if level == "medium":

@@ -5,13 +5,25 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import lru_cache
 
-from games.engine import Action, Card, Discard, Draw, DrawSource, Rules, SeatView, best_arrangement, discard_penalties
+from games.engine import (
+    Action,
+    Card,
+    Discard,
+    Draw,
+    DrawSource,
+    GoOut,
+    Rules,
+    SeatView,
+    best_arrangement,
+    discard_penalties,
+)
 
 __all__ = [
     "Position",
     "remove",
     "discard_options",
     "allowed_discards",
+    "going_out",
     "draws",
     "draw",
     "may_draw",
@@ -74,6 +86,13 @@ def discard_options(pos: Position, cards: Sequence[Card], allowed: set[str]) -> 
 def allowed_discards(legal: Sequence[Action]) -> set[str]:
     """The codes of the cards the seat may discard."""
     return {a.card.code for a in legal if isinstance(a, Discard)}
+
+
+def going_out(pos: Position, legal: Sequence[Action]) -> GoOut | None:
+    """How every level goes out when it can (0 is the least a round can cost): with the highest-scoring card
+    that goes out, the highest code among equals; ``None`` if no legal action goes out."""
+    go_outs = [a for a in legal if isinstance(a, GoOut)]
+    return max(go_outs, key=lambda a: (pos.points(a.discard), a.discard.code), default=None)
 
 
 def draws(legal: Sequence[Action]) -> list[Draw]:

@@ -45,7 +45,7 @@ from games.engine import (
 from games.engine.game import DISCARD_PILE, STOCK
 
 from . import hard, medium
-from .position import Position
+from .position import Position, going_out
 from .sampling import Knowledge
 
 __all__ = [
@@ -73,9 +73,9 @@ def policy_action(seen: SeatView, policy: Policy, memory: hard.Memory) -> Action
     if len(legal) == 1:
         return legal[0]
     pos = Position(seen)
-    go_outs = [a for a in legal if isinstance(a, GoOut)]
-    if go_outs:
-        return max(go_outs, key=lambda a: (pos.points(a.discard), a.discard.code))
+    out = going_out(pos, legal)
+    if out is not None:
+        return out
     if policy == "medium":
         return medium.choose(pos, legal)
     return hard.choose(pos, legal, memory)

@@ -7,6 +7,7 @@ import json
 import random
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 from dataclasses import fields, replace
@@ -320,5 +321,10 @@ def test_a_duplicate_match_plays_each_deal_twice_with_the_seats_swapped(tmp_path
     swap = {"medium": "hard", "hard": "medium"}
     for first, second in zip(games[::2], games[1::2], strict=True):
         assert second["seats"] == [swap[level] for level in first["seats"]]
+    deals = [
+        sum(game["scores"]["medium"] - game["scores"]["hard"] for game in pair) / 2
+        for pair in zip(games[::2], games[1::2], strict=True)
+    ]
+    assert f"standard deviation {statistics.stdev(deals):.1f} a deal" in out  # over deals, not games
     odd = subprocess.run([*command, "--games", "3", "--duplicate"], cwd=ROOT, capture_output=True, text=True)
     assert odd.returncode == 2 and "an even number of --games" in odd.stderr
