@@ -207,6 +207,9 @@ def main() -> None:
     )
     parser.add_argument("--expert-discards", type=int, default=expert.BUDGET.discards)
     parser.add_argument(
+        "--expert-refine", type=int, default=expert.BUDGET.refine, help="more deals for the best discards (0: none)"
+    )
+    parser.add_argument(
         "--expert-draws",
         action=argparse.BooleanOptionalAction,
         default=expert.BUDGET.draws,
@@ -223,14 +226,16 @@ def main() -> None:
         match = (names[0], names[1])
     if args.duplicate and (not match or args.games % 2):
         parser.error("--duplicate plays a --match, in an even number of --games")
-    if args.expert_deals < 1 or args.expert_turns < 1 or args.expert_discards < 1:
-        parser.error("the expert's deals, turns and discards are at least 1")
-    budget = expert.Budget(
+    if args.expert_deals < 1 or args.expert_turns < 1 or args.expert_discards < 1 or args.expert_refine < 0:
+        parser.error("the expert's deals, turns and discards are at least 1, its refining deals at least 0")
+    budget = dataclasses.replace(
+        expert.BUDGET,
         deals=args.expert_deals,
         turns=args.expert_turns,
         work=args.expert_work or None,
         discards=args.expert_discards,
         draws=args.expert_draws,
+        refine=args.expert_refine,
     )
 
     saved: dict[int, dict[str, Any]] = {}
@@ -301,7 +306,13 @@ def main() -> None:
             f"expert budget: {budget.deals} self-draw deals of at most {budget.turns} turns "
             f"(at most {budget.work or 'any number of'} cards in all), "
             f"{budget.discards} of the hard bot's discards beside the leftover cards, "
-            f"draws {'weighed on the deals' if budget.draws else 'as the hard bot'}"
+            f"draws {'weighed on the deals' if budget.draws else 'as the hard bot'}, "
+            + (
+                f"the {budget.finalists} best discards on {budget.refine} more deals "
+                f"(at most {budget.refine_work} cards in all)"
+                if budget.refine
+                else "no more deals for the best discards"
+            )
         )
     print(f"{'level':<8} {'games':>6} {'mean score':>11} {'95% interval':>20}")
     means = {}

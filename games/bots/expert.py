@@ -9,7 +9,8 @@ discard pile and who took what: :mod:`.sampling`), plays each hand on alone
 on every deal, and keeps the discard with the fewest expected points (plus
 the hard bot's charge for feeding the next player).  Every discard meets the
 same deals, so their difference is measured far more precisely than their
-values.  It weighs its draws on the same deals, both piles (unless one is
+values; the best few then play many more deals of their own, to tell the
+best from the next best.  It weighs its draws on the same deals, both piles (unless one is
 plainly right), except in its last turn after someone went out, where it
 works each pile's cost out exactly (:func:`last_turn_draw`; with the
 redemption variant, or a history that does not add up, it draws there as
@@ -51,7 +52,10 @@ class Budget:
     ``discards``: how many of the
     hard bot's best discards are weighed beside the leftover cards;
     ``draws``: whether a draw (before the last turn) is weighed on the deals
-    too, rather than chosen as the hard bot does.
+    too, rather than chosen as the hard bot does; ``refine``: how many more
+    deals the ``finalists`` best discards play to settle which is best (0:
+    none; at most ``refine_work`` cards in all), their values then taken over
+    all the deals they played.
     """
 
     deals: int = 48
@@ -59,6 +63,9 @@ class Budget:
     work: int | None = 24_000
     discards: int = 3
     draws: bool = True
+    refine: int = 192
+    finalists: int = 3
+    refine_work: int = 9_000
 
 
 BUDGET = Budget()
@@ -131,11 +138,22 @@ def choose(
         rest.remove(card)
         rests.append(rest)
     values = deals.values(rests)
-    costs = [
-        (value + hard.feeding_cost(pos, card, wanted), -pos.points(card), card.code)
-        for value, card in zip(values, thrown, strict=True)
-    ]
-    return Discard(thrown[costs.index(min(costs))])
+    feeding = [hard.feeding_cost(pos, card, wanted) for card in thrown]
+
+    def cost(i: int) -> tuple[float, int, str]:
+        return values[i] + feeding[i], -pos.points(thrown[i]), thrown[i].code
+
+    ranked = sorted(range(len(thrown)), key=cost)
+    finalists = ranked[: budget.finalists]
+    if budget.refine and len(finalists) > 1:
+        # The close ones again, on deals of their own: the first deals tell the best few from the rest, not
+        # the best from the next best.
+        played, first = deals.played, len(deals.deals)
+        deals.more(budget.refine)
+        more = deals.values([rests[i] for i in finalists], first, budget.refine_work)
+        for i, value in zip(finalists, more, strict=True):
+            values[i] = (values[i] * played + value * deals.played) / (played + deals.played)
+    return Discard(thrown[min(finalists, key=cost)])
 
 
 def last_turn_draw(pos: Position, legal: Sequence[Action], history: Sequence[Mapping[str, Any]]) -> Draw | None:

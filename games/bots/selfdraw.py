@@ -103,15 +103,22 @@ class SelfDraws:
             unseen = Knowledge(pos.view, history).unseen
         except ValueError:
             unseen = hard._unseen(pos, hard.Memory(pos.view, history))
-        pool = sorted(unseen.elements())
-        turns = round_turns(history, pos.view.seat_count)
+        self._rng, self._pool, self._max_turns = rng, sorted(unseen.elements()), max_turns
+        self._turns = round_turns(history, pos.view.seat_count)
         #: Each deal: the number of turns the seat plays, and the cards it draws (one more, for a draw's choice).
         self.deals: list[tuple[int, list[Card]]] = []
+        #: How many deals the last :meth:`values` played (fewer than it was offered once ``work`` ran out).
+        self.played = 0
+        self.more(deals)
+
+    def more(self, deals: int) -> None:
+        """Deal ``deals`` more deals after those dealt, from the same generator."""
+        pool, size = self._pool, self.size
         for _ in range(deals):
             count = 1
-            while count < max_turns and rng.random() >= last_turn_chance(self.size, turns + count):
+            while count < self._max_turns and self._rng.random() >= last_turn_chance(size, self._turns + count):
                 count += 1
-            self.deals.append((count, rng.sample(pool, min(len(pool), count + 1))))
+            self.deals.append((count, self._rng.sample(pool, min(len(pool), count + 1))))
 
     def turn(self, cards: tuple[Card, ...], forbidden: Card | None = None) -> tuple[Card, ...] | None:
         """The hand after one turn holding ``cards`` (sorted, the draw among them): ``None`` if it goes out,
@@ -132,23 +139,28 @@ class SelfDraws:
             hand = self.turn(tuple(sorted((*hand, card))))
         return 0.0 if hand is None else float(self.solved.arrange(hand)[0])
 
-    def values(self, hands: Sequence[Sequence[Card]]) -> list[float]:
+    def values(self, hands: Sequence[Sequence[Card]], first: int = 0, work: int | None = None) -> list[float]:
         """The points each of ``hands`` (after this turn's discard) is expected to score by the end of the round.
 
-        Every hand plays the same deals, one deal after another; once the
-        turns played hold more than ``work`` cards in all, the deals left are
-        not played (the same for every hand, and the same each time: the
-        answer stays reproducible and a big hand early in a round stays quick).
+        Every hand plays the same deals, one deal after another, from deal
+        ``first`` on; once the turns played hold more than ``work`` cards in
+        all (``self.work`` unless given), the deals left are not played (the
+        same for every hand, and the same each time: the answer stays
+        reproducible and a big hand early in a round stays quick).
         """
+        work = self.work if work is None else work
         starts = [tuple(sorted(hand)) for hand in hands]
         totals = [0.0] * len(starts)
         played, self.spent = 0, 0
-        for turns, drawn in self.deals:
+        for turns, drawn in self.deals[first:]:
             for i, start in enumerate(starts):
                 totals[i] += self.play(start, drawn[1:], turns)
             played += 1
-            if self.work is not None and self.spent >= self.work:
+            if work is not None and self.spent >= work:
                 break
+        if not played:
+            raise ValueError("no deal to play: deal more first")
+        self.played = played
         return [total / played for total in totals]
 
     def value(self, hand: Sequence[Card]) -> float:

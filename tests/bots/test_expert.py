@@ -62,7 +62,7 @@ def _searched(level: str = "hard"):
 
 
 def test_the_expert_weighs_every_leftover_card_and_keeps_the_discard_that_leaves_the_fewest_points():
-    searched = differs = 0
+    searched = differs = refined = 0
     for seen, history in _searched():
         if any(isinstance(a, Draw) for a in seen.legal_actions):
             continue
@@ -79,20 +79,34 @@ def test_the_expert_weighs_every_leftover_card_and_keeps_the_discard_that_leaves
             continue
         budget = expert.BUDGET
         rng = random.Random(expert.seed_of(pos, history))
-        deals = SelfDraws(pos, history, rng, budget.deals, budget.turns, budget.work)
+        deals = SelfDraws(pos, history, rng, budget.deals + budget.refine, budget.turns)  # one stream of deals
+        first, later = deals.deals[: budget.deals], deals.deals[budget.deals :]
         wanted = hard.wanted_by_next(pos, memory)
         rests = [[card for card in pos.hand] for _ in options]
         for rest, option in zip(rests, options, strict=True):
             rest.remove(option.card)
-        values = deals.values(rests)
-        costs = {
-            option: (value + hard.feeding_cost(pos, option.card, wanted), -pos.points(option.card))
-            for option, value in zip(options, values, strict=True)
-        }
+
+        fed = {o: hard.feeding_cost(pos, o.card, wanted) for o in options}
+        ties = {o: (-pos.points(o.card), o.card.code) for o in options}
+
+        # The first deals rank every candidate (until the work runs out); the best few then play the deals
+        # after them (until their own work runs out) and are ranked by their values over all the deals played.
+        deals.deals = first
+        values = dict(zip(options, deals.values(rests, work=budget.work), strict=True))
+        played = deals.played
+        finalists = sorted(options, key=lambda o: (values[o] + fed[o], *ties[o]))[: budget.finalists]
+        deals.deals = later
+        more = deals.values([rests[options.index(o)] for o in finalists], work=budget.refine_work)
+        for option, value in zip(finalists, more, strict=True):
+            values[option] = (values[option] * played + value * deals.played) / (played + deals.played)
         chosen = choose_action(seen, "expert", history)
-        assert chosen == min(options, key=lambda o: (*costs[o], o.card.code))
+        assert chosen == min(finalists, key=lambda o: (values[o] + fed[o], *ties[o]))
+        unrefined = expert.choose(pos, seen.legal_actions, history, replace(budget, refine=0))
+        assert unrefined == finalists[0]  # without more deals, the first deals' best
         searched += 1
         differs += chosen != options[0]
+        refined += chosen != unrefined
+    assert refined > 0  # the finalists' deals overrule the first deals now and then
     assert searched > 5 and differs > 0  # the search overrules the hard bot now and then
 
 

@@ -119,6 +119,23 @@ def test_a_work_limit_plays_the_first_deals_only_the_same_for_every_hand():
     assert 1 < played < 40
     first = SelfDraws(pos, history, random.Random(2), played, 6)  # only those deals, no limit
     assert limited.values(hands) == first.values(hands) != free.values(hands)
+    assert limited.played == played and free.played == 40
+
+
+def test_more_deals_continue_the_same_stream_and_are_played_from_where_they_start():
+    seen, history = next(_positions(7, 5))
+    pos = Position(seen)
+    hands = [tuple(sorted(pos.hand[1:])), tuple(sorted(pos.hand[:-1]))]
+    whole = SelfDraws(pos, history, random.Random(4), 30, 6)
+    grown = SelfDraws(pos, history, random.Random(4), 10, 6)
+    grown.more(20)
+    assert grown.deals == whole.deals
+    later = SelfDraws(pos, history, random.Random(4), 30, 6)
+    later.deals = whole.deals[10:]
+    assert grown.values(hands, first=10) == later.values(hands) != grown.values(hands)
+    assert grown.values(hands, first=10, work=50) != grown.values(hands, first=10)  # a tighter limit
+    with pytest.raises(ValueError, match="no deal to play"):
+        grown.values(hands, first=30)
 
 
 def test_the_round_ends_script_prints_the_measured_chances_beside_the_table():
