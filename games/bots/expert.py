@@ -10,11 +10,12 @@ on every deal, and keeps the discard with the fewest expected points (plus
 the hard bot's charge for feeding the next player).  Every discard meets the
 same deals, so their difference is measured far more precisely than their
 values; the best few then play many more deals of their own, to tell the
-best from the next best.  It weighs its draws on the same deals, both piles (unless one is
-plainly right), except in its last turn after someone went out, where it
-works each pile's cost out exactly (:func:`last_turn_draw`; with the
-redemption variant, or a history that does not add up, it draws there as
-the hard bot does); without ``Budget.draws`` it draws as the hard bot does.
+best from the next best.  It weighs its draws on the first deals, both
+piles (unless one is plainly right), except in its last turn after someone
+went out, where it works each pile's cost out exactly
+(:func:`last_turn_draw`; with the redemption variant, or a history that does
+not add up, it draws there as the hard bot does); without ``Budget.draws``
+it draws as the hard bot does.
 
 It sees only its seat's view and the round's public history, like every
 level.  Its random deals come from a generator seeded by what the seat sees
