@@ -14,7 +14,9 @@ Each level's score of a game is the mean final total of its seats in that
 game (lower is better); the table shows the mean over games with a 95%
 confidence interval (mean ± 1.96 standard errors).  A match also shows the
 difference A - B per game (same tables, so paired) with its interval, A's
-score relative to B's, and each level's time per decision (median, 95th
+score relative to B's, the standard deviation of that difference (over
+games, or with ``--duplicate`` over deals: how many are needed to tell two
+versions apart), and each level's time per decision (median, 95th
 percentile, worst; figures of the machine as loaded, ``--workers`` at once).
 Each bot sees only its own ``view`` and the public events of the round, as
 on the site.  ``--expert-*`` options set the expert's search budget;
@@ -209,6 +211,10 @@ def main() -> None:
     parser.add_argument(
         "--expert-refine", type=int, default=expert.BUDGET.refine, help="more deals for the best discards (0: none)"
     )
+    parser.add_argument("--expert-finalists", type=int, default=expert.BUDGET.finalists, help="the best discards")
+    parser.add_argument(
+        "--expert-refine-work", type=int, default=expert.BUDGET.refine_work, help="most cards their turns hold"
+    )
     parser.add_argument(
         "--expert-draws",
         action=argparse.BooleanOptionalAction,
@@ -226,17 +232,21 @@ def main() -> None:
         match = (names[0], names[1])
     if args.duplicate and (not match or args.games % 2):
         parser.error("--duplicate plays a --match, in an even number of --games")
-    if args.expert_deals < 1 or args.expert_turns < 1 or args.expert_discards < 1 or args.expert_refine < 0:
-        parser.error("the expert's deals, turns and discards are at least 1, its refining deals at least 0")
-    budget = dataclasses.replace(
-        expert.BUDGET,
-        deals=args.expert_deals,
-        turns=args.expert_turns,
-        work=args.expert_work or None,
-        discards=args.expert_discards,
-        draws=args.expert_draws,
-        refine=args.expert_refine,
-    )
+    try:
+        budget = expert.Budget(
+            deals=args.expert_deals,
+            turns=args.expert_turns,
+            work=args.expert_work or None,
+            discards=args.expert_discards,
+            draws=args.expert_draws,
+            refine=args.expert_refine,
+            finalists=args.expert_finalists,
+            refine_work=args.expert_refine_work,
+        )
+    except ValueError:
+        parser.error(
+            "the expert's deals, turns, discards, finalists and their work are at least 1, more deals at least 0"
+        )
 
     saved: dict[int, dict[str, Any]] = {}
     if args.save:
@@ -304,12 +314,12 @@ def main() -> None:
     if match and "expert" in match:
         print(
             f"expert budget: {budget.deals} self-draw deals of at most {budget.turns} turns "
-            f"(at most {budget.work or 'any number of'} cards in all), "
-            f"{budget.discards} of the hard bot's discards beside the leftover cards, "
+            + (f"(until their turns hold {budget.work} cards), " if budget.work else "(no limit on their cards), ")
+            + f"{budget.discards} of the hard bot's discards beside the leftover cards, "
             f"draws {'weighed on the deals' if budget.draws else 'as the hard bot'}, "
             + (
                 f"the {budget.finalists} best discards on {budget.refine} more deals "
-                f"(at most {budget.refine_work} cards in all)"
+                f"(until their turns hold {budget.refine_work} cards)"
                 if budget.refine
                 else "no more deals for the best discards"
             )

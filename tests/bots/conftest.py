@@ -9,7 +9,7 @@ import pytest
 from games.bots import expert
 
 #: Enough to search every kind of decision (several candidates, several deals of a few turns).
-SMALL = expert.Budget(deals=8, turns=4, discards=3)
+SMALL = expert.Budget(deals=8, turns=4, discards=3, refine=24, refine_work=2_000)
 
 
 @pytest.fixture(autouse=True)

@@ -110,6 +110,40 @@ def test_the_expert_weighs_every_leftover_card_and_keeps_the_discard_that_leaves
     assert searched > 5 and differs > 0  # the search overrules the hard bot now and then
 
 
+def test_the_finalists_are_judged_over_all_the_deals_they_played_each_part_weighed_by_its_deals(monkeypatch):
+    """Stage values stubbed: the first deals (cut short at 20 of 48 by their work) rank four discards, the three
+    cheapest play on (100 of 192 more), and each finalist's value is the mean over its 120 deals."""
+    seen, history = next((s, h) for s, h in _searched() if not any(isinstance(a, Draw) for a in s.legal_actions))
+    pos = Position(seen)
+    a, b, c, d = (Discard(card) for card in pos.hand[:4])
+    first = {a: 4.0, b: 4.87, c: 3.18, d: 6.0}  # c, a and b go on; d does not
+    later = {a: 5.0, b: 4.87, c: 5.18}  # the first part's weight 1/6 makes a the cheapest: 4.833, 4.87, 4.847
+    # Judged on the later deals alone b would win; weighing the parts alike, or by the deals asked (48 and
+    # 192), c would.
+    budget = expert.Budget(deals=48, refine=192, finalists=3)
+    calls = []
+
+    class Stub:
+        def __init__(self, pos, history, rng, deals, turns, work):
+            self.deals, self.played = [None] * deals, 0
+
+        def more(self, deals):
+            self.deals += [None] * deals
+
+        def values(self, hands, first_deal=0, work=None):
+            thrown = [Discard(next(card for card in pos.hand if card not in hand)) for hand in hands]
+            calls.append((thrown, first_deal, work))
+            self.played = 20 if first_deal == 0 else 100
+            return [(first if first_deal == 0 else later)[option] for option in thrown]
+
+    monkeypatch.setattr(expert, "SelfDraws", Stub)
+    monkeypatch.setattr(expert, "candidates", lambda *args: [a, b, c, d])
+    monkeypatch.setattr(hard, "feeding_cost", lambda *args: 0.0)
+    assert expert.choose(pos, seen.legal_actions, history, budget) == a
+    assert calls[1] == ([c, a, b], 48, budget.refine_work)  # after every first deal, within their own work
+    assert expert.choose(pos, seen.legal_actions, history, replace(budget, refine=0)) == c  # the first deals' best
+
+
 def test_the_expert_weighs_the_piles_on_the_deals_unless_told_to_draw_as_the_hard_bot():
     weighed = taken = 0
     budget = expert.BUDGET
@@ -218,7 +252,10 @@ def test_the_greedy_rollout_policy_plays_as_the_medium_bot(seed):
 def test_the_match_script_compares_the_expert_with_the_hard_bot():
     command = [sys.executable, "bench/bots.py", "--match", "expert,hard", "--games", "2", "--seed", "3"]
     command += ["--rounds", "1", "--workers", "1", "--expert-deals", "4", "--expert-turns", "2"]
+    command += ["--expert-refine", "6", "--expert-finalists", "2", "--expert-refine-work", "500"]
     out = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300, check=True).stdout
+    assert "4 self-draw deals of at most 2 turns" in out, out
+    assert "the 2 best discards on 6 more deals (until their turns hold 500 cards)" in out, out
     for level in ("expert", "hard"):
         assert re.search(rf"^{level}\s+2\s+-?\d+\.\d\s+", out, re.M), out
         assert re.search(rf"^{level} decision time: median \d+\.\d ms, 95% \d+\.\d ms, worst \d+\.\d ms", out, re.M)
@@ -226,6 +263,24 @@ def test_the_match_script_compares_the_expert_with_the_hard_bot():
     assert re.search(r"^expert relative to hard: [+-]\d+\.\d%$", out, re.M), out
     bad = subprocess.run([*command[:2], "--match", "expert,grandmaster"], cwd=ROOT, capture_output=True, text=True)
     assert bad.returncode == 2 and "--match takes two different levels" in bad.stderr
+    for option, value in (("--expert-finalists", "0"), ("--expert-refine", "-1"), ("--expert-deals", "0")):
+        bad = subprocess.run([*command, option, value], cwd=ROOT, capture_output=True, text=True)
+        assert bad.returncode == 2 and "the expert's deals, turns, discards" in bad.stderr, option
+
+
+def test_an_expert_budget_refuses_counts_it_cannot_search_with():
+    assert expert.Budget(refine=0).refine == 0  # no more deals is a budget
+    for bad in (
+        {"deals": 0},
+        {"turns": 0},
+        {"work": 0},
+        {"discards": 0},
+        {"finalists": 0},
+        {"refine_work": 0},
+        {"refine": -1},
+    ):
+        with pytest.raises(ValueError, match="an expert budget counts"):
+            expert.Budget(**bad)
 
 
 def test_the_speed_script_prints_the_expert_decision_times_by_hand_size():
@@ -234,6 +289,21 @@ def test_the_speed_script_prints_the_expert_decision_times_by_hand_size():
     for label in ("3", "4", "all"):
         assert re.search(rf"^{label}\s+\d+\s+\d+\.\d\s+\d+\.\d\s+\d+\.\d$", out, re.M), out
     assert re.search(r"^decision time: median \d+\.\d ms, 95% \d+\.\d ms, worst \d+\.\d ms$", out, re.M), out
+
+
+def test_the_regret_script_charges_each_budgets_discards_against_a_reference():
+    command = [sys.executable, "bench/expert_regret.py", "--games", "1", "--decisions", "60", "--reference", "8"]
+    out = subprocess.run([*command, "--refine", "0,4"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    searched = re.search(
+        r"^(\d+) searched discards of 1 game\(s\) of hard bots; reference: 8 deals each$", out.stdout, re.M
+    )
+    assert searched and int(searched[1]) > 0, out.stdout
+    for refine in (0, 4):
+        line = rf"^refine +{refine}: not the reference's best +\d+\.\d%, points lost a discard \d+\.\d{{4}}$"
+        assert re.search(line, out.stdout, re.M), out.stdout
+    bad = subprocess.run([*command, "--refine", "0,-1"], cwd=ROOT, capture_output=True, text=True)
+    assert bad.returncode == 2 and "--refine takes whole numbers" in bad.stderr
 
 
 def test_the_last_turn_script_counts_the_hard_bots_costlier_draws():
