@@ -143,10 +143,11 @@ class SelfDraws:
         """The points each of ``hands`` (after this turn's discard) is expected to score by the end of the round.
 
         Every hand plays the same deals, one deal after another, from deal
-        ``first`` on; once the turns played hold more than ``work`` cards in
-        all (``self.work`` unless given), the deals left are not played (the
-        same for every hand, and the same each time: the answer stays
-        reproducible and a big hand early in a round stays quick).
+        ``first`` on; once the turns played have held ``work`` cards in all
+        (``self.work`` unless given; checked after each deal), the deals left
+        are not played (the same for every hand, and the same each time: the
+        answer stays reproducible and a big hand early in a round stays
+        quick).
         """
         work = self.work if work is None else work
         starts = [tuple(sorted(hand)) for hand in hands]
