@@ -213,7 +213,7 @@ def main() -> None:
     )
     parser.add_argument("--expert-finalists", type=int, default=expert.BUDGET.finalists, help="the best discards")
     parser.add_argument(
-        "--expert-refine-work", type=int, default=expert.BUDGET.refine_work, help="most cards their turns hold"
+        "--expert-refine-work", type=int, default=expert.BUDGET.refine_work, help="most cards their turns hold (1 up)"
     )
     parser.add_argument(
         "--expert-draws",
@@ -245,7 +245,8 @@ def main() -> None:
         )
     except ValueError:
         parser.error(
-            "the expert's deals, turns, discards, finalists and their work are at least 1, more deals at least 0"
+            "the expert's deals, turns, work, discards, finalists and their work are at least 1 "
+            "(--expert-work 0: no limit), more deals at least 0"
         )
 
     saved: dict[int, dict[str, Any]] = {}
@@ -320,7 +321,7 @@ def main() -> None:
             + (
                 f"the {budget.finalists} best discards on {budget.refine} more deals "
                 f"(until their turns hold {budget.refine_work} cards)"
-                if budget.refine
+                if budget.refine and budget.finalists > 1
                 else "no more deals for the best discards"
             )
         )

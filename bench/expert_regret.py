@@ -90,7 +90,8 @@ def main() -> None:
                 rest.remove(card)
                 rests.append(rest)
             wanted = hard.wanted_by_next(pos, memory)
-            deals = SelfDraws(pos, history, random.Random(f"reference:{seed}:{weighed}"), args.reference, 10)
+            rng = random.Random(f"reference:{seed}:{weighed}")
+            deals = SelfDraws(pos, history, rng, args.reference, expert.BUDGET.turns)
             values = {
                 card: value + hard.feeding_cost(pos, card, wanted)
                 for card, value in zip(thrown, deals.values(rests), strict=True)

@@ -54,9 +54,9 @@ class Budget:
     hard bot's best discards are weighed beside the leftover cards;
     ``draws``: whether a draw (before the last turn) is weighed on the deals
     too, rather than chosen as the hard bot does; ``refine``: how many more
-    deals the ``finalists`` best discards play to settle which is best (0:
-    none; at most ``refine_work`` cards in all), their values then taken over
-    all the deals they played.
+    deals the ``finalists`` best discards play to settle which is best (0,
+    or a single finalist: none; until their turns have held ``refine_work``
+    cards), their values then taken over all the deals they played.
     """
 
     deals: int = 48
@@ -155,8 +155,9 @@ def choose(
     if budget.refine and len(finalists) > 1:
         # The close ones again, on deals of their own: the first deals tell the best few from the rest, not
         # the best from the next best.  The first deals still count, by how many were played: they lean
-        # towards the finalist that led on them, but judging on the later deals alone chose worse (by the
-        # measure of bench/expert_regret.py, 0.012 points a discard against 0.007 on its first game).
+        # towards the finalist that led on them, but judging on the later deals alone chose worse (a
+        # scratch run of bench/expert_regret.py's measure on its first game: 0.012 points a discard
+        # against 0.007).
         played, first = deals.played, len(deals.deals)
         deals.more(budget.refine)
         more = deals.values([rests[i] for i in finalists], first, budget.refine_work)
