@@ -23,6 +23,11 @@ on the site.  ``--expert-*`` options set the expert's search budget;
 ``--minutes`` stops a long run in time and reports the games finished (the
 first ones, in order, so still reproducible).
 
+``--against FILE`` (a match) compares this run game by game with a match
+saved by ``--save`` with the same seed (another budget, or another version of
+the code): both deal every seat the same cards each round, so the change of
+A - B per game is measured far more precisely than either run's figure.
+
 ``--duplicate`` (a match) plays each deal twice, the second time with the
 two levels' seats swapped: every seat is dealt the same cards each round in
 both games, so the luck of the deal falls on both levels alike and their
@@ -155,18 +160,62 @@ def saved_results(path: Path, header: dict[str, Any]) -> dict[int, dict[str, Any
         first = None
     if first != json.loads(json.dumps(header)):
         raise ValueError(f"{path} holds games of another run: {lines[0][:300]}")
+    found = games_in(lines[1:])
+    if not text.endswith("\n"):
+        with path.open("a") as sink:
+            sink.write("\n")  # the next game starts a line of its own
+    return found
+
+
+def games_in(lines: list[str]) -> dict[int, dict[str, Any]]:
+    """The games that lines of a saved file hold whole, by index (a line cut short is left out)."""
     found = {}
-    for line in lines[1:]:
+    for line in lines:
         try:
             result = json.loads(line)
         except json.JSONDecodeError:
             continue  # cut short
         if isinstance(result, dict) and isinstance(result.get("index"), int):
             found[result["index"]] = result
-    if not text.endswith("\n"):
-        with path.open("a") as sink:
-            sink.write("\n")  # the next game starts a line of its own
     return found
+
+
+def load_against(path: Path, header: dict[str, Any]) -> dict[int, dict[str, Any]]:
+    """The games of the match saved in ``path``, to compare with this run's: it must have played the same
+    seed's games (any budget or code).  Raises ``ValueError`` when ``path`` holds no such match."""
+    try:
+        lines = path.read_text().splitlines()
+        theirs = json.loads(lines[0])
+    except (OSError, UnicodeDecodeError, IndexError, json.JSONDecodeError) as error:
+        raise ValueError(f"{path} holds no saved match") from error
+    ours = json.loads(json.dumps(header))
+    if not isinstance(theirs, dict) or any(theirs.get(key) != ours.get(key) for key in SAME_GAMES):
+        raise ValueError(f"{path} holds games of another seed, rounds or levels: {lines[0][:300]}")
+    return games_in(lines[1:])
+
+
+#: What a saved match's header must share with a run for their games to be the same deals.
+SAME_GAMES = ("seed", "rounds", "match", "duplicate")
+
+
+def against(games: dict[int, dict[str, Any]], results: list[dict[str, Any]], match: tuple[str, str]) -> str:
+    """How A - B per game changed from the saved ``games`` to ``results``, game by game: the same seed deals
+    every seat the same cards each round in both, so much of a game's luck cancels."""
+    a, b = match
+    pairs = [
+        (games[r["index"]]["scores"][a] - games[r["index"]]["scores"][b], r["scores"][a] - r["scores"][b])
+        for r in results
+        if r["index"] in games
+    ]
+    if len(pairs) < 2:
+        return f"against: fewer than two of these games saved there ({len(pairs)})"
+    before, now = (list(side) for side in zip(*pairs, strict=True))
+    mean, half = summary([n - p for p, n in pairs])
+    correlation = statistics.correlation(before, now) if len(set(before)) > 1 and len(set(now)) > 1 else 0.0
+    return (
+        f"against the saved match ({len(pairs)} of the same games): {a} - {b} per game changed by {mean:+.1f} "
+        f"({mean - half:+.1f} .. {mean + half:+.1f}); the two runs' differences correlate {correlation:.2f}"
+    )
 
 
 def by_deal(values: list[float], duplicate: bool) -> list[float]:
@@ -199,6 +248,7 @@ def main() -> None:
     )
     parser.add_argument("--save", type=Path, help="keep each game's result in this file and resume from it")
     parser.add_argument("--match", help="two levels, A,B: two bots of each a game (e.g. expert,hard)")
+    parser.add_argument("--against", type=Path, help="a match saved by --save with the same seed: compare game by game")
     parser.add_argument(
         "--duplicate", action="store_true", help="a match plays each deal twice, the levels' seats swapped"
     )
@@ -249,10 +299,18 @@ def main() -> None:
             "(--expert-work 0: no limit), more deals at least 0"
         )
 
+    header = {"seed": args.seed, "rounds": args.rounds, "match": match, "code": code_fingerprint()}
+    header |= {"duplicate": True} if args.duplicate else {}
+    compared: dict[int, dict[str, Any]] = {}
+    if args.against:
+        if not match:
+            parser.error("--against compares a --match with a saved one")
+        try:
+            compared = load_against(args.against, header)
+        except ValueError as error:
+            parser.error(str(error))
     saved: dict[int, dict[str, Any]] = {}
     if args.save:
-        header = {"seed": args.seed, "rounds": args.rounds, "match": match, "code": code_fingerprint()}
-        header |= {"duplicate": True} if args.duplicate else {}
         header["budget"] = dataclasses.asdict(budget) if match and "expert" in match else None
         try:
             saved = saved_results(args.save, header)
@@ -349,6 +407,8 @@ def main() -> None:
                 f"95% {1000 * percentile(times, 0.95):.1f} ms, worst {1000 * max(times):.1f} ms "
                 f"({len(times)} decisions)"
             )
+        if args.against:
+            print(against(compared, results, match))
     print("mean score per game: " + " ".join(f"{level}={means[level]:.1f}" for level in levels))
 
 

@@ -275,6 +275,38 @@ def test_a_saved_match_is_played_in_pieces_and_reports_as_one_run(tmp_path):
     assert indexes() == [0, 1, 2, 3, 4, 5]
 
 
+def test_a_match_is_compared_game_by_game_with_a_saved_match_of_the_same_seed(tmp_path):
+    saved, other = tmp_path / "now.jsonl", tmp_path / "before.jsonl"
+    command = [sys.executable, "bench/bots.py", "--match", "medium,hard", "--rounds", "1", "--workers", "1"]
+
+    def run(*options: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([*command, *options], cwd=ROOT, capture_output=True, text=True, timeout=300)
+
+    assert run("--games", "4", "--seed", "5", "--save", str(saved)).returncode == 0
+    lines = saved.read_text().splitlines()
+    before = [json.loads(line) for line in lines[1:]]
+    for game in before:  # as if medium had scored 2 more a game, and hard 1 less
+        game["scores"] = {"medium": game["scores"]["medium"] + 2, "hard": game["scores"]["hard"] - 1}
+    header = json.loads(lines[0]) | {"code": "another version", "budget": {"deals": 1}}
+    other.write_text("\n".join(json.dumps(line) for line in [header, *before[:3]]) + "\n")
+    out = run("--games", "4", "--seed", "5", "--save", str(saved), "--against", str(other)).stdout
+    assert "against the saved match (3 of the same games): medium - hard per game changed by -3.0 (-3.0 .. -3.0)" in out
+    assert "differences correlate 1.00" in out
+
+    elsewhere = run("--games", "4", "--seed", "6", "--against", str(other))
+    assert elsewhere.returncode == 2 and "holds games of another seed, rounds or levels" in elsewhere.stderr
+    garbage = tmp_path / "garbage.jsonl"
+    garbage.write_bytes(b"\xff\xfe not a match")
+    assert "holds no saved match" in run("--games", "4", "--seed", "5", "--against", str(garbage)).stderr
+    tournament = subprocess.run(
+        [sys.executable, "bench/bots.py", "--games", "1", "--against", str(other)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert tournament.returncode == 2 and "--against compares a --match" in tournament.stderr
+
+
 def test_a_saved_match_is_refused_after_a_change_of_code_but_not_of_wording(tmp_path, monkeypatch):
     import bench.bots
 
