@@ -19,6 +19,11 @@ connection is opened and given back in that one thread, as Django requires.
 Code in the view that calls ``async_to_sync`` (the channel layer) still runs
 on the server's event loop.
 
+What the request leaves until after its answer (``after_response.later``:
+the bots' turns after a person's move) runs once the answer has been sent,
+on a thread of its own per process, so it never holds a request thread
+while a bot thinks; the request's coroutine does not wait for it.
+
 A streaming response is the one exception: its body is produced while it is
 sent, after the call, so the request's database connections are closed in
 the worker thread before it is sent, and its ``close()`` runs after.
@@ -26,6 +31,7 @@ the worker thread before it is sent, and its ``close()`` runs after.
 
 from __future__ import annotations
 
+import asyncio
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -39,6 +45,8 @@ from django.db import connections
 from django.http import HttpResponseBase
 from django.urls import set_script_prefix
 
+from threethirteen_site import after_response
+
 
 class OneTripASGIHandler(ASGIHandler):
     """``ASGIHandler`` whose requests run their sync work in one worker-thread call (see the module)."""
@@ -47,6 +55,9 @@ class OneTripASGIHandler(ASGIHandler):
         base.BaseHandler.__init__(self)
         self.load_middleware(is_async=False)
         self.executor = ThreadPoolExecutor(max_workers=threads or settings.HTTP_THREADS, thread_name_prefix="http")
+        # One thread for the work left until after the answers: the bots think in turn, beside the requests.
+        self.after_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="after-response")
+        self.after_tasks: set[asyncio.Task[None]] = set()  # referenced until done (the loop keeps weak ones)
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -59,17 +70,38 @@ class OneTripASGIHandler(ASGIHandler):
         except RequestAborted:
             return
         try:
-            response = await sync_to_async(self.respond, thread_sensitive=False, executor=self.executor)(
+            response, work = await sync_to_async(self.respond, thread_sensitive=False, executor=self.executor)(
                 scope, body_file
             )
-            await self.send_response(response, send)
-            if response.streaming:
-                await sync_to_async(response.close, thread_sensitive=False, executor=self.executor)()
+            try:
+                await self.send_response(response, send)
+                if response.streaming:
+                    await sync_to_async(response.close, thread_sensitive=False, executor=self.executor)()
+            finally:
+                if work:  # sent, or the person went away: either way the game goes on
+                    self.run_later(work)
         finally:
             body_file.close()
 
-    def respond(self, scope: dict[str, Any], body_file: Any) -> HttpResponseBase:
-        """The request's whole synchronous part, in this one worker thread."""
+    def run_later(self, work: list[Any]) -> None:
+        """Start the request's left-over work on the after-response thread, without waiting for it.
+
+        Through ``sync_to_async`` from this event loop, so the channel-layer sends in it (``async_to_sync``)
+        come back to this loop, as a request's do.
+        """
+        task = asyncio.ensure_future(
+            sync_to_async(after_response.run, thread_sensitive=False, executor=self.after_executor)(work)
+        )
+        self.after_tasks.add(task)
+        task.add_done_callback(self.after_tasks.discard)
+
+    def respond(self, scope: dict[str, Any], body_file: Any) -> tuple[HttpResponseBase, list[Any]]:
+        """The request's whole synchronous part, in this one worker thread, and what it left until after the
+        answer."""
+        with after_response.collecting() as work:
+            return self.answer(scope, body_file), work
+
+    def answer(self, scope: dict[str, Any], body_file: Any) -> HttpResponseBase:
         set_script_prefix(get_script_prefix(scope))
         signals.request_started.send(sender=self.__class__, scope=scope)
         request, error_response = self.create_request(scope, body_file)

@@ -106,12 +106,14 @@ class ServerClock:
         tick = sync_to_async(one_pass, thread_sensitive=False)
         while True:
             done = await tick()
-            if done and (done["timeouts"] or done["emails"] or done["pushes"]):
+            if done and (done["timeouts"] or done["emails"] or done["pushes"] or done["bots"]):
                 logger.info(
-                    "move clock: %s timed-out turn(s) played, %s e-mail(s) and %s push notice(s) sent",
+                    "move clock: %s timed-out turn(s) played, %s e-mail(s) and %s push notice(s) sent,"
+                    " %s table(s) of bots left waiting played",
                     done["timeouts"],
                     done["emails"],
                     done["pushes"],
+                    done["bots"],
                 )
             await asyncio.sleep(self.interval)
 

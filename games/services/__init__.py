@@ -1,7 +1,7 @@
 """Every change of a game goes through here, one module a seam.
 
 - :mod:`.playing`: create (and "Play now"), join, leave, start, play, resign, rematch, move on from a round's summary;
-- :mod:`.clock`: timed-out turns and the turn e-mails (:mod:`.notices`);
+- :mod:`.clock`: timed-out turns, bot turns a stopped server left waiting, and the turn e-mails (:mod:`.notices`);
 - :mod:`.away`: time away (clocks of games over days stop while a player is away);
 - :mod:`.moderation`: what staff do from the admin;
 - :mod:`.chat`: table talk (post, mute, report) and its moderation (hide, mute from chat);
@@ -24,7 +24,7 @@ from .chat import (
     chat_report,
     chat_unmute_user,
 )
-from .clock import TIMEOUTS_BEFORE_TAKEOVER, clock_tick, game_timeout
+from .clock import BOTS_WAITING_AFTER, TIMEOUTS_BEFORE_TAKEOVER, clock_tick, game_timeout
 from .errors import GameError
 from .moderation import REASON_MAX_LENGTH, game_abort, moderation_reason, seat_hand_to_bot, user_deactivate
 from .playing import (
@@ -40,7 +40,7 @@ from .playing import (
     game_start,
     round_summary_dismiss,
 )
-from .turns import TAKEOVER_BOT_LEVEL
+from .turns import TAKEOVER_BOT_LEVEL, bots_play
 
 __all__ = [
     "GameError",
@@ -56,6 +56,8 @@ __all__ = [
     "round_summary_dismiss",
     "game_timeout",
     "clock_tick",
+    "bots_play",
+    "BOTS_WAITING_AFTER",
     "TIME_LIMITS",
     "TIMEOUTS_BEFORE_TAKEOVER",
     "TAKEOVER_BOT_LEVEL",

@@ -7,6 +7,7 @@ import datetime
 import logging
 
 from django.db import transaction
+from django.db.models import Exists, OuterRef
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -19,6 +20,7 @@ from .errors import GameError
 from .turns import (
     TAKEOVER_BOT_LEVEL,
     Recorder,
+    bots_play,
     engine_state,
     extend_history,
     hand_seat_to_bot,
@@ -32,6 +34,11 @@ logger = logging.getLogger(__name__)
 
 #: Timeouts in a row after which the bot keeps the seat and the person has left.
 TIMEOUTS_BEFORE_TAKEOVER = 3
+
+#: A bot's turn not played this long after it began was left by a server that stopped before it ran the
+#: work after its answer (``after_response``): the clock plays it.  The bots of a table take well under
+#: this (the expert's slowest decision is under a second), and a second player of the turn finds it played.
+BOTS_WAITING_AFTER = datetime.timedelta(seconds=10)
 
 
 @transaction.atomic
@@ -122,5 +129,28 @@ def clock_tick(*, now: datetime.datetime | None = None) -> dict[str, int]:
             pass  # another worker (or the player) got there first
         except Exception:  # one broken game must not stop the clock of all the others
             logger.exception("the bot could not play the timed-out turn %s of game %s", turn_number, game_id)
+    rescued = 0
+    for game_id in bots_left_waiting(now):
+        try:
+            rescued += bots_play(game_id)
+        except Exception:  # nor one broken game the others' bots
+            logger.exception("the bots of game %s could not play their waiting turns", game_id)
     sent = notices.send_due_notices(now=now)
-    return {"timeouts": played, "emails": sent["emails"], "pushes": sent["pushes"], "away": settled}
+    return {
+        "timeouts": played,
+        "emails": sent["emails"],
+        "pushes": sent["pushes"],
+        "away": settled,
+        "bots": rescued,
+    }
+
+
+def bots_left_waiting(now: datetime.datetime) -> list[int]:
+    """The games in play whose turn has been a bot's for ``BOTS_WAITING_AFTER`` or more."""
+    bot_to_play = Seat.objects.filter(game=OuterRef("pk"), position=OuterRef("current_seat")).exclude(bot_level="")
+    return list(
+        Game.objects.filter(status=Game.Status.ACTIVE, turn_started_at__lte=now - BOTS_WAITING_AFTER)
+        .filter(Exists(bot_to_play))
+        .order_by("turn_started_at")
+        .values_list("pk", flat=True)
+    )

@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime
 import logging
 from collections.abc import Iterable, Mapping
+from functools import partial
 from typing import Any
 
 from django.db import transaction
@@ -17,6 +18,7 @@ from games.engine import Action, Draw, EventKind, GameState, IllegalAction, Rule
 from games.engine import RoundResult as EngineRoundResult
 from games.history import ratings
 from games.models import BotLevel, Game, Move, RoundResult, Seat
+from threethirteen_site import after_response
 
 from .errors import GameError
 from .fairness import shuffle_at_deal
@@ -204,11 +206,17 @@ def play_bots(
 ) -> None:
     """Bot seats play while the turn is theirs; then the moves and the game row are saved.
 
+    In a request (``after_response.later``) the moves so far are saved and the bots play after the answer
+    is sent, in a transaction of their own (:func:`bots_play`): the person does not wait for them to think.
+
     ``seats``: the game's seats as the caller read (and changed) them; read here otherwise.
     """
     if seats is None:
         seats = list(game.seats.all())
     bot_levels = {s.position: s.bot_level for s in seats if s.bot_level}
+    if not state.is_over and state.current_seat in bot_levels and after_response.later(partial(bots_play, game.pk)):
+        save_state(game, state, recorder, seats, now=now)
+        return
     history: list[dict[str, Any]] | None = None
     for _turn in range(_MAX_BOT_MOVES):
         if state.is_over or state.current_seat not in bot_levels:
@@ -222,6 +230,19 @@ def play_bots(
         if history is not None:
             history = extend_history(history, recorder.last_events)
     save_state(game, state, recorder, seats, now=now)
+
+
+@transaction.atomic
+def bots_play(game_id: int) -> bool:
+    """The bots' turns of a game whose turn is a bot's (a request left them until after its answer, or the
+    clock found them waiting); False, changing nothing, when it is no bot's turn any more (they were played,
+    or the game ended or was called off)."""
+    game = lock_game(game_id)
+    seats = list(game.seats.all())
+    if game.status != Game.Status.ACTIVE or not any(s.bot_level and s.position == game.current_seat for s in seats):
+        return False
+    play_bots(game, engine_state(game), Recorder(game), seats=seats)
+    return True
 
 
 def round_history(game: Game, state: GameState) -> list[dict[str, Any]]:

@@ -68,6 +68,8 @@ def test_a_round_against_a_bot_in_best_melds_ends_in_its_summary_and_next_deal_m
 
     summary = page.locator("#table .round-end")
     for _move in range(200):
+        # The bot plays after each of ann's turns; its moves come live: wait for ann's turn or the round's end.
+        expect(page.locator("#table .round-end, #table .turn-line:has-text('Your turn')").first).to_be_visible()
         if summary.count():
             break
         draw = page.get_by_role("button", name="Draw from stock")

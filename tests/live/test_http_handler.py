@@ -9,8 +9,10 @@ page) and that a worker thread survives what goes wrong in it.
 
 from __future__ import annotations
 
+import asyncio
 import io
 import re
+import threading
 import urllib.parse
 from typing import Any
 
@@ -26,7 +28,7 @@ from django.urls import path
 from games import bots, selectors, services
 from games.models import Game
 from tests.web.conftest import engine_view, state_fingerprint
-from threethirteen_site.asgi import application
+from threethirteen_site.asgi import application, django_asgi_app
 from threethirteen_site.http import OneTripASGIHandler
 
 from .conftest import session_cookie
@@ -100,7 +102,7 @@ async def respond_then_look(handler: OneTripASGIHandler, scope: dict[str, Any]) 
     def connections_after() -> list[tuple[str, bool]]:
         return [(wrapper.alias, wrapper.connection is not None) for wrapper in connections.all(initialized_only=True)]
 
-    response = await sync_to_async(handler.respond, thread_sensitive=False, executor=handler.executor)(
+    response, _work = await sync_to_async(handler.respond, thread_sensitive=False, executor=handler.executor)(
         scope, io.BytesIO()
     )
     after = await sync_to_async(connections_after, thread_sensitive=False, executor=handler.executor)()
@@ -144,6 +146,68 @@ def test_a_move_posted_over_http_is_applied_and_heard_on_the_other_players_socke
     game.refresh_from_db()
     assert status == 302
     assert game.version > version and game.moves.count() >= 1
+    assert heard == {"type": "version", "version": game.version}
+
+
+async def csrf_post(app: Any, path: str, cookie: bytes, page_path: str, fields: dict[str, Any]) -> dict[str, Any]:
+    """``fields`` posted to ``path`` with the CSRF token of the page at ``page_path``, as a browser would."""
+    page = await http(app, "GET", page_path, cookie)
+    token = re.search(rb'name="csrfmiddlewaretoken" value="([^"]+)"', page["body"])
+    assert page["status"] == 200 and token is not None
+    form = {"csrfmiddlewaretoken": token.group(1).decode(), **fields}
+    cookies = cookie + f"; csrftoken={set_cookies(page)['csrftoken']}".encode()
+    return await http(app, "POST", path, cookies, urllib.parse.urlencode(form).encode())
+
+
+def test_a_move_is_answered_before_the_bots_think_and_their_moves_are_heard_after(make_user, classic, monkeypatch):
+    """The bots' turns after a person's move run after the answer (``after_response``): the answer comes
+    while the bot is still thinking, and the bot's moves reach the person's socket when it has played."""
+    ann = make_user("ann")
+    game = services.game_create(
+        creator=ann, variant=classic, seat_count=2, bot_count=1, bot_level="hard", seed=11, options={"rounds": [3, 4]}
+    )
+    assert game.current_seat == 0
+    draw = {"type": "draw", "source": "stock"}
+    services.game_play(game_id=game.pk, user=ann, action=draw, expected_version=game.version)
+    game.refresh_from_db()
+    assert game.current_seat == 0
+    card = engine_view(game, 0).hand[0].code
+    version, cookie = game.version, cookie_of(ann)
+    thinking, may_play = threading.Event(), threading.Event()
+    real_choice = bots.choose_action
+
+    def slow_bot(*args: Any, **kwargs: Any) -> Any:
+        thinking.set()
+        if not may_play.wait(timeout=20):
+            raise RuntimeError("the bot was never let go")
+        return real_choice(*args, **kwargs)
+
+    monkeypatch.setattr(bots, "choose_action", slow_bot)
+
+    async def scenario() -> tuple[int, bool, int | None, dict[str, Any]]:
+        socket = WebsocketCommunicator(application, f"/ws/games/{game.pk}/", headers=[*HOST, (b"cookie", cookie)])
+        assert (await socket.connect())[0]
+        fields = {"version": version, "type": "discard", "card": card}
+        moved = await csrf_post(application, f"/games/{game.pk}/play/", cookie, f"/games/{game.pk}/", fields)
+        # Answered, and the bot, which cannot play until it is let go, has had its turn handed to it.
+        had_turn = await asyncio.to_thread(thinking.wait, 10)
+        seat_when_answered = await sync_to_async(lambda: Game.objects.get(pk=game.pk).current_seat)()
+        may_play.set()
+        heard = await socket.receive_json_from(timeout=10)
+        while heard.get("version", 0) <= version + 1:  # ann's own move; then the bot's turn
+            heard = await socket.receive_json_from(timeout=10)
+        await asyncio.gather(*django_asgi_app.after_tasks)
+        await socket.disconnect()
+        return moved["status"], had_turn, seat_when_answered, heard
+
+    try:
+        status, had_turn, seat_when_answered, heard = async_to_sync(scenario)()
+    finally:
+        may_play.set()
+    game.refresh_from_db()
+    assert status == 302 and had_turn
+    assert seat_when_answered == 1  # ann's discard saved, the bot to play
+    assert game.moves.filter(by_bot=True, seat=1).count() == 2  # its draw and its discard
     assert heard == {"type": "version", "version": game.version}
 
 

@@ -171,7 +171,7 @@ def test_the_turn_notice_and_the_reminder_arrive_once_each_decrypted_with_the_li
     assert response.status_code == 200 and response.json() == {"ok": True, "devices": 1}
 
     start = game.turn_started_at
-    assert services.clock_tick(now=start + SECOND) == {"timeouts": 0, "emails": 0, "pushes": 1, "away": 0}
+    assert services.clock_tick(now=start + SECOND) == {"timeouts": 0, "emails": 0, "pushes": 1, "away": 0, "bots": 0}
     assert services.clock_tick(now=start + 2 * SECOND)["pushes"] == 0  # once per turn
     (first,) = push_service.received
     assert first.path == browser.endpoint.removeprefix(push_service.url)

@@ -1,5 +1,6 @@
-"""The move clock: plays timed-out turns with the bot and sends the turn e-mails; between them it works
-through the analyses of finished games that players asked for, a bounded slice each pass.
+"""The move clock: plays timed-out turns with the bot (and bot turns a stopped server left waiting) and
+sends the turn e-mails; between them it works through the analyses of finished games that players asked
+for, a bounded slice each pass.
 
     python manage.py gameclock [--interval 2] [--once] [--analysis-seconds 2]
 
@@ -82,10 +83,10 @@ class Command(BaseCommand):
                     raise
                 logger.exception("gameclock pass failed")
                 done = None
-            if done and (done["timeouts"] or done["emails"] or done["pushes"] or once):
+            if done and (done["timeouts"] or done["emails"] or done["pushes"] or done["bots"] or once):
                 self.stdout.write(
                     f"gameclock: {done['timeouts']} timed-out turn(s) played, {done['emails']} e-mail(s) sent,"
-                    f" {done['pushes']} push notice(s) sent"
+                    f" {done['pushes']} push notice(s) sent, {done['bots']} table(s) of bots left waiting played"
                 )
             if analysis_seconds > 0:
                 try:

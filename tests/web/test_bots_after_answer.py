@@ -1,0 +1,195 @@
+"""The bots' turns after a person's move are played after the answer, and never lost or played twice.
+
+In a request the services save the person's move and hand the bots' turns to
+``after_response.later`` (``services.turns.play_bots``); the site's ASGI
+handler runs them once the answer is sent (``tests/live/test_http_handler.py``
+drives that through the application). Here the collecting is done by hand,
+as the handler does it, to check what each step leaves behind: the move
+saved with a bot to play, the work that plays the bots, a refused move that
+leaves none, the work run twice or after the game was called off, and the
+clock finding bot turns that a stopped server never ran.
+"""
+
+from __future__ import annotations
+
+import datetime
+from typing import Any
+
+import pytest
+from django.utils import timezone
+
+from games import services
+from games.integrity import log_replay_problem
+from games.models import Game, Seat
+from tests.races import race
+from tests.web.conftest import engine_view
+from threethirteen_site import after_response
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+SECOND = datetime.timedelta(seconds=1)
+
+
+@pytest.fixture
+def game(make_user, classic) -> Game:
+    """Ann against two hard bots, at her turn."""
+    ann = make_user("ann")
+    game = services.game_create(
+        creator=ann, variant=classic, seat_count=3, bot_count=2, bot_level="hard", seed=11, options={"rounds": [3, 4]}
+    )
+    assert game.status == Game.Status.ACTIVE and game.current_seat == 0
+    return game
+
+
+def ann(game: Game) -> Any:
+    return game.seats.get(position=0).user
+
+
+def first_card(game: Game) -> str:
+    hand = engine_view(game, 0).hand
+    assert hand
+    return hand[0].code
+
+
+def end_anns_turn(game: Game) -> list[Any]:
+    """Ann draws from the stock and throws her first card, in a request: the work it left until after."""
+    services.game_play(
+        game_id=game.pk, user=ann(game), action={"type": "draw", "source": "stock"}, expected_version=game.version
+    )
+    card = first_card(game)
+    with after_response.collecting() as work:
+        services.game_play(
+            game_id=game.pk, user=ann(game), action={"type": "discard", "card": card}, expected_version=game.version
+        )
+    game.refresh_from_db()
+    return work
+
+
+def test_in_a_request_the_persons_move_is_saved_and_the_bots_play_after_it(game):
+    turn = game.turn_number
+    work = end_anns_turn(game)
+    # The answer would show ann's move with the first bot to play: nothing of the bots' yet.
+    assert game.current_seat == 1 and game.turn_number == turn + 1
+    assert not game.moves.filter(by_bot=True).exists()
+    assert len(work) == 1
+    version = game.version
+
+    after_response.run(work)
+    game.refresh_from_db()
+    assert game.current_seat == 0 and game.turn_number == turn + 3  # both bots played a whole turn
+    assert set(game.moves.filter(by_bot=True).values_list("seat", flat=True)) == {1, 2}
+    assert game.version > version
+    assert log_replay_problem(game) is None
+
+
+def test_a_move_that_is_refused_leaves_no_work(game):
+    stale = game.version - 1
+    with after_response.collecting() as work, pytest.raises(services.GameError):
+        services.game_play(
+            game_id=game.pk, user=ann(game), action={"type": "draw", "source": "stock"}, expected_version=stale
+        )
+    assert work == []
+
+
+def test_a_move_after_which_it_is_the_persons_turn_again_leaves_no_work(game):
+    with after_response.collecting() as work:
+        services.game_play(
+            game_id=game.pk, user=ann(game), action={"type": "draw", "source": "stock"}, expected_version=game.version
+        )
+    assert work == []  # a draw: still ann's turn
+    game.refresh_from_db()
+    assert game.current_seat == 0
+
+
+def test_the_work_run_twice_plays_the_bots_once(game):
+    work = end_anns_turn(game)
+    after_response.run(work)
+    game.refresh_from_db()
+    version, moves = game.version, game.moves.count()
+
+    after_response.run(work)
+    assert services.bots_play(game.pk) is False  # ann's turn: nothing for a bot to play
+    game.refresh_from_db()
+    assert (game.version, game.moves.count()) == (version, moves)
+
+
+def test_a_game_called_off_before_the_work_runs_is_left_alone(game):
+    work = end_anns_turn(game)
+    Game.objects.filter(pk=game.pk).update(status=Game.Status.ABORTED)
+    after_response.run(work)
+    assert not game.moves.filter(by_bot=True).exists()
+
+
+def test_work_that_fails_is_logged_and_the_next_piece_still_runs(game, caplog):
+    done = []
+
+    def broken() -> None:
+        raise RuntimeError("a bug in one piece")
+
+    after_response.run([broken, lambda: done.append("next")])
+    assert done == ["next"]
+    assert "work left until after an answer failed" in caplog.text
+
+
+def test_outside_a_request_the_bots_play_at_once(game):
+    assert after_response.later(lambda: None) is False  # nothing collecting: the caller does it now
+    services.game_play(
+        game_id=game.pk, user=ann(game), action={"type": "draw", "source": "stock"}, expected_version=game.version
+    )
+    card = first_card(game)
+    played = services.game_play(
+        game_id=game.pk, user=ann(game), action={"type": "discard", "card": card}, expected_version=game.version
+    )
+    assert played.current_seat == 0 and game.moves.filter(by_bot=True).exists()
+
+
+def test_the_clock_plays_bot_turns_a_stopped_server_left_waiting(game):
+    end_anns_turn(game)  # the work is dropped: the server stopped before it ran it
+    started = game.turn_started_at
+    assert game.current_seat == 1
+
+    assert services.clock_tick(now=started + services.BOTS_WAITING_AFTER - SECOND)["bots"] == 0
+    game.refresh_from_db()
+    assert game.current_seat == 1  # a moment ago: the server may still be running it
+
+    assert services.clock_tick(now=started + services.BOTS_WAITING_AFTER)["bots"] == 1
+    game.refresh_from_db()
+    assert game.current_seat == 0 and game.moves.filter(by_bot=True).exists()
+    assert services.clock_tick(now=timezone.now() + services.BOTS_WAITING_AFTER)["bots"] == 0
+    assert log_replay_problem(game) is None
+
+
+def test_the_clock_leaves_a_persons_waiting_turn_to_the_deadline(game):
+    game.refresh_from_db()
+    assert game.current_seat == 0
+    assert services.clock_tick(now=game.turn_started_at + services.BOTS_WAITING_AFTER)["bots"] == 0
+    assert not game.moves.exists()
+
+
+def test_the_clock_and_the_work_after_the_answer_at_once_play_the_bots_once(game):
+    work = end_anns_turn(game)
+    late = game.turn_started_at + services.BOTS_WAITING_AFTER
+
+    def after_answer() -> str:
+        after_response.run(work)
+        return "after"
+
+    outcomes = race([after_answer, lambda: services.clock_tick(now=late)["bots"]], lock=game)
+    game.refresh_from_db()
+    assert sorted(outcomes, key=str) in ([0, "after"], [1, "after"])
+    # Whoever came second found ann's turn: each bot played its turn once.
+    bot_moves = list(game.moves.filter(by_bot=True).values_list("seat", "action__type"))
+    assert sorted(bot_moves) == [(1, "discard"), (1, "draw"), (2, "discard"), (2, "draw")]
+    assert game.current_seat == 0
+    assert log_replay_problem(game) is None
+
+
+def test_a_seat_handed_to_a_bot_counts_as_a_bot_for_the_clock(game):
+    """A person whose seat a bot took over (timeouts, resignation) is played like any bot seat."""
+    end_anns_turn(game)
+    seat = game.seats.get(position=0)
+    Seat.objects.filter(pk=seat.pk).update(bot_level="hard", bot_name="Zed")
+    late = game.turn_started_at + services.BOTS_WAITING_AFTER
+    assert services.clock_tick(now=late)["bots"] == 1
+    game.refresh_from_db()
+    assert game.moves.filter(by_bot=True, seat=0).exists()
