@@ -134,6 +134,8 @@ def _dealt(reading: TableReading, v: SeatView) -> dict[str, Any]:
     wild = v.wild_chars
     playing = game.in_play  # an aborted game takes no more moves
     my_turn = playing and me is not None and v.current_seat == me.position and not me.is_bot
+    # A bot's turn lasts as long as it thinks (it plays after the answer to the move before): no clock to show.
+    bot_to_play = playing and any(s.is_bot and s.position == v.current_seat for s in seats)
     legal = v.legal_actions if playing else ()
 
     players = [
@@ -197,6 +199,7 @@ def _dealt(reading: TableReading, v: SeatView) -> dict[str, Any]:
         "phase": v.phase.value,
         "is_over": v.is_over,
         "my_turn": my_turn,
+        "bot_to_play": bot_to_play,
         "current_name": names.get(v.current_seat) if v.current_seat is not None else None,
         "can_draw_stock": Draw("stock") in legal,
         "can_draw_discard": Draw("discard") in legal,

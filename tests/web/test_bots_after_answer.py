@@ -193,3 +193,24 @@ def test_a_seat_handed_to_a_bot_counts_as_a_bot_for_the_clock(game):
     assert services.clock_tick(now=late)["bots"] == 1
     game.refresh_from_db()
     assert game.moves.filter(by_bot=True, seat=0).exists()
+
+
+def test_while_the_bot_thinks_the_table_says_so_and_shows_no_clock(game, client):
+    end_anns_turn(game)  # the answer's table: the first bot to play
+    client.force_login(ann(game))
+    page = client.get(f"/games/{game.pk}/table/").content.decode()
+    name = game.seats.get(position=1).name
+    assert f"{name} (bot) is thinking…" in page
+    assert "Move before" not in page and "Waiting for" not in page
+    client.cookies["django_language"] = "hr"
+    assert f"{name} (bot) razmišlja…" in client.get(f"/games/{game.pk}/table/").content.decode()
+
+
+def test_a_persons_turn_still_shows_whom_the_table_waits_for_and_their_clock(make_user, classic, client):
+    ann, bob = make_user("ann"), make_user("bob")
+    game = services.game_create(creator=ann, variant=classic, seat_count=2, invitees=[bob], seed=21)
+    waiting = bob if game.current_seat == 0 else ann
+    mover = game.seats.get(position=game.current_seat)
+    client.force_login(waiting)
+    page = client.get(f"/games/{game.pk}/table/").content.decode()
+    assert f"Waiting for {mover.name}." in page and "Move before" in page and "is thinking" not in page
