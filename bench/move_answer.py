@@ -1,0 +1,151 @@
+"""How long a person waits for the answer to a move at a table of bots; prints figures, never fails.
+
+    python bench/move_answer.py [--bots expert] [--rounds 11] [--seed 1] [--bots-in-request]
+
+Builds a throwaway SQLite database in a temporary directory and deals one
+game: Ann against three bots of ``--bots``'s level.  Through the site's ASGI
+application (the HTTP handler of ``threethirteen_site/http.py``, driven by
+Channels' ``HttpCommunicator`` on one event loop, as daphne would), Ann posts
+each move as her page's script does (``X-Requested-With: fetch``, answered
+with the table), choosing what the medium bot would.  For each move that
+hands the turn to the bots it measures:
+
+* the answer: from sending the POST to the table's last byte;
+* the bots done: from sending the POST until every bot's turn is saved and
+  it is Ann's turn again (or the round or game is over).
+
+``--bots-in-request`` plays the bots inside the request instead, as the site
+did before ``after_response`` (the answer then waits for them): run both to
+compare.  Run it on a quiet machine: the bots' thinking is CPU time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import atexit
+import os
+import re
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+import urllib.parse
+from typing import Any
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TMP = tempfile.mkdtemp(prefix="threethirteen-bench-")
+atexit.register(shutil.rmtree, TMP, ignore_errors=True)
+os.environ["DATABASE_URL"] = f"sqlite:///{TMP}/bench.sqlite3"
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "threethirteen_site.settings")
+os.environ["GAMECLOCK_IN_SERVER"] = "0"  # nothing but the posts and the bots on the machine
+
+import django  # noqa: E402
+
+django.setup()
+
+from asgiref.sync import async_to_sync, sync_to_async  # noqa: E402
+from channels.testing import HttpCommunicator  # noqa: E402
+from django.contrib.auth import get_user_model  # noqa: E402
+from django.core.management import call_command  # noqa: E402
+from django.test import Client  # noqa: E402
+
+from games import bots, services  # noqa: E402
+from games.engine import GameState, view  # noqa: E402
+from games.models import Game, Variant  # noqa: E402
+from threethirteen_site import after_response  # noqa: E402
+from threethirteen_site.asgi import application, django_asgi_app  # noqa: E402
+
+HOST = [(b"host", b"127.0.0.1"), (b"origin", b"http://127.0.0.1")]
+
+
+def deal(level: str, rounds: int, seed: int) -> tuple[int, str]:
+    """Ann's game against three bots of ``level``, and her session cookie."""
+    call_command("migrate", verbosity=0)
+    ann = get_user_model().objects.create_user(username="ann", password="a-long-pass-phrase-42")
+    game = services.game_create(
+        creator=ann,
+        variant=Variant.objects.get(slug="classic"),
+        seat_count=4,
+        bot_count=3,
+        bot_level=level,
+        seed=seed,
+        options={"rounds": list(range(3, 3 + rounds))},
+    )
+    client = Client()
+    client.force_login(ann)
+    return game.pk, client.cookies["sessionid"].value
+
+
+def anns_move(game_id: int) -> tuple[int, dict[str, Any], bool] | None:
+    """(version, the medium bot's move for Ann, whether it ends her turn), or None once the game is over."""
+    game = Game.objects.get(pk=game_id)
+    if game.status != Game.Status.ACTIVE:
+        return None
+    state = GameState.from_dict(game.state)
+    if state.current_seat != 0:
+        raise RuntimeError("the bots have not played: it is not Ann's turn")
+    action = bots.choose_action(view(state, 0), "medium").to_dict()
+    return game.version, action, action["type"] != "draw"
+
+
+async def request(method: str, path: str, cookie: str, body: bytes = b"") -> dict[str, Any]:
+    headers = [*HOST, (b"cookie", cookie.encode()), (b"x-requested-with", b"fetch")]
+    if body:
+        headers.append((b"content-type", b"application/x-www-form-urlencoded"))
+    return await HttpCommunicator(application, method, path, body=body, headers=headers).get_response(timeout=120)
+
+
+async def play(game_id: int, session: str) -> tuple[list[float], list[float]]:
+    page = await request("GET", f"/games/{game_id}/", f"sessionid={session}")
+    token = re.search(rb'name="csrfmiddlewaretoken" value="([^"]+)"', page["body"])
+    csrf = next(v.decode() for k, v in page["headers"] if k.lower() == b"set-cookie" and v.startswith(b"csrftoken="))
+    if token is None:
+        raise RuntimeError("no CSRF token on the table page")
+    cookie = f"sessionid={session}; {csrf.split(';', 1)[0]}"
+    answers: list[float] = []
+    done: list[float] = []
+    while (move := await sync_to_async(anns_move)(game_id)) is not None:
+        version, action, hands_over = move
+        form = {"csrfmiddlewaretoken": token.group(1).decode(), "version": version, **action}
+        start = time.perf_counter()
+        answer = await request("POST", f"/games/{game_id}/play/", cookie, urllib.parse.urlencode(form).encode())
+        answered = time.perf_counter()
+        if answer["status"] != 200:
+            raise RuntimeError(f"the move was refused: {answer['status']} {answer['body'][:200]!r}")
+        await asyncio.gather(*django_asgi_app.after_tasks)  # the bots' work after the answer, if any
+        if hands_over:
+            answers.append(answered - start)
+            done.append(time.perf_counter() - start)
+    return answers, done
+
+
+def describe(name: str, seconds: list[float]) -> str:
+    ms = sorted(s * 1000 for s in seconds)
+    p95 = ms[min(len(ms) - 1, round(0.95 * (len(ms) - 1)))]
+    return f"{name:>10}: median {statistics.median(ms):7.1f} ms   95% {p95:7.1f} ms   worst {ms[-1]:7.1f} ms"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--bots", default="expert", choices=["easy", "medium", "hard", "expert"])
+    parser.add_argument("--rounds", type=int, default=11, help="rounds of the game, from 3 cards (1-11)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--bots-in-request", action="store_true", help="the bots play inside the request (as before)")
+    args = parser.parse_args()
+    if not 1 <= args.rounds <= 11:
+        parser.error("--rounds must be between 1 and 11")
+    if args.bots_in_request:
+        after_response.later = lambda task: False  # type: ignore[assignment]  # nothing collected: played at once
+    game_id, session = deal(args.bots, args.rounds, args.seed)
+    answers, done = async_to_sync(play)(game_id, session)
+    where = "inside the request" if args.bots_in_request else "after the answer"
+    print(f"Ann against three {args.bots} bots, {args.rounds} round(s), seed {args.seed}; the bots play {where}")
+    print(f"{len(answers)} of Ann's moves handed the turn to the bots")
+    print(describe("answer", answers))
+    print(describe("bots done", done))
+
+
+if __name__ == "__main__":
+    main()
