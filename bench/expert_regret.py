@@ -28,7 +28,7 @@ from typing import Any
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from games.bots import choose_action, expert, hard  # noqa: E402
-from games.bots.position import Position  # noqa: E402
+from games.bots.position import Position, remove  # noqa: E402
 from games.bots.selfdraw import SelfDraws  # noqa: E402
 from games.engine import Discard, GoOut, Rules, SeatView, apply, new_game, view  # noqa: E402
 
@@ -84,11 +84,7 @@ def main() -> None:
             if len(options) < 2:
                 continue
             thrown = [option.card for option in options if isinstance(option, Discard)]
-            rests = []
-            for card in thrown:
-                rest = list(pos.hand)
-                rest.remove(card)
-                rests.append(rest)
+            rests = [remove(pos.hand, card) for card in thrown]
             wanted = hard.wanted_by_next(pos, memory)
             rng = random.Random(f"reference:{seed}:{weighed}")
             deals = SelfDraws(pos, history, rng, args.reference, expert.BUDGET.turns)

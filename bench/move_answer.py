@@ -81,7 +81,7 @@ def deal(level: str, rounds: int, seed: int) -> tuple[int, str]:
 def anns_move(game_id: int) -> tuple[int, dict[str, Any], bool] | None:
     """(version, the medium bot's move for Ann, whether it ends her turn), or None once the game is over."""
     game = Game.objects.get(pk=game_id)
-    if game.status != Game.Status.ACTIVE:
+    if game.status != Game.Status.ACTIVE or game.state is None:
         return None
     state = GameState.from_dict(game.state)
     if state.current_seat != 0:
@@ -137,7 +137,7 @@ def main() -> None:
     if not 1 <= args.rounds <= 11:
         parser.error("--rounds must be between 1 and 11")
     if args.bots_in_request:
-        after_response.later = lambda task: False  # type: ignore[assignment]  # nothing collected: played at once
+        after_response.later = lambda task: False  # nothing collected: the bots play at once
     game_id, session = deal(args.bots, args.rounds, args.seed)
     answers, done = async_to_sync(play)(game_id, session)
     where = "inside the request" if args.bots_in_request else "after the answer"

@@ -35,7 +35,7 @@ from typing import Any
 from games.engine import Action, Card, Discard, Draw, discard_penalties
 
 from . import hard
-from .position import Position, allowed_discards, draws, isolated, may_draw
+from .position import Position, allowed_discards, draws, isolated, may_draw, remove
 from .sampling import Knowledge
 from .selfdraw import SelfDraws
 
@@ -139,11 +139,7 @@ def choose(
         return Draw("discard") if pile < stock else Draw("stock")
     wanted = hard.wanted_by_next(pos, memory)
     thrown = [option.card for option in options if isinstance(option, Discard)]
-    rests = []
-    for card in thrown:
-        rest = list(pos.hand)
-        rest.remove(card)
-        rests.append(rest)
+    rests = [remove(pos.hand, card) for card in thrown]
     values = deals.values(rests)
     feeding = [hard.feeding_cost(pos, card, wanted) for card in thrown]
 
