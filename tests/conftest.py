@@ -52,3 +52,13 @@ def _django_stays_out(request: pytest.FixtureRequest) -> Iterator[None]:
     yield
     if not request.config.pluginmanager.has_plugin("django"):
         assert "django" not in sys.modules, "Django was imported in a run without pytest-django (-p no:django)"
+
+
+@pytest.fixture(autouse=True)
+def _after_answers_done() -> Iterator[None]:
+    """A test that drove the site's ASGI application ends once the work left until after its answers (the
+    bots' turns) has run, so that none of it runs into the next test's database."""
+    yield
+    asgi = sys.modules.get("threethirteen_site.asgi")
+    if asgi is not None:
+        asgi.django_asgi_app.after_executor.submit(lambda: None).result(timeout=120)  # one thread: in order

@@ -13,8 +13,9 @@ Anywhere else (the clock worker, a management command, Django's test
 client, which calls the handler's machinery without this one) nothing is
 collecting, and :func:`later` says so: the caller does the work at once, as
 before.  Nothing is kept across a restart: what was handed over and not run
-when a process dies is the caller's to find again (the move clock plays bot
-turns left waiting, ``services.clock_tick``).
+when a process dies (or when the request's thread failed, or the request was
+cancelled, before the answer went) is the caller's to find again: the move
+clock plays bot turns left waiting (``services.clock_tick``).
 """
 
 from __future__ import annotations
@@ -51,14 +52,24 @@ def later(task: Callable[[], object]) -> bool:
     return True
 
 
-def run(work: list[Callable[[], object]]) -> None:
+def run(work: list[Callable[[], object]]) -> list[Callable[[], object]]:
     """Each task in turn, with the database connections a request would have; one that fails is logged and
-    the next still runs."""
+    the next still runs.
+
+    A task may do its work in slices: what it returns, when callable, is the rest, handed back here so that
+    the caller queues it behind other work (a table of bots playing a whole game must not hold up the
+    others).
+    """
+    rest: list[Callable[[], object]] = []
     for task in work:
         close_old_connections()
         try:
-            task()
+            more = task()
         except Exception:
             logger.exception("work left until after an answer failed: %r", task)
+        else:
+            if callable(more):
+                rest.append(more)
         finally:
             close_old_connections()
+    return rest

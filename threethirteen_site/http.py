@@ -32,6 +32,8 @@ the worker thread before it is sent, and its ``close()`` runs after.
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import logging
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -47,6 +49,8 @@ from django.urls import set_script_prefix
 
 from threethirteen_site import after_response
 
+logger = logging.getLogger(__name__)
+
 
 class OneTripASGIHandler(ASGIHandler):
     """``ASGIHandler`` whose requests run their sync work in one worker-thread call (see the module)."""
@@ -57,7 +61,7 @@ class OneTripASGIHandler(ASGIHandler):
         self.executor = ThreadPoolExecutor(max_workers=threads or settings.HTTP_THREADS, thread_name_prefix="http")
         # One thread for the work left until after the answers: the bots think in turn, beside the requests.
         self.after_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="after-response")
-        self.after_tasks: set[asyncio.Task[None]] = set()  # referenced until done (the loop keeps weak ones)
+        self.after_tasks: set[asyncio.Task[list[Any]]] = set()  # referenced until done (the loop keeps weak ones)
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -84,16 +88,26 @@ class OneTripASGIHandler(ASGIHandler):
             body_file.close()
 
     def run_later(self, work: list[Any]) -> None:
-        """Start the request's left-over work on the after-response thread, without waiting for it.
+        """Start the request's left-over work on the after-response thread, without waiting for it; what it
+        hands back (the rest of a long piece of work) is queued again, behind the work queued meanwhile.
 
         Through ``sync_to_async`` from this event loop, so the channel-layer sends in it (``async_to_sync``)
-        come back to this loop, as a request's do.
+        come back to this loop, as a request's do; in a context of its own, not the request's (its
+        language, time zone and the like).
         """
-        task = asyncio.ensure_future(
-            sync_to_async(after_response.run, thread_sensitive=False, executor=self.after_executor)(work)
-        )
+        run = sync_to_async(after_response.run, thread_sensitive=False, executor=self.after_executor)
+        task = asyncio.get_running_loop().create_task(run(work), context=contextvars.Context())
         self.after_tasks.add(task)
-        task.add_done_callback(self.after_tasks.discard)
+        task.add_done_callback(self.after_done)
+
+    def after_done(self, task: asyncio.Task[list[Any]]) -> None:
+        self.after_tasks.discard(task)
+        if task.cancelled():
+            return
+        if (error := task.exception()) is not None:  # the runner itself (each piece's own errors are logged)
+            logger.error("the work left until after an answer could not run", exc_info=error)
+        elif rest := task.result():
+            self.run_later(rest)
 
     def respond(self, scope: dict[str, Any], body_file: Any) -> tuple[HttpResponseBase, list[Any]]:
         """The request's whole synchronous part, in this one worker thread, and what it left until after the

@@ -40,7 +40,7 @@ from .playing import (
     game_start,
     round_summary_dismiss,
 )
-from .turns import TAKEOVER_BOT_LEVEL, bots_play
+from .turns import TAKEOVER_BOT_LEVEL, BotSlice, play_waiting_bots
 
 __all__ = [
     "GameError",
@@ -56,7 +56,8 @@ __all__ = [
     "round_summary_dismiss",
     "game_timeout",
     "clock_tick",
-    "bots_play",
+    "play_waiting_bots",
+    "BotSlice",
     "BOTS_WAITING_AFTER",
     "TIME_LIMITS",
     "TIMEOUTS_BEFORE_TAKEOVER",

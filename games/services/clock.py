@@ -1,5 +1,5 @@
-"""The move clock: a turn that runs out of time is played by the bot; the due
-turn notices go out (``manage.py gameclock`` calls :func:`clock_tick`)."""
+"""The move clock: a turn that runs out of time is played by the bot; bot turns a stopped (or busy) server
+left waiting are played; the due turn notices go out (``manage.py gameclock`` calls :func:`clock_tick`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import datetime
 import logging
 
 from django.db import transaction
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, OuterRef, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -20,13 +20,13 @@ from .errors import GameError
 from .turns import (
     TAKEOVER_BOT_LEVEL,
     Recorder,
-    bots_play,
     engine_state,
     extend_history,
     hand_seat_to_bot,
     lock_game,
     log_on_commit,
     play_bots,
+    play_waiting_bots,
     round_history,
 )
 
@@ -35,9 +35,11 @@ logger = logging.getLogger(__name__)
 #: Timeouts in a row after which the bot keeps the seat and the person has left.
 TIMEOUTS_BEFORE_TAKEOVER = 3
 
-#: A bot's turn not played this long after it began was left by a server that stopped before it ran the
-#: work after its answer (``after_response``): the clock plays it.  The bots of a table take well under
-#: this (the expert's slowest decision is under a second), and a second player of the turn finds it played.
+#: A game whose turn has been a bot's this long since it last changed was left by a server that stopped
+#: before it ran the work after its answer (``after_response``), or whose after-answer thread is busy with
+#: other tables: the clock plays a round of it (``play_waiting_bots``; a game some thread is playing now,
+#: its row locked, is skipped).  A table's bots take a few seconds at most (the expert's slowest decision
+#: is under a second).
 BOTS_WAITING_AFTER = datetime.timedelta(seconds=10)
 
 
@@ -72,6 +74,8 @@ def game_timeout(*, game_id: int, turn_number: int, now: datetime.datetime | Non
     if position is None:  # a round or game over: no turn to play
         raise GameError("not_due", _("That turn has been played or is not out of time."))
     seat = game.seats.get(position=position)
+    if seat.bot_level:  # a bot's turn runs out of no time: it is played after the answer, or rescued (below)
+        raise GameError("not_due", _("That turn has been played or is not out of time."))
     if game.is_async and seat.person_plays and away.holds_clock(seat.user_id, now):
         # Away (or back a moment ago): the clock worker moves the deadline on first (away.settle_due).
         raise GameError("not_due", _("That turn has been played or is not out of time."))
@@ -102,8 +106,8 @@ def game_timeout(*, game_id: int, turn_number: int, now: datetime.datetime | Non
 
 
 def clock_tick(*, now: datetime.datetime | None = None) -> dict[str, int]:
-    """One pass of the clock worker: settle time away that began or ended, play the timed-out turns,
-    send the due e-mails.
+    """One pass of the clock worker: settle time away that began or ended, play the timed-out turns and
+    a round of each game whose bots were left waiting (``BOTS_WAITING_AFTER``), send the due e-mails.
 
     Safe to run in several processes at once: each timeout goes through
     :func:`game_timeout` (row lock and turn check) and each e-mail is
@@ -118,6 +122,7 @@ def clock_tick(*, now: datetime.datetime | None = None) -> dict[str, int]:
     due = list(
         Game.objects.filter(status=Game.Status.ACTIVE, turn_deadline__lte=now)
         .exclude(away.clock_stopped(now))
+        .exclude(Exists(_bot_to_play()))  # a bot's turn has no time limit: it is played after the answer
         .order_by("turn_deadline")
         .values_list("pk", "turn_number")
     )
@@ -132,7 +137,7 @@ def clock_tick(*, now: datetime.datetime | None = None) -> dict[str, int]:
     rescued = 0
     for game_id in bots_left_waiting(now):
         try:
-            rescued += bots_play(game_id)
+            rescued += play_waiting_bots(game_id, skip_locked=True).moves > 0
         except Exception:  # nor one broken game the others' bots
             logger.exception("the bots of game %s could not play their waiting turns", game_id)
     sent = notices.send_due_notices(now=now)
@@ -146,11 +151,15 @@ def clock_tick(*, now: datetime.datetime | None = None) -> dict[str, int]:
 
 
 def bots_left_waiting(now: datetime.datetime) -> list[int]:
-    """The games in play whose turn has been a bot's for ``BOTS_WAITING_AFTER`` or more."""
-    bot_to_play = Seat.objects.filter(game=OuterRef("pk"), position=OuterRef("current_seat")).exclude(bot_level="")
+    """The games in play whose turn is a bot's and that have not changed for ``BOTS_WAITING_AFTER``."""
     return list(
-        Game.objects.filter(status=Game.Status.ACTIVE, turn_started_at__lte=now - BOTS_WAITING_AFTER)
-        .filter(Exists(bot_to_play))
-        .order_by("turn_started_at")
+        Game.objects.filter(status=Game.Status.ACTIVE, updated_at__lte=now - BOTS_WAITING_AFTER)
+        .filter(Exists(_bot_to_play()))
+        .order_by("updated_at")
         .values_list("pk", flat=True)
     )
+
+
+def _bot_to_play() -> QuerySet[Seat]:
+    """The seat to play of the outer query's game, when a bot plays it."""
+    return Seat.objects.filter(game=OuterRef("pk"), position=OuterRef("current_seat")).exclude(bot_level="")

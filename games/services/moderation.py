@@ -196,7 +196,7 @@ def user_deactivate(*, user_id: int, moderator: Any, reason: str) -> Any:
 def _seat_to_bot(game: Game, seat: Seat, bot_level: str) -> None:
     hand_seat_to_bot(game, seat, bot_level)
     game.version += 1
-    # The bot plays now if the turn is its own (and on until a person must move).
+    # The bot plays if the turn is its own (and on until a person must move): after the answer, in a request.
     play_bots(game, engine_state(game), Recorder(game))
 
 

@@ -290,7 +290,8 @@ def stale_message(game: Game, seat: Seat, action: Action | Mapping[str, Any], se
 
 
 def game_play(*, game_id: int, user: Any, action: Action | Mapping[str, Any], expected_version: int) -> Game:
-    """Play ``action`` for the user's seat, then every bot turn that follows.
+    """Play ``action`` for the user's seat, then every bot turn that follows (``turns.play_bots``: in a
+    request, after the answer).
 
     Refused, changing nothing, when the user has no seat, the version is not
     the one the user saw (a stale page or a repeated submission), the turn's

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import datetime
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from functools import partial
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.db import transaction
 from django.utils import timezone
@@ -206,20 +206,36 @@ def play_bots(
 ) -> None:
     """Bot seats play while the turn is theirs; then the moves and the game row are saved.
 
-    In a request (``after_response.later``) the moves so far are saved and the bots play after the answer
-    is sent, in a transaction of their own (:func:`bots_play`): the person does not wait for them to think.
+    In a request the moves so far are saved and the bots' turns are left until after the answer
+    (``after_response.later``: :func:`bots_after_answer`), so the person does not wait for them to think.
+    Elsewhere (the clock, a command, the test client) they are played here and now.
 
     ``seats``: the game's seats as the caller read (and changed) them; read here otherwise.
     """
     if seats is None:
         seats = list(game.seats.all())
-    bot_levels = {s.position: s.bot_level for s in seats if s.bot_level}
-    if not state.is_over and state.current_seat in bot_levels and after_response.later(partial(bots_play, game.pk)):
+    if bot_to_play(state, seats) and after_response.later(partial(bots_after_answer, game.pk)):
         save_state(game, state, recorder, seats, now=now)
         return
+    save_state(game, bot_turns(game, state, recorder, seats), recorder, seats, now=now)
+
+
+def bot_to_play(state: GameState, seats: Iterable[Seat]) -> bool:
+    return not state.is_over and any(s.bot_level and s.position == state.current_seat for s in seats)
+
+
+def bot_turns(
+    game: Game, state: GameState, recorder: Recorder, seats: Iterable[Seat], *, one_round: bool = False
+) -> GameState:
+    """The state after the bots' turns, played while the turn is a bot's (``one_round``: not past the end of
+    the round in play)."""
+    bot_levels = {s.position: s.bot_level for s in seats if s.bot_level}
+    round_number = state.round_number
     history: list[dict[str, Any]] | None = None
     for _turn in range(_MAX_BOT_MOVES):
         if state.is_over or state.current_seat not in bot_levels:
+            break
+        if one_round and state.round_number != round_number:
             break
         position = state.current_seat
         level = bot_levels[position]
@@ -229,20 +245,47 @@ def play_bots(
         state = recorder.play(state, position, action, by_bot=True)
         if history is not None:
             history = extend_history(history, recorder.last_events)
-    save_state(game, state, recorder, seats, now=now)
+    return state
+
+
+class BotSlice(NamedTuple):
+    """What :func:`play_waiting_bots` did: the moves it played, and whether a bot's turn still waits."""
+
+    moves: int
+    waiting: bool
 
 
 @transaction.atomic
-def bots_play(game_id: int) -> bool:
-    """The bots' turns of a game whose turn is a bot's (a request left them until after its answer, or the
-    clock found them waiting); False, changing nothing, when it is no bot's turn any more (they were played,
-    or the game ended or was called off)."""
-    game = lock_game(game_id)
+def play_waiting_bots(game_id: int, *, skip_locked: bool = False) -> BotSlice:
+    """The bots' turns of a game whose turn is a bot's, to the end of the round in play at most (a game
+    whose people all left is played a round at a time, so one table never holds the bots of the others).
+
+    Nothing is played when it is no bot's turn (they were played, or the game ended or was called off), nor,
+    with ``skip_locked`` (the clock), when someone else holds the game's row: they are playing it.
+    """
+    try:
+        game = Game.objects.select_for_update(skip_locked=skip_locked).get(pk=game_id)
+    except Game.DoesNotExist:
+        return BotSlice(0, False)
     seats = list(game.seats.all())
-    if game.status != Game.Status.ACTIVE or not any(s.bot_level and s.position == game.current_seat for s in seats):
-        return False
-    play_bots(game, engine_state(game), Recorder(game), seats=seats)
-    return True
+    if game.status != Game.Status.ACTIVE or game.state is None:
+        return BotSlice(0, False)
+    state = engine_state(game)
+    if not bot_to_play(state, seats):
+        return BotSlice(0, False)
+    recorder = Recorder(game)
+    state = bot_turns(game, state, recorder, seats, one_round=True)
+    moves = len(recorder.pending)
+    save_state(game, state, recorder, seats)
+    return BotSlice(moves, bot_to_play(state, seats))
+
+
+def bots_after_answer(game_id: int) -> Callable[[], object] | None:
+    """The work a request leaves until after its answer: a round of the bots' turns, and the next round's
+    (handed back, to be queued behind the other tables' work) while a bot's turn still waits."""
+    if play_waiting_bots(game_id).waiting:
+        return partial(bots_after_answer, game_id)
+    return None
 
 
 def round_history(game: Game, state: GameState) -> list[dict[str, Any]]:

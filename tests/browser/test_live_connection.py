@@ -22,7 +22,9 @@ from django.utils import timezone
 from playwright.sync_api import Page, expect
 
 from games import services
+from games.engine import GameState
 from games.models import Game
+from threethirteen_site import after_response
 
 from .conftest import off_loop
 
@@ -142,3 +144,38 @@ def test_a_table_fetch_that_keeps_failing_is_tried_again_until_the_page_catches_
     expect(status).to_have_text("Live")
     assert page.evaluate(NOT_RELOADED)
     assert "503" in failures and "dropped" in failures
+
+
+def test_a_bots_move_whose_announcement_never_came_still_reaches_the_table(make_user, classic, signed_in):
+    """While a bot thinks the page re-checks its table now and then (live.js ``watchBots``), so a lost
+    announcement of the bot's move (here: the bots play in this test's process, whose channel layer
+    is not the server's) leaves no one staring at "… is thinking" with a live socket."""
+    ann = make_user("ann")
+    game = off_loop(
+        services.game_create,
+        creator=ann,
+        variant=classic,
+        seat_count=2,
+        bot_levels=["easy"],
+        seed=21,
+        options={"rounds": [3, 4]},
+    )
+    assert game.current_seat == 0
+    draw = {"type": "draw", "source": "stock"}
+    off_loop(services.game_play, game_id=game.pk, user=ann, action=draw, expected_version=game.version)
+    game.refresh_from_db()
+    hand = GameState.from_dict(game.state).hands[0]
+
+    def discard_in_a_request_whose_work_is_lost() -> None:
+        with after_response.collecting():  # the work is dropped with the block: nobody plays the bot
+            discard = {"type": "discard", "card": hand[0].code}
+            services.game_play(game_id=game.pk, user=ann, action=discard, expected_version=game.version)
+
+    off_loop(discard_in_a_request_whose_work_is_lost)
+    page = open_table(signed_in(ann), game)
+    expect(page.locator("#table .turn-line")).to_contain_text("(bot) is thinking")
+
+    assert off_loop(services.play_waiting_bots, game.pk).moves == 2  # heard by no page
+    expect(page.locator("#table .turn-line")).to_contain_text("Your turn", timeout=8_000)
+    expect(page.locator("[data-live-status]")).to_have_text("Live")  # the socket stayed open all along
+    assert page.evaluate(NOT_RELOADED)

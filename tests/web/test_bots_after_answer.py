@@ -74,7 +74,7 @@ def test_in_a_request_the_persons_move_is_saved_and_the_bots_play_after_it(game)
     assert len(work) == 1
     version = game.version
 
-    after_response.run(work)
+    assert after_response.run(work) == []  # done in one piece: the round goes on at ann's turn
     game.refresh_from_db()
     assert game.current_seat == 0 and game.turn_number == turn + 3  # both bots played a whole turn
     assert set(game.moves.filter(by_bot=True).values_list("seat", flat=True)) == {1, 2}
@@ -108,7 +108,7 @@ def test_the_work_run_twice_plays_the_bots_once(game):
     version, moves = game.version, game.moves.count()
 
     after_response.run(work)
-    assert services.bots_play(game.pk) is False  # ann's turn: nothing for a bot to play
+    assert services.play_waiting_bots(game.pk) == (0, False)  # ann's turn: nothing for a bot to play
     game.refresh_from_db()
     assert (game.version, game.moves.count()) == (version, moves)
 
@@ -126,7 +126,7 @@ def test_work_that_fails_is_logged_and_the_next_piece_still_runs(game, caplog):
     def broken() -> None:
         raise RuntimeError("a bug in one piece")
 
-    after_response.run([broken, lambda: done.append("next")])
+    assert after_response.run([broken, lambda: done.append("next")]) == []
     assert done == ["next"]
     assert "work left until after an answer failed" in caplog.text
 
@@ -145,7 +145,7 @@ def test_outside_a_request_the_bots_play_at_once(game):
 
 def test_the_clock_plays_bot_turns_a_stopped_server_left_waiting(game):
     end_anns_turn(game)  # the work is dropped: the server stopped before it ran it
-    started = game.turn_started_at
+    started = game.updated_at
     assert game.current_seat == 1
 
     assert services.clock_tick(now=started + services.BOTS_WAITING_AFTER - SECOND)["bots"] == 0
@@ -162,13 +162,13 @@ def test_the_clock_plays_bot_turns_a_stopped_server_left_waiting(game):
 def test_the_clock_leaves_a_persons_waiting_turn_to_the_deadline(game):
     game.refresh_from_db()
     assert game.current_seat == 0
-    assert services.clock_tick(now=game.turn_started_at + services.BOTS_WAITING_AFTER)["bots"] == 0
+    assert services.clock_tick(now=game.updated_at + services.BOTS_WAITING_AFTER)["bots"] == 0
     assert not game.moves.exists()
 
 
 def test_the_clock_and_the_work_after_the_answer_at_once_play_the_bots_once(game):
     work = end_anns_turn(game)
-    late = game.turn_started_at + services.BOTS_WAITING_AFTER
+    late = game.updated_at + services.BOTS_WAITING_AFTER
 
     def after_answer() -> str:
         after_response.run(work)
@@ -189,7 +189,7 @@ def test_a_seat_handed_to_a_bot_counts_as_a_bot_for_the_clock(game):
     end_anns_turn(game)
     seat = game.seats.get(position=0)
     Seat.objects.filter(pk=seat.pk).update(bot_level="hard", bot_name="Zed")
-    late = game.turn_started_at + services.BOTS_WAITING_AFTER
+    late = game.updated_at + services.BOTS_WAITING_AFTER
     assert services.clock_tick(now=late)["bots"] == 1
     game.refresh_from_db()
     assert game.moves.filter(by_bot=True, seat=0).exists()
@@ -202,6 +202,9 @@ def test_while_the_bot_thinks_the_table_says_so_and_shows_no_clock(game, client)
     name = game.seats.get(position=1).name
     assert f"{name} (bot) is thinking…" in page
     assert "Move before" not in page and "Waiting for" not in page
+    full = client.get(f"/games/{game.pk}/").content.decode()
+    assert "data-bot-thinking" in full  # live.js re-checks the table while it is there
+    assert '<noscript><meta http-equiv="refresh" content="2"></noscript>' in full  # and without JavaScript
     client.cookies["django_language"] = "hr"
     assert f"{name} (bot) razmišlja…" in client.get(f"/games/{game.pk}/table/").content.decode()
 
@@ -214,3 +217,39 @@ def test_a_persons_turn_still_shows_whom_the_table_waits_for_and_their_clock(mak
     client.force_login(waiting)
     page = client.get(f"/games/{game.pk}/table/").content.decode()
     assert f"Waiting for {mover.name}." in page and "Move before" in page and "is thinking" not in page
+    full = client.get(f"/games/{game.pk}/").content.decode()
+    assert "data-bot-thinking" not in full and 'http-equiv="refresh"' not in full
+
+
+def test_a_bots_turn_past_its_deadline_is_no_timeout_the_clock_plays_it_as_that_bot(game, monkeypatch):
+    end_anns_turn(game)  # dropped, and the clock finds it only once the turn's deadline has passed
+    levels = []
+    real = services.turns.bots.choose_action
+
+    def spy(seat_view, level="medium", history=()):
+        levels.append(level)
+        return real(seat_view, level, history)
+
+    monkeypatch.setattr(services.turns.bots, "choose_action", spy)
+    done = services.clock_tick(now=game.turn_deadline + SECOND)
+    assert done["timeouts"] == 0 and done["bots"] == 1
+    assert set(levels) == {"hard"} and Seat.objects.filter(game=game, timeouts_in_row__gt=0).count() == 0
+    with pytest.raises(services.GameError) as refused:
+        services.game_timeout(game_id=game.pk, turn_number=game.turn_number, now=game.turn_deadline + SECOND)
+    assert refused.value.code == "not_due"  # nor can a timeout be asked for a bot's turn
+
+
+def test_a_game_its_people_left_is_played_a_round_at_a_time_each_round_queued_behind_other_work(game):
+    with after_response.collecting() as work:
+        services.game_resign(game_id=game.pk, user=ann(game))  # at ann's turn: no person left at the table
+    game.refresh_from_db()
+    assert game.status == Game.Status.ACTIVE and not game.moves.exists() and len(work) == 1
+
+    rest = after_response.run(work)  # the first round, to its end; the next handed back
+    game.refresh_from_db()
+    assert len(rest) == 1 and game.status == Game.Status.ACTIVE
+    assert game.round_results.values("round_number").distinct().count() == 1
+    assert after_response.run(rest) == []  # the second and last round
+    game.refresh_from_db()
+    assert game.status == Game.Status.FINISHED
+    assert log_replay_problem(game) is None

@@ -515,6 +515,22 @@
     }, 1000);
   }
 
+  /* While a bot thinks (the table says so: data-bot-thinking), its moves come by the socket; should that
+   * announcement never come (a lost message, a socket that only seems open), re-check the table after
+   * 2 s, then with growing pauses, until it shows another version. */
+  function watchBots() {
+    var checkAt = 0, wait = 2000, version = -1;
+    setInterval(function () {
+      var t = tableEl();
+      if (!t || !t.hasAttribute("data-bot-thinking")) { checkAt = 0; return; }
+      if (shownVersion() !== version) { version = shownVersion(); checkAt = Date.now() + 2000; wait = 2000; }
+      if (Date.now() < checkAt) return;
+      refresh();
+      wait = Math.min(30000, wait * 2);
+      checkAt = Date.now() + wait;
+    }, 500);
+  }
+
   /* ---- start ------------------------------------------------------------------------------ */
 
   function startGame() {
@@ -540,6 +556,7 @@
     gameSocket = socket;
     keepAlive(socket);
     watchDeadline();
+    watchBots();
     window.addEventListener("offline", function () { socket.drop(); });
     window.addEventListener("online", function () { socket.now(); retryPostNow(); refresh(); });
     document.addEventListener("visibilitychange", function () {
