@@ -135,11 +135,14 @@ def clock_tick(*, now: datetime.datetime | None = None) -> dict[str, int]:
         except Exception:  # one broken game must not stop the clock of all the others
             logger.exception("the bot could not play the timed-out turn %s of game %s", turn_number, game_id)
     rescued = 0
-    for game_id in bots_left_waiting(now):
+    waited = now - BOTS_WAITING_AFTER
+    for game_id in bots_left_waiting(waited):
         try:
-            rescued += play_waiting_bots(game_id, skip_locked=True).moves > 0
+            rescued += play_waiting_bots(game_id, skip_locked=True, unchanged_since=waited, now=now).moves > 0
         except Exception:  # nor one broken game the others' bots
             logger.exception("the bots of game %s could not play their waiting turns", game_id)
+            # Tried again once it has waited BOTS_WAITING_AFTER anew, not at every pass.
+            Game.objects.filter(pk=game_id).update(updated_at=now)
     sent = notices.send_due_notices(now=now)
     return {
         "timeouts": played,
@@ -150,10 +153,10 @@ def clock_tick(*, now: datetime.datetime | None = None) -> dict[str, int]:
     }
 
 
-def bots_left_waiting(now: datetime.datetime) -> list[int]:
-    """The games in play whose turn is a bot's and that have not changed for ``BOTS_WAITING_AFTER``."""
+def bots_left_waiting(since: datetime.datetime) -> list[int]:
+    """The games in play whose turn is a bot's and that have not changed since ``since``."""
     return list(
-        Game.objects.filter(status=Game.Status.ACTIVE, updated_at__lte=now - BOTS_WAITING_AFTER)
+        Game.objects.filter(status=Game.Status.ACTIVE, updated_at__lte=since)
         .filter(Exists(_bot_to_play()))
         .order_by("updated_at")
         .values_list("pk", flat=True)

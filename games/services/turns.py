@@ -256,27 +256,37 @@ class BotSlice(NamedTuple):
 
 
 @transaction.atomic
-def play_waiting_bots(game_id: int, *, skip_locked: bool = False) -> BotSlice:
-    """The bots' turns of a game whose turn is a bot's, to the end of the round in play at most (a game
-    whose people all left is played a round at a time, so one table never holds the bots of the others).
+def play_waiting_bots(
+    game_id: int,
+    *,
+    skip_locked: bool = False,
+    unchanged_since: datetime.datetime | None = None,
+    now: datetime.datetime | None = None,
+) -> BotSlice:
+    """The bots' turns of a game whose turn is a bot's, to the end of the round in play at most (so a game
+    whose people all left is played a round at a time, and one table never holds up the bots of the others).
 
-    Nothing is played when it is no bot's turn (they were played, or the game ended or was called off), nor,
-    with ``skip_locked`` (the clock), when someone else holds the game's row: they are playing it.
+    Nothing is played when it is no bot's turn (they were played, or the game ended or was called off); nor,
+    for the clock, when someone else holds the game's row (``skip_locked``: they are playing it; PostgreSQL
+    only, SQLite's one write lock is waited for) or the game changed after ``unchanged_since`` (they just
+    played a round of it).
     """
     try:
         game = Game.objects.select_for_update(skip_locked=skip_locked).get(pk=game_id)
     except Game.DoesNotExist:
         return BotSlice(0, False)
-    seats = list(game.seats.all())
     if game.status != Game.Status.ACTIVE or game.state is None:
         return BotSlice(0, False)
+    if unchanged_since is not None and game.updated_at > unchanged_since:
+        return BotSlice(0, False)
+    seats = list(game.seats.all())
     state = engine_state(game)
     if not bot_to_play(state, seats):
         return BotSlice(0, False)
     recorder = Recorder(game)
     state = bot_turns(game, state, recorder, seats, one_round=True)
     moves = len(recorder.pending)
-    save_state(game, state, recorder, seats)
+    save_state(game, state, recorder, seats, now=now)
     return BotSlice(moves, bot_to_play(state, seats))
 
 

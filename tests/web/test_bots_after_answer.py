@@ -204,7 +204,8 @@ def test_while_the_bot_thinks_the_table_says_so_and_shows_no_clock(game, client)
     assert "Move before" not in page and "Waiting for" not in page
     full = client.get(f"/games/{game.pk}/").content.decode()
     assert "data-bot-thinking" in full  # live.js re-checks the table while it is there
-    assert '<noscript><meta http-equiv="refresh" content="2"></noscript>' in full  # and without JavaScript
+    refresh = f'<noscript><meta http-equiv="refresh" content="2; url=/games/{game.pk}/"></noscript>'
+    assert refresh in full  # and without JavaScript, by the table's own address
     client.cookies["django_language"] = "hr"
     assert f"{name} (bot) razmišlja…" in client.get(f"/games/{game.pk}/table/").content.decode()
 
@@ -253,3 +254,33 @@ def test_a_game_its_people_left_is_played_a_round_at_a_time_each_round_queued_be
     game.refresh_from_db()
     assert game.status == Game.Status.FINISHED
     assert log_replay_problem(game) is None
+
+
+def test_the_clock_leaves_a_game_that_changed_since_it_made_its_list(game):
+    end_anns_turn(game)
+    before_the_change = game.updated_at - SECOND  # the list was made before the last round was played
+    slice_ = services.play_waiting_bots(game.pk, skip_locked=True, unchanged_since=before_the_change)
+    assert slice_ == (0, False)
+    game.refresh_from_db()
+    assert game.current_seat == 1 and not game.moves.filter(by_bot=True).exists()
+
+
+def test_a_bot_that_fails_is_tried_again_after_the_wait_not_at_every_pass(game, monkeypatch, caplog):
+    end_anns_turn(game)
+    calls = []
+
+    def broken(*args, **kwargs):
+        calls.append(1)
+        raise RuntimeError("a bug in the bot")
+
+    monkeypatch.setattr(services.turns.bots, "choose_action", broken)
+    late = game.updated_at + services.BOTS_WAITING_AFTER
+    assert services.clock_tick(now=late)["bots"] == 0 and len(calls) == 1
+    assert "could not play their waiting turns" in caplog.text
+    game.refresh_from_db()
+    assert game.current_seat == 1 and not game.moves.filter(by_bot=True).exists()  # nothing half-played
+
+    services.clock_tick(now=late + 2 * SECOND)  # the next pass: not tried again yet
+    assert len(calls) == 1
+    services.clock_tick(now=late + services.BOTS_WAITING_AFTER)
+    assert len(calls) == 2

@@ -347,9 +347,10 @@
   /* Fetch this page's own table and swap it in.  One request at a time; while a
    * move is being posted its answer is the fresh table.  When either ends, a
    * version heard meanwhile that is newer than the one shown fetches again.  A
-   * failed fetch is tried again later (see fetchFailed), never given up. */
-  function refresh() {
-    var t = tableEl();
+   * failed fetch is tried again later (see fetchFailed), never given up.  ``newerOnly`` (true): keep the
+   * table shown unless the fetched one is newer (a check that may well find nothing new). */
+  function refresh(newerOnly) {
+    var t = tableEl(), onlyNewer = newerOnly === true;
     if (!t || posting || fetching) return;
     clearTimeout(fetchRetryTimer);
     fetchRetryTimer = null;
@@ -364,7 +365,8 @@
       })
       .then(function (html) {
         var fresh = freshTable(html);
-        if (fresh && (parseInt(fresh.dataset.version, 10) || 0) >= shownVersion()) swapIn(fresh);
+        var version = fresh ? parseInt(fresh.dataset.version, 10) || 0 : -1;
+        if (fresh && (onlyNewer ? version > shownVersion() : version >= shownVersion())) swapIn(fresh);
         if (behind() && shownVersion() <= before) throw new Error(String(shownVersion()));  // no newer table yet: try again later
         fetchFailures = 0;
         if (catchingUp) setCatchingUp(false);
@@ -525,7 +527,7 @@
       if (!t || !t.hasAttribute("data-bot-thinking")) { checkAt = 0; return; }
       if (shownVersion() !== version) { version = shownVersion(); checkAt = Date.now() + 2000; wait = 2000; }
       if (Date.now() < checkAt) return;
-      refresh();
+      refresh(true);  // the same table again would cancel a drag, or a refusal shown a moment ago
       wait = Math.min(30000, wait * 2);
       checkAt = Date.now() + wait;
     }, 500);
