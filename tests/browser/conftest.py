@@ -178,3 +178,23 @@ def game_between(make_user: Any, classic: Any, *, rounds: list[int], seed: int =
     )
     game.refresh_from_db()
     return game, ann, bob
+
+
+@pytest.fixture
+def against_a_bot(make_user: Any, classic: Any) -> tuple[Any, Any]:
+    """Ann against a medium bot, two rounds, a day a move; at her turn (the bot plays at once at the deal,
+    outside a request)."""
+    from games import services
+
+    ann = make_user("ann")
+    game = off_loop(
+        services.game_create,
+        creator=ann,
+        variant=classic,
+        seat_count=2,
+        bot_count=1,
+        seed=17,
+        time_limit_seconds=24 * 3600,
+        options={"rounds": [3, 4]},
+    )
+    return game, ann

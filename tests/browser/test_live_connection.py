@@ -146,20 +146,11 @@ def test_a_table_fetch_that_keeps_failing_is_tried_again_until_the_page_catches_
     assert "503" in failures and "dropped" in failures
 
 
-def test_a_bots_move_whose_announcement_never_came_still_reaches_the_table(make_user, classic, signed_in):
+def test_a_bots_move_whose_announcement_never_came_still_reaches_the_table(against_a_bot, signed_in):
     """While a bot thinks the page re-checks its table now and then (live.js ``watchBots``), so a lost
     announcement of the bot's move (here: the bots play in this test's process, whose channel layer
     is not the server's) leaves no one staring at "… is thinking" with a live socket."""
-    ann = make_user("ann")
-    game = off_loop(
-        services.game_create,
-        creator=ann,
-        variant=classic,
-        seat_count=2,
-        bot_levels=["easy"],
-        seed=21,
-        options={"rounds": [3, 4]},
-    )
+    game, ann = against_a_bot
     assert game.current_seat == 0
     draw = {"type": "draw", "source": "stock"}
     off_loop(services.game_play, game_id=game.pk, user=ann, action=draw, expected_version=game.version)

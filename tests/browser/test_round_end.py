@@ -10,9 +10,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from games.engine import GameState, best_arrangement, view
-from games.models import Game, Seat
-
-from .conftest import off_loop
+from games.models import Seat
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -36,24 +34,6 @@ def click_and_wait(page: Page, locator: Any) -> None:
 
 def arranged_codes(page: Page) -> list[str]:
     return page.locator("#table [data-hand-melds] [data-card]").evaluate_all("cards => cards.map(c => c.dataset.card)")
-
-
-@pytest.fixture
-def against_a_bot(make_user: Any, classic: Any) -> tuple[Game, Any]:
-    from games import services
-
-    ann = make_user("ann")
-    game = off_loop(
-        services.game_create,
-        creator=ann,
-        variant=classic,
-        seat_count=2,
-        bot_count=1,
-        seed=17,
-        time_limit_seconds=24 * 3600,
-        options={"rounds": [3, 4]},
-    )
-    return game, ann
 
 
 @pytest.mark.slow
