@@ -29,9 +29,10 @@ from games.engine import (
 )
 
 from . import presentation
+from .models import Seat
 
 if TYPE_CHECKING:
-    from .models import Absence, AuditRecord, Game, Seat
+    from .models import Absence, AuditRecord, Game
 
 __all__ = ["TableReading", "table_context", "fairness_panel", "round_to_summarise", "RECENT_MOVES", "HAND_VIEWS"]
 
@@ -135,7 +136,7 @@ def _dealt(reading: TableReading, v: SeatView) -> dict[str, Any]:
     playing = game.in_play  # an aborted game takes no more moves
     my_turn = playing and me is not None and v.current_seat == me.position and not me.is_bot
     # A bot's turn lasts as long as it thinks (it plays after the answer to the move before): no clock to show.
-    bot_to_play = playing and any(s.is_bot and s.position == v.current_seat for s in seats)
+    bot_to_play = playing and Seat.bot_plays(seats, v.current_seat)
     legal = v.legal_actions if playing else ()
 
     players = [

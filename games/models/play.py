@@ -10,7 +10,7 @@ goes through ``games.services``.
 from __future__ import annotations
 
 import datetime
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
@@ -421,6 +421,12 @@ class Seat(models.Model):
     @property
     def is_bot(self) -> bool:
         return bool(self.bot_level)
+
+    @staticmethod
+    def bot_plays(seats: Iterable[Seat], position: int | None) -> bool:
+        """Whether a bot plays the seat at ``position`` among ``seats`` (its turn has no clock: it is played
+        after the answer to the move before)."""
+        return position is not None and any(s.is_bot and s.position == position for s in seats)
 
     @property
     def has_left(self) -> bool:

@@ -221,7 +221,7 @@ def play_bots(
 
 
 def bot_to_play(state: GameState, seats: Iterable[Seat]) -> bool:
-    return not state.is_over and any(s.bot_level and s.position == state.current_seat for s in seats)
+    return not state.is_over and Seat.bot_plays(seats, state.current_seat)
 
 
 def bot_turns(

@@ -13,6 +13,7 @@ clock finding bot turns that a stopped server never ran.
 from __future__ import annotations
 
 import datetime
+import threading
 from typing import Any
 
 import pytest
@@ -288,16 +289,39 @@ def test_a_bot_that_fails_is_tried_again_after_the_wait_not_at_every_pass(game, 
     assert len(calls) == 2
 
 
-def test_on_postgresql_the_clock_passes_by_a_game_whose_bots_are_being_played(game):
-    """While the after-answer thread holds a game's row (its bots thinking), the clock neither waits for it
-    nor plays it: it goes on with the other games and finds it again later if it is still waiting."""
-    if connection.vendor != "postgresql":
-        pytest.skip("SQLite has no row locks to pass by: its clock waits for the one write lock")
+def test_the_clock_never_plays_the_bots_of_a_game_the_after_answer_work_holds(game, monkeypatch):
+    """While the after-answer thread holds a game (its bots thinking), the clock does not play it too.
+
+    On PostgreSQL it passes by the held row without waiting and goes on with the other games. SQLite has
+    one write lock and no row locks: there the clock waits for it, and once the bots have played and let
+    go it leaves the game, which changed after it made its list.
+    """
     end_anns_turn(game)
+    turn = game.turn_number
     late = game.updated_at + services.BOTS_WAITING_AFTER
+    listed = threading.Event()
+    list_games = services.clock.bots_left_waiting
+
+    def listing(since):
+        games = list_games(since)
+        listed.set()
+        return games
+
+    monkeypatch.setattr(services.clock, "bots_left_waiting", listing)
+    rescued: list[int] = []
+    clock = threading.Thread(target=lambda: rescued.append(race([lambda: services.clock_tick(now=late)["bots"]])[0]))
     with transaction.atomic():
         Game.objects.select_for_update().get(pk=game.pk)  # as the after-answer thread holds it
-        outcomes = race([lambda: services.clock_tick(now=late)["bots"]])
-    assert outcomes == [0]
+        clock.start()
+        assert listed.wait(timeout=30), "the clock never listed the waiting games"
+        clock.join(timeout=0.5 if connection.vendor == "sqlite" else 30)
+        if connection.vendor == "postgresql":
+            assert not clock.is_alive() and rescued == [0]  # it passed by, the row still held
+        else:
+            assert clock.is_alive()  # waiting for the write lock
+        assert services.play_waiting_bots(game.pk).moves == 4  # the after-answer work: two bots draw and throw
+    clock.join(timeout=60)
+    assert not clock.is_alive() and rescued == [0]
     game.refresh_from_db()
-    assert game.current_seat == 1 and not game.moves.filter(by_bot=True).exists()
+    assert game.current_seat == 0 and game.turn_number == turn + 2  # each bot played one turn, once
+    assert log_replay_problem(game) is None
