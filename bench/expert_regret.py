@@ -1,13 +1,15 @@
 """What the noise of the expert's deals costs its discards, by its own measure; prints figures, never passes or fails.
 
     python bench/expert_regret.py --games 2 --reference 1920 --refine 0,192
+    python bench/expert_regret.py --games 2 --reference 1920 --refine 192,384 --finalists 5 --refine-work 18000
 
 Plays classic four-player games of hard bots (``--games``, the first
 ``--decisions`` decisions of each, seeded ``0``, ``1``, ...).  At each discard the expert
 weighs on deals (at least two candidates, no going out, not a last turn),
 every candidate is valued again on ``--reference`` deals of its own (no
 limit on their cards), and the expert's choice under each budget (the
-default one with ``--refine`` more deals for the finalists: ``0`` for none)
+default one with ``--refine`` more deals for the ``--finalists`` cheapest
+discards, until their turns hold ``--refine-work`` cards: ``0`` for none)
 is charged what it costs against the best there: the expert's expected
 points plus the hard bot's feeding charge.  Prints, per budget, the share
 of choices that are not the reference's best and the mean points that
@@ -58,12 +60,22 @@ def main() -> None:
     parser.add_argument("--decisions", type=int, default=400, help="the first decisions of each game looked at")
     parser.add_argument("--reference", type=int, default=1920, help="deals each candidate is valued on again")
     parser.add_argument("--refine", default="0,192", help="the budgets' more deals for the finalists, by commas")
+    parser.add_argument("--finalists", type=int, default=expert.BUDGET.finalists, help="the discards refined")
+    parser.add_argument(
+        "--refine-work", type=int, default=expert.BUDGET.refine_work, help="the most cards the finalists' deals hold"
+    )
     args = parser.parse_args()
     try:
         refines = [int(part) for part in args.refine.split(",")]
-        budgets = [dataclasses.replace(expert.BUDGET, refine=refine) for refine in refines]
+        budgets = [
+            dataclasses.replace(expert.BUDGET, refine=refine, finalists=args.finalists, refine_work=args.refine_work)
+            for refine in refines
+        ]
     except ValueError:
-        parser.error("--refine takes whole numbers of at least 0, by commas, such as 0,192")
+        parser.error(
+            "--refine takes whole numbers of at least 0, by commas, such as 0,192; "
+            "--finalists and --refine-work at least 1"
+        )
     if min(args.games, args.decisions, args.reference) < 1:
         parser.error("--games, --decisions and --reference are at least 1")
     regret = [0.0] * len(budgets)
@@ -100,6 +112,7 @@ def main() -> None:
                 regret[i] += values[chosen.card] - best
                 missed[i] += values[chosen.card] > best
     print(f"{weighed} searched discards of {args.games} game(s) of hard bots; reference: {args.reference} deals each")
+    print(f"finalists: {args.finalists}, their deals holding at most {args.refine_work} cards")
     for refine, lost, wrong in zip(refines, regret, missed, strict=True):
         share = 100 * wrong / max(1, weighed)
         print(
