@@ -122,6 +122,15 @@ def describe_illegal(error: IllegalAction, action: Action | Mapping[str, Any]) -
     return message
 
 
+class BotStep(NamedTuple):
+    """A move worked out before it is logged: who plays what, the state after it and its public events."""
+
+    position: int
+    action: Action
+    state: GameState
+    events: list[dict[str, Any]]
+
+
 class Recorder:
     """Applies actions to the engine state and appends them to the move log.
 
@@ -139,28 +148,30 @@ class Recorder:
         self.pending: list[Move] = []
 
     def play(self, state: GameState, position: int, action: Action, *, by_bot: bool) -> GameState:
-        round_number = state.round_number
-        results_before = len(state.results)
         new_state, events = apply(state, position, action)  # raises IllegalAction, nothing stored
-        self.last_events = [event.to_dict() for event in events]
+        return self.record(BotStep(position, action, new_state, [event.to_dict() for event in events]), state, by_bot)
+
+    def record(self, step: BotStep, state: GameState, by_bot: bool) -> GameState:
+        """Log a move worked out already (``step``, from ``state``): the state after it."""
+        self.last_events = step.events
         self.pending.append(
             Move(
                 game=self.game,
-                seq=new_state.move_count,
-                seat=position,
-                action=action.to_dict(),
+                seq=step.state.move_count,
+                seat=step.position,
+                action=step.action.to_dict(),
                 by_bot=by_bot,
-                round_number=round_number,
-                events=self.last_events,
+                round_number=state.round_number,
+                events=step.events,
             )
         )
         self.game.version += 1
-        if not isinstance(action, Draw):  # a discard or a go-out ends the turn
+        if not isinstance(step.action, Draw):  # a discard or a go-out ends the turn
             self.game.turn_number += 1
             self.turn_changed = True
-        for result in new_state.results[results_before:]:
+        for result in step.state.results[len(state.results) :]:
             store_round_result(self.game, result)
-        return new_state
+        return step.state
 
     def pending_events(self) -> list[dict[str, Any]]:
         """The public events of the moves played and not written yet, in order."""
@@ -229,9 +240,28 @@ def bot_turns(
 ) -> GameState:
     """The state after the bots' turns, played while the turn is a bot's (``one_round``: not past the end of
     the round in play)."""
+    for step in plan_bot_turns(game, state, seats, one_round=one_round, unwritten=recorder.pending_events()):
+        state = recorder.record(step, state, by_bot=True)
+    return state
+
+
+def plan_bot_turns(
+    game: Game,
+    state: GameState,
+    seats: Iterable[Seat],
+    *,
+    one_round: bool = False,
+    unwritten: Iterable[dict[str, Any]] = (),
+) -> list[BotStep]:
+    """The bots' moves from ``state`` while the turn is a bot's (``one_round``: not past the end of the
+    round in play), worked out and not logged: the bots think here, and write nothing.
+
+    ``unwritten``: the public events of the moves before ``state`` that are not in the move log yet.
+    """
     bot_levels = {s.position: s.bot_level for s in seats if s.bot_level}
     round_number = state.round_number
     history: list[dict[str, Any]] | None = None
+    steps: list[BotStep] = []
     for _turn in range(_MAX_BOT_MOVES):
         if state.is_over or state.current_seat not in bot_levels:
             break
@@ -240,12 +270,15 @@ def bot_turns(
         position = state.current_seat
         level = bot_levels[position]
         if history is None and bots.reads_history(level):  # read from the log once, and only for a bot that reads it
-            history = extend_history(round_history(game, state), recorder.pending_events())
+            history = extend_history(
+                round_history(game, state), [*unwritten, *(event for step in steps for event in step.events)]
+            )
         action = bots.choose_action(view(state, position), level, history or ())
-        state = recorder.play(state, position, action, by_bot=True)
+        state, events = apply(state, position, action)
+        steps.append(BotStep(position, action, state, [event.to_dict() for event in events]))
         if history is not None:
-            history = extend_history(history, recorder.last_events)
-    return state
+            history = extend_history(history, steps[-1].events)
+    return steps
 
 
 class BotSlice(NamedTuple):
@@ -255,7 +288,6 @@ class BotSlice(NamedTuple):
     waiting: bool
 
 
-@transaction.atomic
 def play_waiting_bots(
     game_id: int,
     *,
@@ -266,28 +298,61 @@ def play_waiting_bots(
     """The bots' turns of a game whose turn is a bot's, to the end of the round in play at most (so a game
     whose people all left is played a round at a time, and one table never holds up the bots of the others).
 
-    Nothing is played when it is no bot's turn (they were played, or the game ended or was called off); nor,
-    for the clock, when someone else holds the game's row (``skip_locked``: they are playing it; PostgreSQL
-    only, SQLite's one write lock is waited for) or the game changed after ``unchanged_since`` (they just
-    played a round of it).
+    The bots think first, with nothing locked (on SQLite the one write lock would hold up every other
+    table's moves meanwhile); then their moves are logged with the game locked, if it has not changed since
+    (if it has, they think again, holding it).  Nothing is played when it is no bot's turn (they were
+    played, or the game ended or was called off); nor, for the clock, when someone else holds the game's
+    row (``skip_locked``: they are playing it; PostgreSQL only, SQLite's one write lock is waited for) or the
+    game changed after ``unchanged_since`` (they just played a round of it).
     """
-    try:
-        game = Game.objects.select_for_update(skip_locked=skip_locked).get(pk=game_id)
-    except Game.DoesNotExist:
+    waiting = _bots_waiting(Game.objects.filter(pk=game_id).first(), unchanged_since)
+    if waiting is None:
         return BotSlice(0, False)
-    if game.status != Game.Status.ACTIVE or game.state is None:
+    game, state, seats = waiting
+    plan = plan_bot_turns(game, state, seats, one_round=True)
+    return _log_bot_turns(
+        game_id, game.version, plan, skip_locked=skip_locked, unchanged_since=unchanged_since, now=now
+    )
+
+
+@transaction.atomic
+def _log_bot_turns(
+    game_id: int,
+    version: int,
+    plan: list[BotStep],
+    *,
+    skip_locked: bool,
+    unchanged_since: datetime.datetime | None,
+    now: datetime.datetime | None,
+) -> BotSlice:
+    """Log ``plan``, the bots' moves worked out at ``version`` of the game, with the game locked."""
+    waiting = _bots_waiting(
+        Game.objects.select_for_update(skip_locked=skip_locked).filter(pk=game_id).first(), unchanged_since
+    )
+    if waiting is None:
         return BotSlice(0, False)
+    game, state, seats = waiting
+    if game.version != version:  # changed while the bots thought (a person left, say): think again
+        plan = plan_bot_turns(game, state, seats, one_round=True)
+    recorder = Recorder(game)
+    for step in plan:
+        state = recorder.record(step, state, by_bot=True)
+    save_state(game, state, recorder, seats, now=now)
+    return BotSlice(len(plan), bot_to_play(state, seats))
+
+
+def _bots_waiting(
+    game: Game | None, unchanged_since: datetime.datetime | None
+) -> tuple[Game, GameState, list[Seat]] | None:
+    """The game, its state and its seats when a bot's turn waits in it (and it has not changed after
+    ``unchanged_since``, when given); ``None`` otherwise."""
+    if game is None or game.status != Game.Status.ACTIVE or game.state is None:
+        return None
     if unchanged_since is not None and game.updated_at > unchanged_since:
-        return BotSlice(0, False)
+        return None
     seats = list(game.seats.all())
     state = engine_state(game)
-    if not bot_to_play(state, seats):
-        return BotSlice(0, False)
-    recorder = Recorder(game)
-    state = bot_turns(game, state, recorder, seats, one_round=True)
-    moves = len(recorder.pending)
-    save_state(game, state, recorder, seats, now=now)
-    return BotSlice(moves, bot_to_play(state, seats))
+    return (game, state, seats) if bot_to_play(state, seats) else None
 
 
 def bots_after_answer(game_id: int) -> Callable[[], object] | None:

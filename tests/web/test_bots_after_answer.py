@@ -325,3 +325,74 @@ def test_the_clock_never_plays_the_bots_of_a_game_the_after_answer_work_holds(ga
     game.refresh_from_db()
     assert game.current_seat == 0 and game.turn_number == turn + 2  # each bot played one turn, once
     assert log_replay_problem(game) is None
+
+
+def in_another_thread(call: Any) -> Any:
+    """``call()`` on a thread of its own, with its own database connection: its result, or what it raised."""
+    outcome: list[Any] = []
+
+    def run() -> None:
+        try:
+            outcome.append(call())
+        except Exception as error:
+            outcome.append(error)
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(timeout=60)
+    assert outcome, "the other thread never finished"
+    return outcome[0]
+
+
+def test_the_bots_think_with_nothing_locked_so_other_moves_go_on_meanwhile(game, monkeypatch):
+    """While a bot chooses its move, another request can lock the game (PostgreSQL: its row, at once) or
+    take the write lock (SQLite: every table's moves need it)."""
+    work = end_anns_turn(game)
+    choose = services.turns.bots.choose_action
+    meanwhile: list[Any] = []
+
+    def lock_it() -> bool:
+        with transaction.atomic():  # on SQLite: BEGIN IMMEDIATE, the one write lock
+            Game.objects.select_for_update(nowait=True).get(pk=game.pk)  # on PostgreSQL: the game's row
+        return True
+
+    def thinking(*args: Any, **kwargs: Any) -> Any:
+        if not meanwhile:
+            meanwhile.append(in_another_thread(lock_it))
+        return choose(*args, **kwargs)
+
+    monkeypatch.setattr(services.turns.bots, "choose_action", thinking)
+    assert after_response.run(work) == []
+    assert meanwhile == [True]
+    game.refresh_from_db()
+    assert game.current_seat == 0 and log_replay_problem(game) is None
+
+
+def test_a_game_that_changes_while_its_bots_think_has_them_think_again(game, monkeypatch):
+    """Ann resigns while the first bot thinks: the moves worked out for two bots and her turn are dropped,
+    and, her seat a bot's now, the three play the round out."""
+    work = end_anns_turn(game)
+    round_number = engine_view(game, 0).round
+    choose = services.turns.bots.choose_action
+    seats_asked: list[int] = []
+
+    def resign() -> Any:
+        with after_response.collecting():  # as in a request: her seat's bot plays after the answer
+            return services.game_resign(game_id=game.pk, user=ann(game))
+
+    def thinking(seen: Any, *args: Any, **kwargs: Any) -> Any:
+        if not seats_asked:
+            assert isinstance(in_another_thread(resign), Game)
+        seats_asked.append(seen.seat)
+        return choose(seen, *args, **kwargs)
+
+    monkeypatch.setattr(services.turns.bots, "choose_action", thinking)
+    rest = after_response.run(work)
+    game.refresh_from_db()
+    assert 0 in seats_asked  # her seat's bot was asked: the bots thought again, with the seat a bot's
+    assert game.moves.filter(seat=0, by_bot=True).exists()
+    assert game.round_results.filter(round_number=round_number).count() == 3  # the round played out
+    assert log_replay_problem(game) is None
+    assert len(rest) == 1  # the next round, queued behind other tables' work
