@@ -1,6 +1,6 @@
 """How long a person waits for the answer to a move at a table of bots; prints figures, never fails.
 
-    python bench/move_answer.py [--bots expert] [--rounds 11] [--seed 1] [--bots-in-request]
+    python bench/move_answer.py [--bots expert] [--rounds 11] [--seed 1] [--bots-in-request] [--next-table]
 
 Builds a throwaway SQLite database in a temporary directory and deals one
 game: Ann against three bots of ``--bots``'s level.  Through the site's ASGI
@@ -16,7 +16,11 @@ hands the turn to the bots it measures:
 
 ``--bots-in-request`` plays the bots inside the request instead, as the site
 did before ``after_response`` (the answer then waits for them): run both to
-compare.  Run it on a quiet machine: the bots' thinking is CPU time.
+compare.  ``--next-table`` seats Bob and Cy at another table of the same
+server, two people playing each other as fast as their answers come, all the
+while Ann's game lasts, and measures their answers too: what the bots'
+thinking costs the rest of the site (on SQLite a transaction holds the one
+write lock).  Run it on a quiet machine: the bots' thinking is CPU time.
 """
 
 from __future__ import annotations
@@ -60,6 +64,12 @@ from threethirteen_site.asgi import application, django_asgi_app  # noqa: E402
 HOST = [(b"host", b"127.0.0.1"), (b"origin", b"http://127.0.0.1")]
 
 
+def session_of(user: Any) -> str:
+    client = Client()
+    client.force_login(user)
+    return client.cookies["sessionid"].value
+
+
 def deal(level: str, rounds: int, seed: int) -> tuple[int, str]:
     """Ann's game against three bots of ``level``, and her session cookie."""
     call_command("migrate", verbosity=0)
@@ -73,21 +83,35 @@ def deal(level: str, rounds: int, seed: int) -> tuple[int, str]:
         seed=seed,
         options={"rounds": list(range(3, 3 + rounds))},
     )
-    client = Client()
-    client.force_login(ann)
-    return game.pk, client.cookies["sessionid"].value
+    return game.pk, session_of(ann)
 
 
-def anns_move(game_id: int) -> tuple[int, dict[str, Any], bool] | None:
-    """(version, the medium bot's move for Ann, whether it ends her turn), or None once the game is over."""
+def next_table(seed: int) -> tuple[int, list[str]]:
+    """Bob and Cy's classic game (they play until Ann's is over, or theirs is), and their session cookies."""
+    people = [get_user_model().objects.create_user(username=n, password="a-long-pass-phrase-42") for n in ("bob", "cy")]
+    game = services.game_create(
+        creator=people[0], variant=Variant.objects.get(slug="classic"), seat_count=2, seed=seed, options={}
+    )
+    services.game_join(game_id=game.pk, user=people[1])
+    game.refresh_from_db()
+    if game.status != Game.Status.ACTIVE:
+        services.game_start(game_id=game.pk, user=people[0])
+    return game.pk, [session_of(person) for person in people]
+
+
+def next_move(game_id: int, seat: int | None = 0) -> tuple[int, int, dict[str, Any], bool] | None:
+    """(the seat to play, version, the medium bot's move for it, whether it ends the turn), or None once the
+    game is over; ``seat``: the seat whose turn it must be (``None``: whoever's it is)."""
     game = Game.objects.get(pk=game_id)
     if game.status != Game.Status.ACTIVE or game.state is None:
         return None
     state = GameState.from_dict(game.state)
-    if state.current_seat != 0:
+    if seat is not None and state.current_seat != seat:
         raise RuntimeError("the bots have not played: it is not Ann's turn")
-    action = bots.choose_action(view(state, 0), "medium").to_dict()
-    return game.version, action, action["type"] != "draw"
+    playing = state.current_seat
+    assert playing is not None  # a game in play has a seat to play
+    action = bots.choose_action(view(state, playing), "medium").to_dict()
+    return playing, game.version, action, action["type"] != "draw"
 
 
 async def request(method: str, path: str, cookie: str, body: bytes = b"") -> dict[str, Any]:
@@ -97,28 +121,58 @@ async def request(method: str, path: str, cookie: str, body: bytes = b"") -> dic
     return await HttpCommunicator(application, method, path, body=body, headers=headers).get_response(timeout=120)
 
 
-async def play(game_id: int, session: str) -> tuple[list[float], list[float]]:
+async def signed_in(game_id: int, session: str) -> tuple[str, str]:
+    """The cookie header and the CSRF token of a person's table page."""
     page = await request("GET", f"/games/{game_id}/", f"sessionid={session}")
     token = re.search(rb'name="csrfmiddlewaretoken" value="([^"]+)"', page["body"])
     csrf = next(v.decode() for k, v in page["headers"] if k.lower() == b"set-cookie" and v.startswith(b"csrftoken="))
     if token is None:
         raise RuntimeError("no CSRF token on the table page")
-    cookie = f"sessionid={session}; {csrf.split(';', 1)[0]}"
+    return f"sessionid={session}; {csrf.split(';', 1)[0]}", token.group(1).decode()
+
+
+async def post_move(game_id: int, cookie: str, token: str, version: int, action: dict[str, Any]) -> float:
+    """Post a move as the page's script does: the seconds until its answer."""
+    form = {"csrfmiddlewaretoken": token, "version": version, **action}
+    start = time.perf_counter()
+    answer = await request("POST", f"/games/{game_id}/play/", cookie, urllib.parse.urlencode(form).encode())
+    if answer["status"] != 200:
+        raise RuntimeError(f"the move was refused: {answer['status']} {answer['body'][:200]!r}")
+    return time.perf_counter() - start
+
+
+async def play(game_id: int, session: str, finished: asyncio.Event) -> tuple[list[float], list[float]]:
+    cookie, token = await signed_in(game_id, session)
     answers: list[float] = []
     done: list[float] = []
-    while (move := await sync_to_async(anns_move)(game_id)) is not None:
-        version, action, hands_over = move
-        form = {"csrfmiddlewaretoken": token.group(1).decode(), "version": version, **action}
+    while (move := await sync_to_async(next_move)(game_id)) is not None:
+        _, version, action, hands_over = move
         start = time.perf_counter()
-        answer = await request("POST", f"/games/{game_id}/play/", cookie, urllib.parse.urlencode(form).encode())
-        answered = time.perf_counter()
-        if answer["status"] != 200:
-            raise RuntimeError(f"the move was refused: {answer['status']} {answer['body'][:200]!r}")
+        answered = await post_move(game_id, cookie, token, version, action)
         await asyncio.gather(*django_asgi_app.after_tasks)  # the bots' work after the answer, if any
         if hands_over:
-            answers.append(answered - start)
+            answers.append(answered)
             done.append(time.perf_counter() - start)
+    finished.set()
     return answers, done
+
+
+async def play_next_table(game_id: int, sessions: list[str], finished: asyncio.Event) -> list[float]:
+    """Bob and Cy play each other until Ann's game is over: the answers to their moves."""
+    pages = [await signed_in(game_id, session) for session in sessions]
+    answers: list[float] = []
+    while not finished.is_set() and (move := await sync_to_async(next_move)(game_id, None)) is not None:
+        seat, version, action, _ = move
+        answers.append(await post_move(game_id, *pages[seat], version, action))
+    return answers
+
+
+async def both(game_id: int, session: str, other: tuple[int, list[str]] | None) -> tuple[list[float], ...]:
+    finished = asyncio.Event()
+    if other is None:
+        return await play(game_id, session, finished)
+    anns, others = await asyncio.gather(play(game_id, session, finished), play_next_table(*other, finished))
+    return (*anns, others)
 
 
 def describe(name: str, seconds: list[float]) -> str:
@@ -133,18 +187,23 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=11, help="rounds of the game, from 3 cards (1-11)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--bots-in-request", action="store_true", help="the bots play inside the request (as before)")
+    parser.add_argument("--next-table", action="store_true", help="two people play at another table meanwhile")
     args = parser.parse_args()
     if not 1 <= args.rounds <= 11:
         parser.error("--rounds must be between 1 and 11")
     if args.bots_in_request:
         after_response.later = lambda task: False  # nothing collected: the bots play at once
     game_id, session = deal(args.bots, args.rounds, args.seed)
-    answers, done = async_to_sync(play)(game_id, session)
+    other = next_table(args.seed) if args.next_table else None
+    answers, done, *others = async_to_sync(both)(game_id, session, other)
     where = "inside the request" if args.bots_in_request else "after the answer"
     print(f"Ann against three {args.bots} bots, {args.rounds} round(s), seed {args.seed}; the bots play {where}")
     print(f"{len(answers)} of Ann's moves handed the turn to the bots")
     print(describe("answer", answers))
     print(describe("bots done", done))
+    if others:
+        print(f"meanwhile {len(others[0])} moves of Bob and Cy at the next table")
+        print(describe("next table", others[0]))
 
 
 if __name__ == "__main__":
