@@ -17,7 +17,7 @@ hands the turn to the bots it measures:
 ``--bots-in-request`` plays the bots inside the request instead, as the site
 did before ``after_response`` (the answer then waits for them): run both to
 compare.  ``--next-table`` seats Bob and Cy at another table of the same
-server, two people playing each other as fast as their answers come, all the
+server, two people playing each other (game after game) as fast as their answers come, all the
 while Ann's game lasts, and measures their answers too: what the bots'
 thinking costs the rest of the site (on SQLite a transaction holds the one
 write lock).  Run it on a quiet machine: the bots' thinking is CPU time.
@@ -86,17 +86,18 @@ def deal(level: str, rounds: int, seed: int) -> tuple[int, str]:
     return game.pk, session_of(ann)
 
 
-def next_table(seed: int) -> tuple[int, list[str]]:
-    """Bob and Cy's classic game (they play until Ann's is over, or theirs is), and their session cookies."""
-    people = [get_user_model().objects.create_user(username=n, password="a-long-pass-phrase-42") for n in ("bob", "cy")]
+def next_table() -> list[Any]:
+    """Bob and Cy, who play each other at the next table."""
+    return [get_user_model().objects.create_user(username=n, password="a-long-pass-phrase-42") for n in ("bob", "cy")]
+
+
+def next_tables_game(people: list[Any], seed: int) -> int:
+    """A new classic game of Bob and Cy's, dealt."""
     game = services.game_create(
         creator=people[0], variant=Variant.objects.get(slug="classic"), seat_count=2, seed=seed, options={}
     )
     services.game_join(game_id=game.pk, user=people[1])
-    game.refresh_from_db()
-    if game.status != Game.Status.ACTIVE:
-        services.game_start(game_id=game.pk, user=people[0])
-    return game.pk, [session_of(person) for person in people]
+    return game.pk
 
 
 def next_move(game_id: int, seat: int | None = 0) -> tuple[int, int, dict[str, Any], bool] | None:
@@ -141,6 +142,21 @@ async def post_move(game_id: int, cookie: str, token: str, version: int, action:
     return time.perf_counter() - start
 
 
+def anns_turn_or_over(game_id: int) -> bool:
+    game = Game.objects.only("status", "current_seat").get(pk=game_id)
+    return game.status != Game.Status.ACTIVE or game.current_seat == 0
+
+
+async def bots_done(game_id: int) -> None:
+    """Wait for the bots' work after the answer, if any, until it is Ann's turn again or the game is over
+    (the work of a round that a bot opens is queued anew when the round before is done)."""
+    while True:
+        await asyncio.gather(*django_asgi_app.after_tasks)
+        if await sync_to_async(anns_turn_or_over)(game_id):
+            return
+        await asyncio.sleep(0.001)
+
+
 async def play(game_id: int, session: str, finished: asyncio.Event) -> tuple[list[float], list[float]]:
     cookie, token = await signed_in(game_id, session)
     answers: list[float] = []
@@ -149,7 +165,7 @@ async def play(game_id: int, session: str, finished: asyncio.Event) -> tuple[lis
         _, version, action, hands_over = move
         start = time.perf_counter()
         answered = await post_move(game_id, cookie, token, version, action)
-        await asyncio.gather(*django_asgi_app.after_tasks)  # the bots' work after the answer, if any
+        await bots_done(game_id)
         if hands_over:
             answers.append(answered)
             done.append(time.perf_counter() - start)
@@ -157,21 +173,24 @@ async def play(game_id: int, session: str, finished: asyncio.Event) -> tuple[lis
     return answers, done
 
 
-async def play_next_table(game_id: int, sessions: list[str], finished: asyncio.Event) -> list[float]:
-    """Bob and Cy play each other until Ann's game is over: the answers to their moves."""
-    pages = [await signed_in(game_id, session) for session in sessions]
+async def play_next_table(people: list[Any], seed: int, finished: asyncio.Event) -> list[float]:
+    """Bob and Cy play each other, game after game, until Ann's game is over: the answers to their moves."""
+    sessions = [await sync_to_async(session_of)(person) for person in people]
     answers: list[float] = []
-    while not finished.is_set() and (move := await sync_to_async(next_move)(game_id, None)) is not None:
-        seat, version, action, _ = move
-        answers.append(await post_move(game_id, *pages[seat], version, action))
+    while not finished.is_set():
+        game_id = await sync_to_async(next_tables_game)(people, seed + len(answers))
+        pages = [await signed_in(game_id, session) for session in sessions]
+        while not finished.is_set() and (move := await sync_to_async(next_move)(game_id, None)) is not None:
+            seat, version, action, _ = move
+            answers.append(await post_move(game_id, *pages[seat], version, action))
     return answers
 
 
-async def both(game_id: int, session: str, other: tuple[int, list[str]] | None) -> tuple[list[float], ...]:
+async def both(game_id: int, session: str, seed: int, people: list[Any] | None) -> tuple[list[float], ...]:
     finished = asyncio.Event()
-    if other is None:
+    if people is None:
         return await play(game_id, session, finished)
-    anns, others = await asyncio.gather(play(game_id, session, finished), play_next_table(*other, finished))
+    anns, others = await asyncio.gather(play(game_id, session, finished), play_next_table(people, seed, finished))
     return (*anns, others)
 
 
@@ -194,8 +213,8 @@ def main() -> None:
     if args.bots_in_request:
         after_response.later = lambda task: False  # nothing collected: the bots play at once
     game_id, session = deal(args.bots, args.rounds, args.seed)
-    other = next_table(args.seed) if args.next_table else None
-    answers, done, *others = async_to_sync(both)(game_id, session, other)
+    people = next_table() if args.next_table else None
+    answers, done, *others = async_to_sync(both)(game_id, session, args.seed, people)
     where = "inside the request" if args.bots_in_request else "after the answer"
     print(f"Ann against three {args.bots} bots, {args.rounds} round(s), seed {args.seed}; the bots play {where}")
     print(f"{len(answers)} of Ann's moves handed the turn to the bots")
