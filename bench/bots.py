@@ -266,6 +266,12 @@ def main() -> None:
         "--expert-refine-work", type=int, default=expert.BUDGET.refine_work, help="most cards their turns hold (1 up)"
     )
     parser.add_argument(
+        "--expert-big-refine-work",
+        type=int,
+        default=expert.BUDGET.big_refine_work,
+        help=f"their most cards in rounds of {expert.BUDGET.big_hand} cards or more",
+    )
+    parser.add_argument(
         "--expert-draws",
         action=argparse.BooleanOptionalAction,
         default=expert.BUDGET.draws,
@@ -292,6 +298,7 @@ def main() -> None:
             refine=args.expert_refine,
             finalists=args.expert_finalists,
             refine_work=args.expert_refine_work,
+            big_refine_work=args.expert_big_refine_work,
         )
     except ValueError:
         parser.error(
@@ -378,7 +385,8 @@ def main() -> None:
             f"draws {'weighed on the deals' if budget.draws else 'as the hard bot'}, "
             + (
                 f"the {budget.finalists} best discards on {budget.refine} more deals "
-                f"(until their turns hold {budget.refine_work} cards)"
+                f"(until their turns hold {budget.refine_work} cards, "
+                f"{budget.big_refine_work} in rounds of {budget.big_hand} cards or more)"
                 if budget.refine and budget.finalists > 1
                 else "no more deals for the best discards"
             )

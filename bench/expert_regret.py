@@ -9,7 +9,9 @@ weighs on deals (at least two candidates, no going out, not a last turn),
 every candidate is valued again on ``--reference`` deals of its own (no
 limit on their cards), and the expert's choice under each budget (the
 default one with ``--refine`` more deals for the ``--finalists`` cheapest
-discards, until their turns hold ``--refine-work`` cards: ``0`` for none)
+discards, until their turns hold ``--refine-work`` cards (``--big-refine-work``
+in the biggest hands' rounds): ``0`` for none;
+the first deals' turns holding at most ``--work`` cards)
 is charged what it costs against the best there: the expert's expected
 points plus the hard bot's feeding charge.  Prints, per budget, the share
 of choices that are not the reference's best and the mean points that
@@ -60,21 +62,35 @@ def main() -> None:
     parser.add_argument("--decisions", type=int, default=400, help="the first decisions of each game looked at")
     parser.add_argument("--reference", type=int, default=1920, help="deals each candidate is valued on again")
     parser.add_argument("--refine", default="0,192", help="the budgets' more deals for the finalists, by commas")
+    parser.add_argument("--work", type=int, default=expert.BUDGET.work, help="the most cards the first deals hold")
     parser.add_argument("--finalists", type=int, default=expert.BUDGET.finalists, help="the discards refined")
     parser.add_argument(
         "--refine-work", type=int, default=expert.BUDGET.refine_work, help="the most cards the finalists' deals hold"
+    )
+    parser.add_argument(
+        "--big-refine-work",
+        type=int,
+        default=expert.BUDGET.big_refine_work,
+        help=f"their most cards in rounds of {expert.BUDGET.big_hand} cards or more",
     )
     args = parser.parse_args()
     try:
         refines = [int(part) for part in args.refine.split(",")]
         budgets = [
-            dataclasses.replace(expert.BUDGET, refine=refine, finalists=args.finalists, refine_work=args.refine_work)
+            dataclasses.replace(
+                expert.BUDGET,
+                refine=refine,
+                work=args.work,
+                finalists=args.finalists,
+                refine_work=args.refine_work,
+                big_refine_work=args.big_refine_work,
+            )
             for refine in refines
         ]
     except ValueError:
         parser.error(
             "--refine takes whole numbers of at least 0, by commas, such as 0,192; "
-            "--finalists and --refine-work at least 1"
+            "--work, --finalists, --refine-work and --big-refine-work at least 1"
         )
     if min(args.games, args.decisions, args.reference) < 1:
         parser.error("--games, --decisions and --reference are at least 1")
@@ -112,7 +128,11 @@ def main() -> None:
                 regret[i] += values[chosen.card] - best
                 missed[i] += values[chosen.card] > best
     print(f"{weighed} searched discards of {args.games} game(s) of hard bots; reference: {args.reference} deals each")
-    print(f"finalists: {args.finalists}, their deals holding at most {args.refine_work} cards")
+    print(
+        f"first deals holding at most {args.work} cards; finalists: {args.finalists}, "
+        f"their deals holding at most {args.refine_work} cards "
+        f"({args.big_refine_work} in rounds of {expert.BUDGET.big_hand} cards or more)"
+    )
     for refine, lost, wrong in zip(refines, regret, missed, strict=True):
         share = 100 * wrong / max(1, weighed)
         print(

@@ -56,7 +56,13 @@ class Budget:
     too, rather than chosen as the hard bot does; ``refine``: how many more
     deals the ``finalists`` best discards play to settle which is best (0,
     or a single finalist: none; until their turns have held ``refine_work``
-    cards), their values then taken over all the deals they played.
+    cards, or ``big_refine_work`` in rounds of ``big_hand`` cards or more),
+    their values then taken over all the deals they played.
+
+    A turn costs about one arrangement of the hand, which grows with its
+    size: an 11-card round's turn costs several times a 6-card one's, so
+    the biggest hands refine on fewer cards and the slowest decisions stay
+    within the time asked (``bench/expert_speed.py``).
     """
 
     deals: int = 48
@@ -66,13 +72,22 @@ class Budget:
     draws: bool = True
     refine: int = 192
     finalists: int = 3
-    refine_work: int = 9_000
+    refine_work: int = 15_000
+    big_hand: int = 11
+    big_refine_work: int = 9_000
 
     def __post_init__(self) -> None:
         work = 1 if self.work is None else self.work
-        counts = (self.deals, self.turns, work, self.discards, self.finalists, self.refine_work)
+        counts = (
+            *(self.deals, self.turns, work, self.discards, self.finalists),
+            *(self.refine_work, self.big_hand, self.big_refine_work),
+        )
         if min(counts) < 1 or self.refine < 0:
             raise ValueError(f"an expert budget counts at least one of each, and no fewer than 0 more deals: {self}")
+
+    def refine_work_for(self, hand_size: int) -> int:
+        """The most cards the finalists' turns may hold in a round of ``hand_size`` cards."""
+        return self.big_refine_work if hand_size >= self.big_hand else self.refine_work
 
 
 BUDGET = Budget()
@@ -156,7 +171,7 @@ def choose(
         # against 0.007).
         played, first = deals.played, len(deals.deals)
         deals.more(budget.refine)
-        more = deals.values([rests[i] for i in finalists], first, budget.refine_work)
+        more = deals.values([rests[i] for i in finalists], first, budget.refine_work_for(pos.hand_size))
         for i, value in zip(finalists, more, strict=True):
             values[i] = (values[i] * played + value * deals.played) / (played + deals.played)
     return Discard(thrown[min(finalists, key=cost)])

@@ -120,7 +120,7 @@ def test_the_finalists_are_judged_over_all_the_deals_they_played_each_part_weigh
     later = {a: 5.0, b: 4.87, c: 5.18}  # the first part's weight 1/6 makes a the cheapest: 4.833, 4.87, 4.847
     # Judged on the later deals alone b would win; weighing the parts alike, or by the deals asked (48 and
     # 192), c would.
-    budget = expert.Budget(deals=48, refine=192, finalists=3)
+    budget = expert.Budget(deals=48, refine=192, finalists=3, refine_work=7000, big_hand=pos.hand_size + 1)
     calls = []
 
     class Stub:
@@ -140,8 +140,11 @@ def test_the_finalists_are_judged_over_all_the_deals_they_played_each_part_weigh
     monkeypatch.setattr(expert, "candidates", lambda *args: [a, b, c, d])
     monkeypatch.setattr(hard, "feeding_cost", lambda *args: 0.0)
     assert expert.choose(pos, seen.legal_actions, history, budget) == a
-    assert calls[1] == ([c, a, b], 48, budget.refine_work)  # after every first deal, within their own work
+    assert calls[1] == ([c, a, b], 48, 7000)  # after every first deal, within their own work
     assert expert.choose(pos, seen.legal_actions, history, replace(budget, refine=0)) == c  # the first deals' best
+    calls.clear()
+    big = replace(budget, big_hand=pos.hand_size, big_refine_work=2000)  # a round of big hands: less work
+    assert expert.choose(pos, seen.legal_actions, history, big) == a and calls[1] == ([c, a, b], 48, 2000)
 
 
 def test_the_expert_weighs_the_piles_on_the_deals_unless_told_to_draw_as_the_hard_bot():
@@ -253,9 +256,10 @@ def test_the_match_script_compares_the_expert_with_the_hard_bot():
     command = [sys.executable, "bench/bots.py", "--match", "expert,hard", "--games", "2", "--seed", "3"]
     command += ["--rounds", "1", "--workers", "1", "--expert-deals", "4", "--expert-turns", "2"]
     command += ["--expert-refine", "6", "--expert-finalists", "2", "--expert-refine-work", "500"]
+    command += ["--expert-big-refine-work", "300"]
     out = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300, check=True).stdout
     assert "4 self-draw deals of at most 2 turns" in out, out
-    assert "the 2 best discards on 6 more deals (until their turns hold 500 cards)" in out, out
+    assert "the 2 best discards on 6 more deals (until their turns hold 500 cards, 300 in rounds of 11" in out, out
     for level in ("expert", "hard"):
         assert re.search(rf"^{level}\s+2\s+-?\d+\.\d\s+", out, re.M), out
         assert re.search(rf"^{level} decision time: median \d+\.\d ms, 95% \d+\.\d ms, worst \d+\.\d ms", out, re.M)
@@ -263,7 +267,12 @@ def test_the_match_script_compares_the_expert_with_the_hard_bot():
     assert re.search(r"^expert relative to hard: [+-]\d+\.\d%$", out, re.M), out
     bad = subprocess.run([*command[:2], "--match", "expert,grandmaster"], cwd=ROOT, capture_output=True, text=True)
     assert bad.returncode == 2 and "--match takes two different levels" in bad.stderr
-    for option, value in (("--expert-finalists", "0"), ("--expert-refine", "-1"), ("--expert-deals", "0")):
+    for option, value in (
+        ("--expert-finalists", "0"),
+        ("--expert-refine", "-1"),
+        ("--expert-deals", "0"),
+        ("--expert-big-refine-work", "0"),
+    ):
         bad = subprocess.run([*command, option, value], cwd=ROOT, capture_output=True, text=True)
         assert bad.returncode == 2 and "the expert's deals, turns, work, discards" in bad.stderr, option
 
@@ -277,6 +286,8 @@ def test_an_expert_budget_refuses_counts_it_cannot_search_with():
         {"discards": 0},
         {"finalists": 0},
         {"refine_work": 0},
+        {"big_hand": 0},
+        {"big_refine_work": 0},
         {"refine": -1},
     ):
         with pytest.raises(ValueError, match="an expert budget counts"):
