@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime
 import logging
+from collections.abc import Callable
 
 from django.db import transaction
 from django.db.models import Exists, OuterRef, QuerySet
@@ -14,6 +15,7 @@ from django.utils.translation import gettext as _
 from games import bots
 from games.engine import view
 from games.models import Game, Seat
+from threethirteen_site import after_response
 
 from . import away, notices
 from .errors import GameError
@@ -37,9 +39,10 @@ TIMEOUTS_BEFORE_TAKEOVER = 3
 
 #: A game whose turn has been a bot's this long since it last changed was left by a server that stopped
 #: before it ran the work after its answer (``after_response``), or whose after-answer thread is busy with
-#: other tables: the clock plays a round of it (``play_waiting_bots``; a game some thread is playing now,
-#: its row locked, is skipped).  A table's bots take a few seconds at most (the expert's slowest decision
-#: is under a second).
+#: other tables: the clock plays a round of it (``play_waiting_bots``; a game whose moves another thread is
+#: logging, its row locked, is skipped on PostgreSQL).  A table's bots take a few seconds at most (the
+#: expert's slowest decision about 1.5 s); if their thinking outlasts this, the clock may think the same
+#: round too, and whichever logs it second finds it played and logs nothing.
 BOTS_WAITING_AFTER = datetime.timedelta(seconds=10)
 
 
@@ -128,8 +131,10 @@ def clock_tick(*, now: datetime.datetime | None = None) -> dict[str, int]:
     )
     for game_id, turn_number in due:
         try:
-            game_timeout(game_id=game_id, turn_number=turn_number, now=now)
+            with after_response.collecting() as work:  # the bots after the timed-out turn: not under its lock
+                game_timeout(game_id=game_id, turn_number=turn_number, now=now)
             played += 1
+            _play_left_bots(work)
         except GameError:
             pass  # another worker (or the player) got there first
         except Exception:  # one broken game must not stop the clock of all the others
@@ -151,6 +156,15 @@ def clock_tick(*, now: datetime.datetime | None = None) -> dict[str, int]:
         "away": settled,
         "bots": rescued,
     }
+
+
+def _play_left_bots(work: list[Callable[[], object]]) -> None:
+    """The bots' turns a timeout left after its transaction (``bots_after_answer``), each a round at a time
+    (thinking with nothing locked, logging with the game locked), until no bot's turn waits."""
+    for task in work:
+        more = task()
+        while callable(more):
+            more = more()
 
 
 def bots_left_waiting(since: datetime.datetime) -> list[int]:

@@ -153,6 +153,8 @@ class Recorder:
 
     def record(self, step: BotStep, state: GameState, by_bot: bool) -> GameState:
         """Log a move worked out already (``step``, from ``state``): the state after it."""
+        if step.state.move_count != state.move_count + 1:
+            raise ValueError(f"move {step.state.move_count} does not follow move {state.move_count}")
         self.last_events = step.events
         self.pending.append(
             Move(
@@ -299,11 +301,12 @@ def play_waiting_bots(
     whose people all left is played a round at a time, and one table never holds up the bots of the others).
 
     The bots think first, with nothing locked (on SQLite the one write lock would hold up every other
-    table's moves meanwhile); then their moves are logged with the game locked, if it has not changed since
-    (if it has, they think again, holding it).  Nothing is played when it is no bot's turn (they were
-    played, or the game ended or was called off); nor, for the clock, when someone else holds the game's
-    row (``skip_locked``: they are playing it; PostgreSQL only, SQLite's one write lock is waited for) or the
-    game changed after ``unchanged_since`` (they just played a round of it).
+    table's moves meanwhile); then their moves are logged with the game locked, if its version has not
+    moved since.  If it has, nothing is logged and a bot's turn still waits (``waiting``): the caller asks
+    again, and they think again from the game as it is.  Nothing is played when it is no bot's turn (they
+    were played, or the game ended or was called off); nor, for the clock, when someone else holds the
+    game's row (``skip_locked``: they are logging its moves; PostgreSQL only, SQLite's one write lock is
+    waited for) or the game changed after ``unchanged_since`` (they just played a round of it).
     """
     waiting = _bots_waiting(Game.objects.filter(pk=game_id).first(), unchanged_since)
     if waiting is None:
@@ -332,8 +335,12 @@ def _log_bot_turns(
     if waiting is None:
         return BotSlice(0, False)
     game, state, seats = waiting
-    if game.version != version:  # changed while the bots thought (a person left, say): think again
-        plan = plan_bot_turns(game, state, seats, one_round=True)
+    if game.version != version:
+        # Changed while the bots thought (a person left, time away began): they think again, but not here,
+        # holding the lock (on SQLite the one write lock): still waiting, the work is queued again.
+        return BotSlice(0, True)
+    if not plan:
+        return BotSlice(0, False)
     recorder = Recorder(game)
     for step in plan:
         state = recorder.record(step, state, by_bot=True)

@@ -83,6 +83,8 @@ def test_a_round_against_a_bot_in_best_melds_ends_in_its_summary_and_next_deal_m
     expect(page.locator("#table [data-hand-melds]")).to_be_visible()  # still arranged in the new deal
     assert page.evaluate(NOT_RELOADED)
 
+    # A bot that opens round 2 plays after the answer that ended round 1: its move comes live first.
+    expect(page.locator("#table .turn-line:has-text('Your turn')")).to_be_visible()
     version = version_of(page)
     page.get_by_role("button", name="Next deal").click()
     expect(summary).to_have_count(0)

@@ -289,7 +289,7 @@ def test_a_bot_that_fails_is_tried_again_after_the_wait_not_at_every_pass(game, 
     assert len(calls) == 2
 
 
-def test_the_clock_never_plays_the_bots_of_a_game_the_after_answer_work_holds(game, monkeypatch):
+def test_the_clock_never_plays_the_bots_of_a_game_the_after_answer_work_holds(game, monkeypatch, caplog):
     """While the after-answer thread holds a game (its bots thinking), the clock does not play it too.
 
     On PostgreSQL it passes by the held row without waiting and goes on with the other games. SQLite has
@@ -322,6 +322,7 @@ def test_the_clock_never_plays_the_bots_of_a_game_the_after_answer_work_holds(ga
         assert services.play_waiting_bots(game.pk).moves == 4  # the after-answer work: two bots draw and throw
     clock.join(timeout=60)
     assert not clock.is_alive() and rescued == [0]
+    assert "could not play their waiting turns" not in caplog.text  # not a second log refused by the database
     game.refresh_from_db()
     assert game.current_seat == 0 and game.turn_number == turn + 2  # each bot played one turn, once
     assert log_replay_problem(game) is None
@@ -372,7 +373,8 @@ def test_the_bots_think_with_nothing_locked_so_other_moves_go_on_meanwhile(game,
 
 def test_a_game_that_changes_while_its_bots_think_has_them_think_again(game, monkeypatch):
     """Ann resigns while the first bot thinks: the moves worked out for two bots and her turn are dropped,
-    and, her seat a bot's now, the three play the round out."""
+    nothing is logged and the work is queued again (not thought again holding the lock); then, her seat a
+    bot's now, the three play the round out."""
     work = end_anns_turn(game)
     round_number = engine_view(game, 0).round
     choose = services.turns.bots.choose_action
@@ -389,10 +391,38 @@ def test_a_game_that_changes_while_its_bots_think_has_them_think_again(game, mon
         return choose(seen, *args, **kwargs)
 
     monkeypatch.setattr(services.turns.bots, "choose_action", thinking)
-    rest = after_response.run(work)
+    again = after_response.run(work)
+    game.refresh_from_db()
+    assert len(again) == 1 and 0 not in seats_asked and not game.moves.filter(by_bot=True).exists()
+    rest = after_response.run(again)
     game.refresh_from_db()
     assert 0 in seats_asked  # her seat's bot was asked: the bots thought again, with the seat a bot's
     assert game.moves.filter(seat=0, by_bot=True).exists()
     assert game.round_results.filter(round_number=round_number).count() == 3  # the round played out
     assert log_replay_problem(game) is None
     assert len(rest) == 1  # the next round, queued behind other tables' work
+
+
+def test_the_bots_after_a_timed_out_turn_think_with_nothing_locked(game, monkeypatch):
+    """The clock plays Ann's timed-out turn in its transaction; the bots after it think outside it."""
+    turn = game.turn_number
+    choose = services.turns.bots.choose_action
+    meanwhile: list[Any] = []
+
+    def lock_it() -> bool:
+        with transaction.atomic():
+            Game.objects.select_for_update(nowait=True).get(pk=game.pk)
+        return True
+
+    def thinking(seen: Any, level: str, *args: Any, **kwargs: Any) -> Any:
+        if seen.seat != 0 and not meanwhile:  # a bot of the table, not the takeover bot of Ann's turn
+            meanwhile.append(in_another_thread(lock_it))
+        return choose(seen, level, *args, **kwargs)
+
+    monkeypatch.setattr(services.turns.bots, "choose_action", thinking)
+    assert services.clock_tick(now=game.turn_deadline + SECOND)["timeouts"] == 1
+    assert meanwhile == [True]
+    game.refresh_from_db()
+    assert game.current_seat == 0 and game.turn_number == turn + 3  # her turn, then both bots'
+    assert game.seats.get(position=0).timeouts_in_row == 1
+    assert log_replay_problem(game) is None
