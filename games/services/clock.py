@@ -40,8 +40,9 @@ TIMEOUTS_BEFORE_TAKEOVER = 3
 #: A game whose turn has been a bot's this long since it last changed was left by a server that stopped
 #: before it ran the work after its answer (``after_response``), or whose after-answer thread is busy with
 #: other tables: the clock plays a round of it (``play_waiting_bots``; a game whose moves another thread is
-#: logging, its row locked, is skipped on PostgreSQL).  A table's bots take a few seconds at most (the
-#: expert's slowest decision about 1.5 s); if their thinking outlasts this, the clock may think the same
+#: logging, its row locked, is skipped on PostgreSQL).  The work marks the game changed as it starts to
+#: think, so the clock leaves it alone for this long; a table's bots take a few seconds at most (the
+#: expert's slowest decision about 1.5 s).  If their thinking outlasts this, the clock may think the same
 #: round too, and whichever logs it second finds it played and logs nothing.
 BOTS_WAITING_AFTER = datetime.timedelta(seconds=10)
 

@@ -312,6 +312,10 @@ def play_waiting_bots(
     if waiting is None:
         return BotSlice(0, False)
     game, state, seats = waiting
+    if unchanged_since is None:
+        # Thinking starts: the clock leaves a game that changed this recently to its work (BOTS_WAITING_AFTER)
+        # instead of thinking the same round too, when this work was queued long after its answer.
+        Game.objects.filter(pk=game_id).update(updated_at=timezone.now())
     plan = plan_bot_turns(game, state, seats, one_round=True)
     return _log_bot_turns(
         game_id, game.version, plan, skip_locked=skip_locked, unchanged_since=unchanged_since, now=now

@@ -426,3 +426,27 @@ def test_the_bots_after_a_timed_out_turn_think_with_nothing_locked(game, monkeyp
     assert game.current_seat == 0 and game.turn_number == turn + 3  # her turn, then both bots'
     assert game.seats.get(position=0).timeouts_in_row == 1
     assert log_replay_problem(game) is None
+
+
+def test_work_that_starts_late_is_left_to_think_and_the_clock_does_not_think_it_too(game, monkeypatch):
+    """The after-answer thread was busy: the work starts past BOTS_WAITING_AFTER. Once it thinks, the
+    clock's pass leaves the game alone instead of working out the same round."""
+    work = end_anns_turn(game)
+    Game.objects.filter(pk=game.pk).update(updated_at=timezone.now() - 2 * services.BOTS_WAITING_AFTER)
+    choose = services.turns.bots.choose_action
+    threads: set[str] = set()
+    clock: list[Any] = []
+
+    def thinking(*args: Any, **kwargs: Any) -> Any:
+        first = not threads
+        threads.add(threading.current_thread().name)
+        if first:  # the clock's pass while the work thinks (once: not again from the clock's own thinking)
+            clock.append(in_another_thread(lambda: services.clock_tick(now=timezone.now())["bots"]))
+        return choose(*args, **kwargs)
+
+    monkeypatch.setattr(services.turns.bots, "choose_action", thinking)
+    assert services.clock.bots_left_waiting(timezone.now() - services.BOTS_WAITING_AFTER) == [game.pk]  # due
+    assert after_response.run(work) == []
+    assert clock == [0] and threads == {threading.current_thread().name}  # only this thread thought
+    game.refresh_from_db()
+    assert game.current_seat == 0 and log_replay_problem(game) is None
