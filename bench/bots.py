@@ -65,11 +65,14 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from bench.budget_flags import add_budget_flags, budget_from  # noqa: E402
 from games.bots import LEVELS, choose_action, expert  # noqa: E402
 from games.engine import Rules, apply, new_game, view  # noqa: E402
 
 #: The tournament's levels (the expert plays matches: it is slow enough to be measured on its own).
 TOURNAMENT = ("easy", "medium", "hard")
+#: The expert's budget fields a match may set (``--expert-deals``, ...).
+BUDGET_FLAGS = ("deals", "turns", "work", "discards", "refine", "finalists", "refine_work", "big_refine_work", "draws")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -252,31 +255,7 @@ def main() -> None:
     parser.add_argument(
         "--duplicate", action="store_true", help="a match plays each deal twice, the levels' seats swapped"
     )
-    parser.add_argument("--expert-deals", type=int, default=expert.BUDGET.deals, help="self-draw deals a decision")
-    parser.add_argument("--expert-turns", type=int, default=expert.BUDGET.turns, help="most turns a deal plays")
-    parser.add_argument(
-        "--expert-work", type=int, default=expert.BUDGET.work or 0, help="most cards the turns hold (0: no limit)"
-    )
-    parser.add_argument("--expert-discards", type=int, default=expert.BUDGET.discards)
-    parser.add_argument(
-        "--expert-refine", type=int, default=expert.BUDGET.refine, help="more deals for the best discards (0: none)"
-    )
-    parser.add_argument("--expert-finalists", type=int, default=expert.BUDGET.finalists, help="the best discards")
-    parser.add_argument(
-        "--expert-refine-work", type=int, default=expert.BUDGET.refine_work, help="most cards their turns hold (1 up)"
-    )
-    parser.add_argument(
-        "--expert-big-refine-work",
-        type=int,
-        default=expert.BUDGET.big_refine_work,
-        help=f"their most cards in rounds of {expert.BUDGET.big_hand} cards or more",
-    )
-    parser.add_argument(
-        "--expert-draws",
-        action=argparse.BooleanOptionalAction,
-        default=expert.BUDGET.draws,
-        help="weigh draws on the deals too (--no-expert-draws: draw as the hard bot)",
-    )
+    add_budget_flags(parser, BUDGET_FLAGS, "expert-")
     args = parser.parse_args()
     if args.games < 1 or not 1 <= args.rounds <= 11:
         parser.error("--games must be at least 1 and --rounds between 1 and 11")
@@ -289,17 +268,7 @@ def main() -> None:
     if args.duplicate and (not match or args.games % 2):
         parser.error("--duplicate plays a --match, in an even number of --games")
     try:
-        budget = expert.Budget(
-            deals=args.expert_deals,
-            turns=args.expert_turns,
-            work=args.expert_work or None,
-            discards=args.expert_discards,
-            draws=args.expert_draws,
-            refine=args.expert_refine,
-            finalists=args.expert_finalists,
-            refine_work=args.expert_refine_work,
-            big_refine_work=args.expert_big_refine_work,
-        )
+        budget = budget_from(args, BUDGET_FLAGS, "expert-")
     except ValueError:
         parser.error(
             "the expert's deals, turns, work, discards, finalists and their work are at least 1 "

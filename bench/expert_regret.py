@@ -22,7 +22,6 @@ reaches 0.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import os
 import random
 import sys
@@ -31,10 +30,14 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from bench.budget_flags import add_budget_flags, budget_from  # noqa: E402
 from games.bots import choose_action, expert, hard  # noqa: E402
 from games.bots.position import Position, remove  # noqa: E402
 from games.bots.selfdraw import SelfDraws  # noqa: E402
 from games.engine import Discard, GoOut, Rules, SeatView, apply, new_game, view  # noqa: E402
+
+#: The budget fields the script may set beside ``--refine`` (``--work``, ``--finalists``, ...).
+BUDGET_FLAGS = ("work", "finalists", "refine_work", "big_refine_work")
 
 
 def positions(seed: int, decisions: int) -> Iterator[tuple[SeatView, list[dict[str, Any]]]]:
@@ -62,35 +65,15 @@ def main() -> None:
     parser.add_argument("--decisions", type=int, default=400, help="the first decisions of each game looked at")
     parser.add_argument("--reference", type=int, default=1920, help="deals each candidate is valued on again")
     parser.add_argument("--refine", default="0,192", help="the budgets' more deals for the finalists, by commas")
-    parser.add_argument("--work", type=int, default=expert.BUDGET.work, help="the most cards the first deals hold")
-    parser.add_argument("--finalists", type=int, default=expert.BUDGET.finalists, help="the discards refined")
-    parser.add_argument(
-        "--refine-work", type=int, default=expert.BUDGET.refine_work, help="the most cards the finalists' deals hold"
-    )
-    parser.add_argument(
-        "--big-refine-work",
-        type=int,
-        default=expert.BUDGET.big_refine_work,
-        help=f"their most cards in rounds of {expert.BUDGET.big_hand} cards or more",
-    )
+    add_budget_flags(parser, BUDGET_FLAGS)
     args = parser.parse_args()
     try:
         refines = [int(part) for part in args.refine.split(",")]
-        budgets = [
-            dataclasses.replace(
-                expert.BUDGET,
-                refine=refine,
-                work=args.work,
-                finalists=args.finalists,
-                refine_work=args.refine_work,
-                big_refine_work=args.big_refine_work,
-            )
-            for refine in refines
-        ]
+        budgets = [budget_from(args, BUDGET_FLAGS, refine=refine) for refine in refines]
     except ValueError:
         parser.error(
             "--refine takes whole numbers of at least 0, by commas, such as 0,192; "
-            "--work, --finalists, --refine-work and --big-refine-work at least 1"
+            "--work at least 0 (0: no limit), --finalists, --refine-work and --big-refine-work at least 1"
         )
     if min(args.games, args.decisions, args.reference) < 1:
         parser.error("--games, --decisions and --reference are at least 1")
