@@ -31,6 +31,11 @@ TAKEOVER_BOT_LEVEL = BotLevel.HARD
 #: Bot turns in a row after which we stop (only a broken engine gets there).
 _MAX_BOT_MOVES = 10_000
 
+#: While the after-answer work's bots think, their game is marked changed at least this often (between two
+#: decisions, each at most about 1.5 s), so that the clock, which rescues games left unchanged for
+#: ``clock.BOTS_WAITING_AFTER`` (10 s), leaves a long round of thinking to it instead of thinking it too.
+THINKING_MARK_EVERY = datetime.timedelta(seconds=3)
+
 
 def lock_game(game_id: int | str) -> Game:
     """The game with its row locked until the transaction ends (``not_found`` for any bad id)."""
@@ -254,11 +259,13 @@ def plan_bot_turns(
     *,
     one_round: bool = False,
     unwritten: Iterable[dict[str, Any]] = (),
+    thinking: Callable[[], object] | None = None,
 ) -> list[BotStep]:
     """The bots' moves from ``state`` while the turn is a bot's (``one_round``: not past the end of the
     round in play), worked out and not logged: the bots think here, and write nothing.
 
-    ``unwritten``: the public events of the moves before ``state`` that are not in the move log yet.
+    ``unwritten``: the public events of the moves before ``state`` that are not in the move log yet;
+    ``thinking``: called before each bot's decision.
     """
     bot_levels = {s.position: s.bot_level for s in seats if s.bot_level}
     round_number = state.round_number
@@ -271,6 +278,8 @@ def plan_bot_turns(
             break
         position = state.current_seat
         level = bot_levels[position]
+        if thinking is not None:
+            thinking()
         if history is None and bots.reads_history(level):  # read from the log once, and only for a bot that reads it
             history = extend_history(
                 round_history(game, state), [*unwritten, *(event for step in steps for event in step.events)]
@@ -312,11 +321,12 @@ def play_waiting_bots(
     if waiting is None:
         return BotSlice(0, False)
     game, state, seats = waiting
-    if unchanged_since is None:
-        # Thinking starts: the clock leaves a game that changed this recently to its work (BOTS_WAITING_AFTER)
-        # instead of thinking the same round too, when this work was queued long after its answer.
-        Game.objects.filter(pk=game_id).update(updated_at=timezone.now())
-    plan = plan_bot_turns(game, state, seats, one_round=True)
+    # The after-answer work marks its game changed as its bots think (THINKING_MARK_EVERY): the clock leaves
+    # a game that changed this recently to it (BOTS_WAITING_AFTER), when the work was queued long after its
+    # answer or its round of thinking lasts long.  Not the clock's own pass, which checks the game did not
+    # change after ``unchanged_since`` before it logs.
+    thinking = None if unchanged_since is not None else _ThinkingMark(game_id)
+    plan = plan_bot_turns(game, state, seats, one_round=True, thinking=thinking)
     return _log_bot_turns(
         game_id, game.version, plan, skip_locked=skip_locked, unchanged_since=unchanged_since, now=now
     )
@@ -350,6 +360,20 @@ def _log_bot_turns(
         state = recorder.record(step, state, by_bot=True)
     save_state(game, state, recorder, seats, now=now)
     return BotSlice(len(plan), bot_to_play(state, seats))
+
+
+class _ThinkingMark:
+    """Marks a game changed (``updated_at``) when called, at most once every ``THINKING_MARK_EVERY``."""
+
+    def __init__(self, game_id: int) -> None:
+        self.game_id = game_id
+        self.marked: datetime.datetime | None = None
+
+    def __call__(self) -> None:
+        now = timezone.now()
+        if self.marked is None or now - self.marked >= THINKING_MARK_EVERY:
+            Game.objects.filter(pk=self.game_id).update(updated_at=now)
+            self.marked = now
 
 
 def _bots_waiting(

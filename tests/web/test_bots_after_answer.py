@@ -450,3 +450,30 @@ def test_work_that_starts_late_is_left_to_think_and_the_clock_does_not_think_it_
     assert clock == [0] and threads == {threading.current_thread().name}  # only this thread thought
     game.refresh_from_db()
     assert game.current_seat == 0 and log_replay_problem(game) is None
+
+
+def test_a_long_round_of_thinking_keeps_its_game_marked_and_the_clock_never_thinks_it_too(game, monkeypatch):
+    """A round whose thinking outlasts BOTS_WAITING_AFTER (an all-bot round of experts with big hands): the
+    work marks its game changed between the decisions, so a clock pass late in the round leaves it alone."""
+    work = end_anns_turn(game)
+    monkeypatch.setattr(services.turns, "THINKING_MARK_EVERY", datetime.timedelta(0))  # at every decision
+    choose = services.turns.bots.choose_action
+    worker = threading.current_thread()
+    decisions: list[datetime.datetime] = []  # the game's mark as each of the work's decisions starts
+    clock: list[Any] = []
+
+    def thinking(*args: Any, **kwargs: Any) -> Any:
+        if threading.current_thread() is worker:
+            decisions.append(Game.objects.get(pk=game.pk).updated_at)
+            if len(decisions) == 2:  # late in the round: a clock pass, the game marked long ago but for the work
+                clock.append(in_another_thread(lambda: services.clock_tick(now=timezone.now())["bots"]))
+            # each decision "takes" twice the clock's wait: the mark it made is that old when the next starts
+            Game.objects.filter(pk=game.pk).update(updated_at=timezone.now() - 2 * services.BOTS_WAITING_AFTER)
+        return choose(*args, **kwargs)
+
+    monkeypatch.setattr(services.turns.bots, "choose_action", thinking)
+    assert after_response.run(work) == []
+    assert clock == [0]  # the clock played nothing: the work had marked the game as its second decision began
+    assert len(decisions) >= 3 and all(timezone.now() - mark < services.BOTS_WAITING_AFTER for mark in decisions)
+    game.refresh_from_db()
+    assert game.current_seat == 0 and log_replay_problem(game) is None
