@@ -11,14 +11,10 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import os
-import sys
 from collections.abc import Sequence
 from typing import Any
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-from games.bots import expert  # noqa: E402
+from games.bots import expert
 
 __all__ = ["add_budget_flags", "budget_from"]
 

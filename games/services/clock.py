@@ -41,9 +41,10 @@ TIMEOUTS_BEFORE_TAKEOVER = 3
 #: before it ran the work after its answer (``after_response``), or whose after-answer thread is busy with
 #: other tables: the clock plays a round of it (``play_waiting_bots``; a game whose moves another thread is
 #: logging, its row locked, is skipped on PostgreSQL).  The work marks the game changed as it starts to
-#: think, so the clock leaves it alone for this long; a table's bots take a few seconds at most (the
-#: expert's slowest decision about 1.5 s).  If their thinking outlasts this, the clock may think the same
-#: round too, and whichever logs it second finds it played and logs nothing.
+#: think and again between its bots' decisions (``turns.THINKING_MARK_EVERY``; the expert's slowest
+#: decision takes about 1.5 s), so the clock leaves it alone while it thinks, however long the round.  Were
+#: a mark missed, the clock might think the same round too; whichever logs it second finds it played and
+#: logs nothing.
 BOTS_WAITING_AFTER = datetime.timedelta(seconds=10)
 
 

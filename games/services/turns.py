@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Mapping
 from functools import partial
 from typing import Any, NamedTuple
 
-from django.db import transaction
+from django.db import DatabaseError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -372,8 +372,13 @@ class _ThinkingMark:
     def __call__(self) -> None:
         now = timezone.now()
         if self.marked is None or now - self.marked >= THINKING_MARK_EVERY:
-            Game.objects.filter(pk=self.game_id).update(updated_at=now)
             self.marked = now
+            try:
+                Game.objects.filter(pk=self.game_id).update(updated_at=now)
+            except DatabaseError:
+                # Only a hint to the clock (SQLite's write lock held past its timeout, say): the round's
+                # thinking goes on; at worst the clock thinks it too, and the second to log finds it played.
+                logger.warning("could not mark game %s as its bots think", self.game_id, exc_info=True)
 
 
 def _bots_waiting(

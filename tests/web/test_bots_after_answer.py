@@ -472,8 +472,42 @@ def test_a_long_round_of_thinking_keeps_its_game_marked_and_the_clock_never_thin
         return choose(*args, **kwargs)
 
     monkeypatch.setattr(services.turns.bots, "choose_action", thinking)
+    started = timezone.now()
     assert after_response.run(work) == []
     assert clock == [0]  # the clock played nothing: the work had marked the game as its second decision began
-    assert len(decisions) >= 3 and all(timezone.now() - mark < services.BOTS_WAITING_AFTER for mark in decisions)
+    assert len(decisions) >= 3 and all(mark >= started for mark in decisions)  # each mark renewed by the work
     game.refresh_from_db()
     assert game.current_seat == 0 and log_replay_problem(game) is None
+
+
+def test_the_thinking_mark_is_renewed_at_most_every_few_seconds_and_a_failed_mark_stops_no_thinking(
+    game, monkeypatch, caplog
+):
+    now = [timezone.now()]
+    monkeypatch.setattr(services.turns.timezone, "now", lambda: now[0])
+    mark = services.turns._ThinkingMark(game.pk)
+    every = services.turns.THINKING_MARK_EVERY
+
+    def marked_at() -> datetime.datetime:
+        return Game.objects.get(pk=game.pk).updated_at
+
+    mark()
+    first = now[0]
+    assert marked_at() == first
+    now[0] = first + every - SECOND / 10
+    mark()
+    assert marked_at() == first  # too soon: no write
+    now[0] = first + every
+    mark()
+    assert marked_at() == now[0]
+
+    class Locked:
+        """A query whose update meets a database that refuses it (SQLite's write lock held too long)."""
+
+        def update(self, **fields: Any) -> int:
+            raise services.turns.DatabaseError("database is locked")
+
+    monkeypatch.setattr(services.turns.Game.objects, "filter", lambda **kwargs: Locked())
+    now[0] += every
+    mark()  # logged, not raised: the bots think on
+    assert "could not mark game" in caplog.text
