@@ -8,6 +8,7 @@ this test fails until the Czech translation is merged, and then checks what tran
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -43,13 +44,22 @@ def czech(msgid: str) -> str:
 
 
 def play_until_a_round_is_scored(game: Game, user: Any) -> None:
-    """The person draws from the stock and throws the card back; the bot plays its own turns."""
-    for _ in range(400):
+    """The person draws from the stock and throws the card back; the bot plays its own turns, after the
+    answer to each of hers on the server's thread, so her next move waits until it is her turn again (a
+    move read before the bot's had logged was refused as stale)."""
+    moves, polls = 0, 0
+    while moves < 400:
         game.refresh_from_db()
         if game.round_results.exists():
             return
         assert game.state is not None
         state = GameState.from_dict(game.state)
+        if state.current_seat != 0:
+            polls += 1
+            assert polls < 3000, "the bot never played its turn"
+            time.sleep(0.01)
+            continue
+        moves += 1
         if state.phase == Phase.DRAW:
             action = {"type": "draw", "source": "stock" if state.stock else "discard"}
         else:
