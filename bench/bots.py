@@ -72,7 +72,18 @@ from games.engine import Rules, apply, new_game, view  # noqa: E402
 #: The tournament's levels (the expert plays matches: it is slow enough to be measured on its own).
 TOURNAMENT = ("easy", "medium", "hard")
 #: The expert's budget fields a match may set (``--expert-deals``, ...).
-BUDGET_FLAGS = ("deals", "turns", "work", "discards", "refine", "finalists", "refine_work", "big_refine_work", "draws")
+BUDGET_FLAGS = (
+    "deals",
+    "turns",
+    "work",
+    "discards",
+    "refine",
+    "finalists",
+    "refine_work",
+    "big_refine_work",
+    "tempo",
+    "draws",
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -272,7 +283,7 @@ def main() -> None:
     except ValueError:
         parser.error(
             "the expert's deals, turns, work, discards, finalists and their work are at least 1 "
-            "(--expert-work 0: no limit), more deals at least 0"
+            "(--expert-work 0: no limit), more deals at least 0, the tempo 0 to 1"
         )
 
     header = {"seed": args.seed, "rounds": args.rounds, "match": match, "code": code_fingerprint()}
@@ -359,6 +370,7 @@ def main() -> None:
                 if budget.refine and budget.finalists > 1
                 else "no more deals for the best discards"
             )
+            + (f"; the others' points at the round's end weigh {budget.tempo:g} of its own" if budget.tempo else "")
         )
     print(f"{'level':<8} {'games':>6} {'mean score':>11} {'95% interval':>20}")
     means = {}

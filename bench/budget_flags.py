@@ -27,6 +27,7 @@ _HELP = {
     "finalists": "the best discards that play more deals",
     "refine_work": "most cards the finalists' turns hold (1 up)",
     "big_refine_work": f"their most cards in rounds of {expert.BUDGET.big_hand} cards or more",
+    "tempo": "weight of the others' points at the round's end against its own (0 to 1)",
     "draws": "weigh draws on the deals too (--no-{name}: draw as the hard bot)",
 }
 
@@ -40,7 +41,8 @@ def add_budget_flags(parser: argparse.ArgumentParser, fields: Sequence[str], pre
             action = argparse.BooleanOptionalAction
             parser.add_argument("--" + name, action=action, default=default, help=_HELP[field].format(name=name))
         else:
-            parser.add_argument("--" + name, type=int, default=default or 0, help=_HELP[field])
+            kind = float if isinstance(default, float) else int
+            parser.add_argument("--" + name, type=kind, default=default or 0, help=_HELP[field])
 
 
 def budget_from(args: argparse.Namespace, fields: Sequence[str], prefix: str = "", **fixed: Any) -> expert.Budget:

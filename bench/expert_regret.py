@@ -98,7 +98,7 @@ def main() -> None:
             rests = [remove(pos.hand, card) for card in thrown]
             wanted = hard.wanted_by_next(pos, memory)
             rng = random.Random(f"reference:{seed}:{weighed}")
-            deals = SelfDraws(pos, history, rng, args.reference, expert.BUDGET.turns)
+            deals = SelfDraws(pos, history, rng, args.reference, expert.BUDGET.turns, tempo=expert.BUDGET.tempo)
             values = {
                 card: value + hard.feeding_cost(pos, card, wanted)
                 for card, value in zip(thrown, deals.values(rests), strict=True)

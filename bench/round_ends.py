@@ -4,26 +4,32 @@
 
 Plays classic four-player games (11 rounds, 3 to 13 cards) of the hard bot
 and counts, for every draw, the round's hand size, the whole turns of the
-table played before it (``selfdraw.round_turns``) and whether it is the
-seat's last turn of the round (someone else went out).  Prints the chance
-by hand size and turn, pooled as in ``games/bots/selfdraw.py``'s
-``ROUND_ENDS`` table, with that table below each line (it holds the figures
-of ``--games 300``, three decimals).  Prints figures, never passes or fails.
+table played before it (``selfdraw.round_turns``) whether it is the
+seat's last turn of the round (someone else went out), and the points its
+hand holds then (its best arrangement).  Prints the chance by hand size and
+turn, pooled as in ``games/bots/selfdraw.py``'s ``ROUND_ENDS`` table, with
+that table below each line (it holds the figures of ``--games 300``, three
+decimals); then the mean points held, beside ``selfdraw.HELD_POINTS`` (the
+same games, one decimal; turns seen fewer than 40 times are left out).
+Prints figures, never passes or fails.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import random
 import sys
 from collections import Counter
+from functools import partial
 from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from games.bots import choose_action  # noqa: E402
-from games.bots.selfdraw import ROUND_ENDS, round_turns  # noqa: E402
+from games.bots.position import Position  # noqa: E402
+from games.bots.selfdraw import HELD_POINTS, ROUND_ENDS, round_turns  # noqa: E402
 from games.engine import Phase, Rules, apply, new_game, view  # noqa: E402
 
 
@@ -39,6 +45,11 @@ def pooled(seen: Counter[tuple[int, int]], last: Counter[tuple[int, int]], size:
     return min(0.95, max(0.3, ends / count)) if turns > 3 else ends / count
 
 
+def often_seen(seen: Counter[tuple[int, int]], size: int, turns: int) -> bool:
+    """Whether draws at ``turns`` of a round of ``size`` cards were seen often enough to print their mean."""
+    return seen[size, turns] >= 40
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", type=int, default=300)
@@ -49,6 +60,7 @@ def main() -> None:
     rules = Rules.from_dict({"rounds": list(range(3, 14))})
     seen: Counter[tuple[int, int]] = Counter()
     last: Counter[tuple[int, int]] = Counter()
+    held: Counter[tuple[int, int]] = Counter()
     for index in range(args.games):
         rng = random.Random(f"{args.seed}:{index}")
         state = new_game(rules, 4, rng.getrandbits(62))
@@ -61,6 +73,8 @@ def main() -> None:
                 key = (state.hand_size, round_turns(history, state.seat_count))
                 seen[key] += 1
                 last[key] += seen_now.final_lap
+                pos = Position(seen_now)
+                held[key] += pos.arrange(pos.hand)[0]
             state, events = apply(state, seat, choose_action(seen_now, "hard", history))
             for event in events:
                 if event.kind == "round_dealt":
@@ -72,6 +86,12 @@ def main() -> None:
         figures = " ".join(f"{pooled(seen, last, size, t):.2f}" for t in range(turns))
         print(f"{size:>2} measured: {figures}")
         print(f"{size:>2} table:    {' '.join(f'{chance:.2f}' for chance in ROUND_ENDS[size])}")
+    print("the points a seat's hand holds at its draw, by hand size and whole turns played")
+    for size in range(3, 14):
+        counted = list(itertools.takewhile(partial(often_seen, seen, size), itertools.count()))
+        figures = " ".join(f"{held[size, t] / seen[size, t]:.1f}" for t in counted)
+        print(f"{size:>2} measured: {figures}")
+        print(f"{size:>2} table:    {' '.join(f'{points:.1f}' for points in HELD_POINTS[size])}")
 
 
 if __name__ == "__main__":

@@ -7,7 +7,10 @@ cards the stock may give it and the number of turns the round may last at
 random, consistently with everything it has seen (its hand, the table, the
 discard pile and who took what: :mod:`.sampling`), plays each hand on alone
 on every deal, and keeps the discard with the fewest expected points (plus
-the hard bot's charge for feeding the next player).  Every discard meets the
+the hard bot's charge for feeding the next player).  Points are counted as
+a game is won, against the others': a deal where the hand goes out sooner
+leaves the others holding more (their mean hand at that turn of the round,
+``selfdraw.HELD_POINTS``), and that counts for it (``Budget.tempo``).  Every discard meets the
 same deals, so their difference is measured far more precisely than their
 values; the best few then play many more deals of their own, to tell the
 best from the next best.  It weighs its draws on the first deals, both
@@ -57,7 +60,10 @@ class Budget:
     deals the ``finalists`` best discards play to settle which is best (0,
     or a single finalist: none; until their turns have held ``refine_work``
     cards, or ``big_refine_work`` in rounds of ``big_hand`` cards or more),
-    their values then taken over all the deals they played.
+    their values then taken over all the deals they played; ``tempo``: how
+    much a point the others score when the round ends weighs against one of
+    its own (:meth:`.selfdraw.SelfDraws.others`: going out sooner leaves
+    them more), 0 to play for its own points alone.
 
     A turn costs about one arrangement of the hand, which grows with its
     size: an 11-card round's turn costs several times a 6-card one's, so
@@ -75,6 +81,7 @@ class Budget:
     refine_work: int = 15_000
     big_hand: int = 11
     big_refine_work: int = 9_000
+    tempo: float = 1.0
 
     def __post_init__(self) -> None:
         work = 1 if self.work is None else self.work
@@ -82,8 +89,11 @@ class Budget:
             *(self.deals, self.turns, work, self.discards, self.finalists),
             *(self.refine_work, self.big_hand, self.big_refine_work),
         )
-        if min(counts) < 1 or self.refine < 0:
-            raise ValueError(f"an expert budget counts at least one of each, and no fewer than 0 more deals: {self}")
+        if min(counts) < 1 or self.refine < 0 or not 0 <= self.tempo <= 1:
+            raise ValueError(
+                "an expert budget counts at least one of each, and no fewer than 0 more deals, "
+                f"a tempo of 0 to 1: {self}"
+            )
 
     def refine_work_for(self, hand_size: int) -> int:
         """The most cards the finalists' turns may hold in a round of ``hand_size`` cards."""
@@ -146,7 +156,8 @@ def choose(
     options = candidates(pos, legal, memory, budget)
     if len(options) == 1 or pos.view.final_lap or (draws(legal) and not budget.draws):
         return options[0]  # the hand is scored after this turn: the hard bot plays for the least penalty then
-    deals = SelfDraws(pos, history, random.Random(seed_of(pos, history)), budget.deals, budget.turns, budget.work)
+    rng = random.Random(seed_of(pos, history))
+    deals = SelfDraws(pos, history, rng, budget.deals, budget.turns, budget.work, budget.tempo)
     if draws(legal):
         top = pos.top
         assert top is not None  # candidates offer both piles only when there is a top card

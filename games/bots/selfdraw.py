@@ -16,9 +16,11 @@ what the seat has seen:
 On each deal the hand plays alone: it draws the next card, goes out if it
 can (the round then scores 0 for it), and otherwise throws the leftover card
 of a best arrangement that scores most, as the medium bot does; after its
-last turn the hand scores what it holds.  Every hand compared meets the same
-deals (common random numbers), so their difference is measured far more
-precisely than their values.  Other players' moves are not played: the
+last turn the hand scores what it holds.  With a ``tempo``, a deal's value
+also counts what the others are left holding when the round ends
+(:meth:`SelfDraws.others`), so that going out sooner is worth more.  Every
+hand compared meets the same deals (common random numbers), so their
+difference is measured far more precisely than their values.  Other players' moves are not played: the
 stock draws stand for every card the seat may get.
 
 Pure Python, no Django, like the engine and the bots.
@@ -37,7 +39,7 @@ from .position import Position
 from .rollout import solver_answers
 from .sampling import Knowledge
 
-__all__ = ["ROUND_ENDS", "SelfDraws", "last_turn_chance", "round_turns"]
+__all__ = ["HELD_POINTS", "ROUND_ENDS", "SelfDraws", "held_points", "last_turn_chance", "round_turns"]
 
 #: The chance that a seat's turn is its last of the round (someone else went out), by the round's hand size
 #: and the number of whole turns of the table played before it (0 for the first).  Measured over 300
@@ -58,6 +60,23 @@ ROUND_ENDS: dict[int, tuple[float, ...]] = {
     12: (0.041, 0.139, 0.228, 0.250, 0.386, 0.441, 0.538, 0.497, 0.585, 0.690, 0.600),
     13: (0.019, 0.088, 0.219, 0.348, 0.389, 0.480, 0.550, 0.511, 0.565, 0.600),
 }
+#: The points a seat's hand holds (its best arrangement) at its draw, by the round's hand size and the whole
+#: turns of the table played before it: what the others would score if the round ended then.  Measured over
+#: the same 300 games as :data:`ROUND_ENDS` (``python bench/round_ends.py --games 300``), turns seen at least 40
+#: times; past the table, its last figure.
+HELD_POINTS: dict[int, tuple[float, ...]] = {
+    3: (19.1, 17.2, 15.7, 14.7, 12.9),
+    4: (23.8, 18.3, 14.1, 10.7, 8.5, 7.1, 5.8, 5.2, 4.1, 3.9),
+    5: (27.5, 19.8, 14.6, 11.4, 9.0, 6.9, 5.3, 4.3, 3.3, 2.8, 2.5, 2.6, 2.0),
+    6: (30.1, 23.4, 18.0, 14.7, 12.8, 10.7, 9.6, 7.8),
+    7: (33.2, 25.0, 19.1, 14.8, 12.0, 9.3, 7.2, 5.1, 4.8),
+    8: (35.0, 25.3, 18.5, 13.8, 10.7, 8.2, 6.4, 5.2, 4.0, 3.6, 3.1),
+    9: (37.2, 27.8, 21.5, 16.6, 13.5, 10.6, 8.2, 7.1),
+    10: (39.5, 29.9, 22.7, 17.8, 14.5, 10.8, 8.9, 6.6, 5.3),
+    11: (39.8, 29.3, 21.7, 16.4, 12.4, 9.4, 7.1, 4.9, 4.1),
+    12: (40.2, 29.5, 22.1, 16.5, 12.5, 9.4, 7.1),
+    13: (40.0, 28.6, 21.0, 16.1, 12.5, 10.6, 9.1),
+}
 #: For hand sizes the table does not hold (variants): the middle of the table.
 _DEFAULT_ENDS = ROUND_ENDS[8]
 
@@ -72,6 +91,13 @@ def last_turn_chance(hand_size: int, turns: int) -> float:
     """The chance that a seat's turn after ``turns`` whole turns of the table is its last (:data:`ROUND_ENDS`)."""
     ends = ROUND_ENDS.get(hand_size, _DEFAULT_ENDS)
     return ends[min(turns, len(ends) - 1)]
+
+
+def held_points(hand_size: int, turns: int) -> float:
+    """The points a hand holds after ``turns`` whole turns of the table (:data:`HELD_POINTS`; past the table,
+    its last figure; for a hand size it does not hold, the nearest it does)."""
+    held = HELD_POINTS.get(hand_size) or HELD_POINTS[min(HELD_POINTS, key=lambda size: abs(size - hand_size))]
+    return held[min(turns, len(held) - 1)]
 
 
 class SelfDraws:
@@ -91,11 +117,14 @@ class SelfDraws:
         deals: int,
         max_turns: int,
         work: int | None = None,
+        tempo: float = 0.0,
     ) -> None:
         if deals < 1 or max_turns < 1:
             raise ValueError("self-draws need at least one deal of at least one turn")
         #: The most cards the turns of one comparison may hold in all (``None``: no limit); see :meth:`values`.
         self.work = work
+        #: How much each point the others score is worth against one of the seat's own (see :meth:`others`).
+        self.tempo = tempo
         self.spent = 0
         self.rules, self.size = pos.rules, pos.hand_size
         self.solved = solver_answers(pos.rules, pos.hand_size)
@@ -104,7 +133,7 @@ class SelfDraws:
         except ValueError:
             unseen = hard._unseen(pos, hard.Memory(pos.view, history))
         self._rng, self._pool, self._max_turns = rng, sorted(unseen.elements()), max_turns
-        self._turns = round_turns(history, pos.view.seat_count)
+        self._turns, self._seats = round_turns(history, pos.view.seat_count), pos.view.seat_count
         #: Each deal: the number of turns the seat plays, and the cards it draws (one more, for a draw's choice).
         self.deals: list[tuple[int, list[Card]]] = []
         #: How many deals the last :meth:`values` played (fewer than it was offered once ``work`` ran out).
@@ -131,16 +160,34 @@ class SelfDraws:
         rest.remove(thrown)
         return tuple(rest)
 
-    def play(self, hand: tuple[Card, ...] | None, drawn: Sequence[Card], turns: int) -> float:
-        """The points ``hand`` (sorted; ``None``: gone out) scores after ``turns`` turns drawing ``drawn``."""
-        for card in drawn[:turns]:
+    def play(self, hand: tuple[Card, ...] | None, drawn: Sequence[Card], turns: int, offset: int = 1) -> float:
+        """What ``hand`` (sorted; ``None``: gone out) is worth after ``turns`` turns drawing ``drawn``: the points
+        it scores, less ``tempo`` times the others' mean score when the round ends (:meth:`others`).
+
+        ``offset``: the seat's turns from now to the first of ``drawn`` (1: the next turn; 0: this one).
+        """
+        drawn = drawn[:turns]
+        for i, card in enumerate(drawn):
             if hand is None:
-                return 0.0
+                return -self.tempo * self.others(offset + i - 1, out=True)
             hand = self.turn(tuple(sorted((*hand, card))))
-        return 0.0 if hand is None else float(self.solved.arrange(hand)[0])
+        last = offset + len(drawn) - 1
+        if hand is None:
+            return -self.tempo * self.others(last, out=True)
+        return float(self.solved.arrange(hand)[0]) - self.tempo * self.others(last, out=False)
+
+    def others(self, offset: int, out: bool) -> float:
+        """The mean points the other seats score if the round ends at the seat's turn ``offset`` turns from now
+        (0: this one): by its going out (``out``: each of them holds what :data:`HELD_POINTS` gives after one
+        turn more), or by another seat's, who scores nothing; 0 without ``tempo``."""
+        if not self.tempo:
+            return 0.0
+        held = held_points(self.size, self._turns + offset + 1)
+        return held if out else held * (self._seats - 2) / (self._seats - 1)
 
     def values(self, hands: Sequence[Sequence[Card]], first: int = 0, work: int | None = None) -> list[float]:
-        """The points each of ``hands`` (after this turn's discard) is expected to score by the end of the round.
+        """The points each of ``hands`` (after this turn's discard) is expected to score by the end of the round
+        (less the ``tempo``'s share of the others': :meth:`play`).
 
         Every hand plays the same deals, one deal after another, from deal
         ``first`` on; once the turns played have held ``work`` cards in all
@@ -177,7 +224,7 @@ class SelfDraws:
         stock = pile = 0.0
         played = 0
         for turns, drawn in self.deals:
-            stock += self.play(held, drawn, turns + 1)
+            stock += self.play(held, drawn, turns + 1, offset=0)
             pile += self.play(taken, drawn[1:], turns)
             played += 1
             if self.work is not None and self.spent >= self.work:

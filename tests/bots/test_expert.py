@@ -79,7 +79,9 @@ def test_the_expert_weighs_every_leftover_card_and_keeps_the_discard_that_leaves
             continue
         budget = expert.BUDGET
         rng = random.Random(expert.seed_of(pos, history))
-        deals = SelfDraws(pos, history, rng, budget.deals + budget.refine, budget.turns)  # one stream of deals
+        deals = SelfDraws(
+            pos, history, rng, budget.deals + budget.refine, budget.turns, tempo=budget.tempo
+        )  # one stream of deals
         first, later = deals.deals[: budget.deals], deals.deals[budget.deals :]
         wanted = hard.wanted_by_next(pos, memory)
         rests = [[card for card in pos.hand] for _ in options]
@@ -120,12 +122,14 @@ def test_the_finalists_are_judged_over_all_the_deals_they_played_each_part_weigh
     later = {a: 5.0, b: 4.87, c: 5.18}  # the first part's weight 1/6 makes a the cheapest: 4.833, 4.87, 4.847
     # Judged on the later deals alone b would win; weighing the parts alike, or by the deals asked (48 and
     # 192), c would.
-    budget = expert.Budget(deals=48, refine=192, finalists=3, refine_work=7000, big_hand=pos.hand_size + 1)
+    budget = expert.Budget(deals=48, refine=192, finalists=3, refine_work=7000, big_hand=pos.hand_size + 1, tempo=0.25)
     calls = []
+    tempos = []
 
     class Stub:
-        def __init__(self, pos, history, rng, deals, turns, work):
+        def __init__(self, pos, history, rng, deals, turns, work, tempo):
             self.deals, self.played = [None] * deals, 0
+            tempos.append(tempo)
 
         def more(self, deals):
             self.deals += [None] * deals
@@ -141,6 +145,7 @@ def test_the_finalists_are_judged_over_all_the_deals_they_played_each_part_weigh
     monkeypatch.setattr(hard, "feeding_cost", lambda *args: 0.0)
     assert expert.choose(pos, seen.legal_actions, history, budget) == a
     assert calls[1] == ([c, a, b], 48, 7000)  # after every first deal, within their own work
+    assert tempos == [0.25]  # the deals weigh the others' points as the budget says
     assert expert.choose(pos, seen.legal_actions, history, replace(budget, refine=0)) == c  # the first deals' best
     calls.clear()
     big = replace(budget, big_hand=pos.hand_size, big_refine_work=2000)  # a round of big hands: less work
@@ -164,7 +169,7 @@ def test_the_expert_weighs_the_piles_on_the_deals_unless_told_to_draw_as_the_har
             assert chosen == options[0]
             continue
         rng = random.Random(expert.seed_of(pos, history))
-        stock, pile = SelfDraws(pos, history, rng, budget.deals, budget.turns, budget.work).draw_values(
+        stock, pile = SelfDraws(pos, history, rng, budget.deals, budget.turns, budget.work, budget.tempo).draw_values(
             pos.hand, seen.discard_top
         )
         assert chosen == (Draw("discard") if pile < stock else Draw("stock"))
@@ -272,6 +277,7 @@ def test_the_match_script_compares_the_expert_with_the_hard_bot():
         ("--expert-refine", "-1"),
         ("--expert-deals", "0"),
         ("--expert-big-refine-work", "0"),
+        ("--expert-tempo", "1.5"),
     ):
         bad = subprocess.run([*command, option, value], cwd=ROOT, capture_output=True, text=True)
         assert bad.returncode == 2 and "the expert's deals, turns, work, discards" in bad.stderr, option
@@ -289,6 +295,8 @@ def test_an_expert_budget_refuses_counts_it_cannot_search_with():
         {"big_hand": 0},
         {"big_refine_work": 0},
         {"refine": -1},
+        {"tempo": -0.5},
+        {"tempo": 2.0},
     ):
         with pytest.raises(ValueError, match="an expert budget counts"):
             expert.Budget(**bad)

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from games.bots.position import Position
 from games.bots.rollout import Solved
 from games.bots.sampling import Knowledge
-from games.bots.selfdraw import ROUND_ENDS, SelfDraws, last_turn_chance, round_turns
+from games.bots.selfdraw import HELD_POINTS, ROUND_ENDS, SelfDraws, held_points, last_turn_chance, round_turns
 from games.engine import (
     JOKER,
     PRESETS,
@@ -82,6 +82,31 @@ def test_a_hand_that_goes_out_scores_nothing_and_one_that_does_not_throws_its_hi
     assert deals.play(hand, parse_cards("2C 7D"), 2) == 0.0  # out a turn later
     assert deals.play(hand, parse_cards("2C 7D"), 1) == 16.0  # the round ended first
     assert deals.play(hand, parse_cards("3D"), 1) == 0.0  # threes are wild in the 3-card round
+
+
+def test_with_tempo_going_out_sooner_is_worth_what_the_others_are_left_holding():
+    seen, history = next(_positions(3, 3))
+    pos, turns = Position(seen), round_turns(history, 4)
+    rushed = SelfDraws(pos, history, random.Random(1), 1, 1, tempo=1.0)
+    half = SelfDraws(pos, history, random.Random(1), 1, 1, tempo=0.5)
+    hand = parse_cards("7H 7S KC")
+    # Out at the next turn: each of the others plays one turn more, then scores what it holds.
+    assert rushed.play(hand, parse_cards("7D"), 1) == -held_points(3, turns + 2)
+    assert half.play(hand, parse_cards("7D"), 1) == -0.5 * held_points(3, turns + 2)
+    assert rushed.play(hand, parse_cards("2C 7D"), 2) == -held_points(3, turns + 3)  # a turn later
+    assert rushed.play(hand, parse_cards("7D"), 1) < rushed.play(hand, parse_cards("2C 7D"), 2)
+    # The round ended first: one of the three others went out and scores nothing.
+    assert rushed.play(hand, parse_cards("2C"), 1) == 16.0 - held_points(3, turns + 2) * 2 / 3
+    # Taking the top discard goes out at once: this turn, the earliest.
+    stock, pile = rushed.draw_values(parse_cards("8H 8S 2C"), parse_cards("8C")[0])
+    assert pile == -held_points(3, turns + 1) <= stock  # no draw from the stock can do better
+
+
+def test_the_points_held_fall_as_a_round_goes_on_and_reach_past_the_table():
+    for size, held in HELD_POINTS.items():
+        assert held[0] > held[-1] > 0 and len(held) >= 3, size
+        assert held_points(size, 100) == held[-1] and held_points(size, 0) == held[0]
+    assert held_points(2, 0) == HELD_POINTS[3][0] and held_points(30, 5) == held_points(13, 5)  # nearest size
 
 
 def test_a_hand_with_a_pair_is_worth_more_than_one_of_as_many_points_without_and_values_are_reproducible():
