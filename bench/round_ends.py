@@ -4,13 +4,14 @@
 
 Plays classic four-player games (11 rounds, 3 to 13 cards) of the hard bot
 and counts, for every draw, the round's hand size, the whole turns of the
-table played before it (``selfdraw.round_turns``) whether it is the
+table played before it (``selfdraw.round_turns``), whether it is the
 seat's last turn of the round (someone else went out), and the points its
 hand holds then (its best arrangement).  Prints the chance by hand size and
 turn, pooled as in ``games/bots/selfdraw.py``'s ``ROUND_ENDS`` table, with
 that table below each line (it holds the figures of ``--games 300``, three
 decimals); then the mean points held, beside ``selfdraw.HELD_POINTS`` (the
-same games, one decimal; turns seen fewer than 40 times are left out).
+same games, one decimal; turns seen fewer than 40 times are left out, and
+each figure is at most the one before it).
 Prints figures, never passes or fails.
 """
 
@@ -89,7 +90,8 @@ def main() -> None:
     print("the points a seat's hand holds at its draw, by hand size and whole turns played")
     for size in range(3, 14):
         counted = list(itertools.takewhile(partial(often_seen, seen, size), itertools.count()))
-        figures = " ".join(f"{held[size, t] / seen[size, t]:.1f}" for t in counted)
+        means = itertools.accumulate((held[size, t] / seen[size, t] for t in counted), min)
+        figures = " ".join(f"{mean:.1f}" for mean in means)
         print(f"{size:>2} measured: {figures}")
         print(f"{size:>2} table:    {' '.join(f'{points:.1f}' for points in HELD_POINTS[size])}")
 

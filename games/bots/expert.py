@@ -157,7 +157,7 @@ def choose(
     if len(options) == 1 or pos.view.final_lap or (draws(legal) and not budget.draws):
         return options[0]  # the hand is scored after this turn: the hard bot plays for the least penalty then
     rng = random.Random(seed_of(pos, history))
-    deals = SelfDraws(pos, history, rng, budget.deals, budget.turns, budget.work, budget.tempo)
+    deals = SelfDraws(pos, history, rng, budget.deals, budget.turns, budget.work, tempo=budget.tempo)
     if draws(legal):
         top = pos.top
         assert top is not None  # candidates offer both piles only when there is a top card

@@ -63,11 +63,13 @@ ROUND_ENDS: dict[int, tuple[float, ...]] = {
 #: The points a seat's hand holds (its best arrangement) at its draw, by the round's hand size and the whole
 #: turns of the table played before it: what the others would score if the round ended then.  Measured over
 #: the same 300 games as :data:`ROUND_ENDS` (``python bench/round_ends.py --games 300``), turns seen at least 40
-#: times; past the table, its last figure.
+#: times, each figure at most the one before it (the running least: going out later never leaves the others
+#: more); past the table, its last figure.  Of the classic rules: with doubled royal rounds the seat's own
+#: points count double there and these do not, and with redemption the others lay cards off and hold less.
 HELD_POINTS: dict[int, tuple[float, ...]] = {
     3: (19.1, 17.2, 15.7, 14.7, 12.9),
     4: (23.8, 18.3, 14.1, 10.7, 8.5, 7.1, 5.8, 5.2, 4.1, 3.9),
-    5: (27.5, 19.8, 14.6, 11.4, 9.0, 6.9, 5.3, 4.3, 3.3, 2.8, 2.5, 2.6, 2.0),
+    5: (27.5, 19.8, 14.6, 11.4, 9.0, 6.9, 5.3, 4.3, 3.3, 2.8, 2.5, 2.5, 2.0),
     6: (30.1, 23.4, 18.0, 14.7, 12.8, 10.7, 9.6, 7.8),
     7: (33.2, 25.0, 19.1, 14.8, 12.0, 9.3, 7.2, 5.1, 4.8),
     8: (35.0, 25.3, 18.5, 13.8, 10.7, 8.2, 6.4, 5.2, 4.0, 3.6, 3.1),
@@ -105,8 +107,10 @@ class SelfDraws:
 
     ``pos`` is the seat's position and ``history`` the round's public events
     (what it has seen); ``rng`` draws the deals; ``max_turns`` caps the turns
-    a deal plays.  A history that does not add up falls back to the hard
-    bot's count of the unseen cards.
+    a deal plays; ``work`` caps the cards their turns hold (:meth:`values`);
+    ``tempo`` weighs the others' points at the round's end against the
+    seat's own (:meth:`others`; 0: its own alone).  A history that does not
+    add up falls back to the hard bot's count of the unseen cards.
     """
 
     def __init__(
@@ -117,7 +121,8 @@ class SelfDraws:
         deals: int,
         max_turns: int,
         work: int | None = None,
-        tempo: float = 0.0,
+        *,
+        tempo: float,
     ) -> None:
         if deals < 1 or max_turns < 1:
             raise ValueError("self-draws need at least one deal of at least one turn")
@@ -161,25 +166,26 @@ class SelfDraws:
         return tuple(rest)
 
     def play(self, hand: tuple[Card, ...] | None, drawn: Sequence[Card], turns: int, offset: int = 1) -> float:
-        """What ``hand`` (sorted; ``None``: gone out) is worth after ``turns`` turns drawing ``drawn``: the points
-        it scores, less ``tempo`` times the others' mean score when the round ends (:meth:`others`).
+        """What ``hand`` (sorted; ``None``: it went out the turn before the first of ``drawn``) is worth after
+        ``turns`` turns drawing ``drawn``: the points it scores, less ``tempo`` times the others' mean score
+        when the round ends (:meth:`others`).
 
-        ``offset``: the seat's turns from now to the first of ``drawn`` (1: the next turn; 0: this one).
+        ``offset``: the seat's turns from now to the first of ``drawn`` (1: the next turn; 0: this one).  The
+        deal's last turn is the seat's last of the round: another seat went out before it, so going out then
+        scores nothing but leaves the others as they were.
         """
-        drawn = drawn[:turns]
-        for i, card in enumerate(drawn):
+        last = offset + turns - 1
+        for i, card in enumerate(drawn[:turns]):
             if hand is None:
                 return -self.tempo * self.others(offset + i - 1, out=True)
             hand = self.turn(tuple(sorted((*hand, card))))
-        last = offset + len(drawn) - 1
-        if hand is None:
-            return -self.tempo * self.others(last, out=True)
-        return float(self.solved.arrange(hand)[0]) - self.tempo * self.others(last, out=False)
+        points = 0.0 if hand is None else float(self.solved.arrange(hand)[0])
+        return points - self.tempo * self.others(last, out=False)
 
     def others(self, offset: int, out: bool) -> float:
         """The mean points the other seats score if the round ends at the seat's turn ``offset`` turns from now
         (0: this one): by its going out (``out``: each of them holds what :data:`HELD_POINTS` gives after one
-        turn more), or by another seat's, who scores nothing; 0 without ``tempo``."""
+        turn more), or by another seat's before it, who scores nothing; 0 without ``tempo``."""
         if not self.tempo:
             return 0.0
         held = held_points(self.size, self._turns + offset + 1)
@@ -212,12 +218,12 @@ class SelfDraws:
         return [total / played for total in totals]
 
     def value(self, hand: Sequence[Card]) -> float:
-        """The points ``hand`` is expected to score by the end of the round (:meth:`values` of one hand)."""
+        """What ``hand`` is expected to be worth by the end of the round (:meth:`values` of one hand)."""
         return self.values([hand])[0]
 
     def draw_values(self, hand: Sequence[Card], top: Card) -> tuple[float, float]:
-        """The expected points after drawing from the stock and after taking ``top``, then playing on alike
-        (as many deals as :meth:`values` plays)."""
+        """The expected worth (:meth:`play`) after drawing from the stock and after taking ``top``, then playing
+        on alike (as many deals as :meth:`values` plays)."""
         held = tuple(sorted(hand))
         self.spent = 0
         taken = self.turn(tuple(sorted((*held, top))), forbidden=top)

@@ -7,7 +7,7 @@ import pytest
 from bench.budget_flags import add_budget_flags, budget_from
 from games.bots import expert
 
-FIELDS = ("deals", "work", "refine_work", "draws")
+FIELDS = ("deals", "work", "refine_work", "tempo", "draws")
 
 
 def parsed(*argv: str, prefix: str = "") -> argparse.Namespace:
@@ -22,9 +22,12 @@ def test_no_flag_is_the_default_budget():
 
 
 def test_the_flags_set_their_fields_and_leave_the_rest():
-    args = parsed("--expert-deals", "7", "--expert-refine-work", "900", "--no-expert-draws", prefix="expert-")
+    args = parsed(
+        *("--expert-deals", "7", "--expert-refine-work", "900", "--expert-tempo", "0.5", "--no-expert-draws"),
+        prefix="expert-",
+    )
     budget = budget_from(args, FIELDS, "expert-", refine=5)
-    assert (budget.deals, budget.refine_work, budget.draws, budget.refine) == (7, 900, False, 5)
+    assert (budget.deals, budget.refine_work, budget.tempo, budget.draws, budget.refine) == (7, 900, 0.5, False, 5)
     assert budget.turns == expert.BUDGET.turns and budget.big_refine_work == expert.BUDGET.big_refine_work
 
 

@@ -169,9 +169,9 @@ def test_the_expert_weighs_the_piles_on_the_deals_unless_told_to_draw_as_the_har
             assert chosen == options[0]
             continue
         rng = random.Random(expert.seed_of(pos, history))
-        stock, pile = SelfDraws(pos, history, rng, budget.deals, budget.turns, budget.work, budget.tempo).draw_values(
-            pos.hand, seen.discard_top
-        )
+        stock, pile = SelfDraws(
+            pos, history, rng, budget.deals, budget.turns, budget.work, tempo=budget.tempo
+        ).draw_values(pos.hand, seen.discard_top)
         assert chosen == (Draw("discard") if pile < stock else Draw("stock"))
         weighed += 1
         taken += chosen == Draw("discard")

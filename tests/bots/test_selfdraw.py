@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 import re
 import subprocess
@@ -46,7 +47,7 @@ def test_deals_draw_only_cards_the_seat_has_not_seen():
     checked = 0
     for seen, history in list(_positions(7, 1)):
         unseen = Knowledge(seen, history).unseen
-        deals = SelfDraws(Position(seen), history, random.Random(checked), 20, 6)
+        deals = SelfDraws(Position(seen), history, random.Random(checked), 20, 6, tempo=0.0)
         for turns, drawn in deals.deals:
             assert 1 <= turns <= 6 and len(drawn) == turns + 1
             assert not Counter(drawn) - unseen  # never a card of its hand, the table, the known pile or held
@@ -64,7 +65,7 @@ def test_each_coming_turn_is_the_last_with_the_measured_chance():
     )
     turns = round_turns(history, 4)
     assert turns == sum(1 for e in history if e["kind"] in ("drew", "discarded", "went_out")) // 8 > 0
-    deals = SelfDraws(Position(seen), history, random.Random(1), 4000, 10)
+    deals = SelfDraws(Position(seen), history, random.Random(1), 4000, 10, tempo=0.0)
     lengths = Counter(count for count, _ in deals.deals)
     first = last_turn_chance(9, turns + 1)
     second = (1 - first) * last_turn_chance(9, turns + 2)
@@ -75,7 +76,7 @@ def test_each_coming_turn_is_the_last_with_the_measured_chance():
 
 def test_a_hand_that_goes_out_scores_nothing_and_one_that_does_not_throws_its_highest_leftover_card():
     seen, history = next(_positions(3, 3))
-    deals = SelfDraws(Position(seen), history, random.Random(1), 1, 1)
+    deals = SelfDraws(Position(seen), history, random.Random(1), 1, 1, tempo=0.0)
     hand = parse_cards("7H 7S KC")
     assert deals.play(hand, parse_cards("7D"), 1) == 0.0  # 7-7-7 melded, the king thrown: out
     assert deals.play(hand, parse_cards("2C"), 1) == 16.0  # nothing melds: the king goes, 2 + 7 + 7 stay
@@ -90,21 +91,35 @@ def test_with_tempo_going_out_sooner_is_worth_what_the_others_are_left_holding()
     rushed = SelfDraws(pos, history, random.Random(1), 1, 1, tempo=1.0)
     half = SelfDraws(pos, history, random.Random(1), 1, 1, tempo=0.5)
     hand = parse_cards("7H 7S KC")
-    # Out at the next turn: each of the others plays one turn more, then scores what it holds.
-    assert rushed.play(hand, parse_cards("7D"), 1) == -held_points(3, turns + 2)
-    assert half.play(hand, parse_cards("7D"), 1) == -0.5 * held_points(3, turns + 2)
-    assert rushed.play(hand, parse_cards("2C 7D"), 2) == -held_points(3, turns + 3)  # a turn later
-    assert rushed.play(hand, parse_cards("7D"), 1) < rushed.play(hand, parse_cards("2C 7D"), 2)
-    # The round ended first: one of the three others went out and scores nothing.
+    # Out at the next turn, before the round's end: each of the three others plays one turn more and scores it.
+    assert rushed.play(hand, parse_cards("7D 2C"), 2) == -held_points(3, turns + 2)
+    assert half.play(hand, parse_cards("7D 2C"), 2) == -0.5 * held_points(3, turns + 2)
+    # The deal's last turn comes after another seat went out: that one scores nothing, going out or not.
+    assert rushed.play(hand, parse_cards("7D"), 1) == -held_points(3, turns + 2) * 2 / 3
+    assert rushed.play(hand, parse_cards("2C 7D"), 2) == -held_points(3, turns + 3) * 2 / 3
     assert rushed.play(hand, parse_cards("2C"), 1) == 16.0 - held_points(3, turns + 2) * 2 / 3
+    assert rushed.play(hand, parse_cards("7D 2C"), 2) < rushed.play(hand, parse_cards("2C 7D"), 2)
     # Taking the top discard goes out at once: this turn, the earliest.
     stock, pile = rushed.draw_values(parse_cards("8H 8S 2C"), parse_cards("8C")[0])
     assert pile == -held_points(3, turns + 1) <= stock  # no draw from the stock can do better
+    # Without a tempo a deal is the hand's own points.
+    plain = SelfDraws(pos, history, random.Random(1), 1, 1, tempo=0.0)
+    assert plain.play(hand, parse_cards("7D 2C"), 2) == 0.0 and plain.play(hand, parse_cards("2C"), 1) == 16.0
 
 
-def test_the_points_held_fall_as_a_round_goes_on_and_reach_past_the_table():
+def test_with_two_seats_the_round_ended_by_the_other_leaves_nothing_to_count():
+    state, history = next(played(Rules.from_dict({"rounds": [3]}), 2, 1, level="hard"))
+    seen = view(state, state.current_seat)
+    deals = SelfDraws(Position(seen), history, random.Random(1), 1, 1, tempo=1.0)
+    hand = parse_cards("7H 7S KC")
+    assert deals.play(hand, parse_cards("2C"), 1) == 16.0  # the other went out: it scores nothing
+    assert deals.play(hand, parse_cards("7D 2C"), 2) == -held_points(3, round_turns(history, 2) + 2)
+
+
+def test_the_points_held_never_rise_as_a_round_goes_on_and_reach_past_the_table():
     for size, held in HELD_POINTS.items():
-        assert held[0] > held[-1] > 0 and len(held) >= 3, size
+        assert len(held) >= 3 and held[0] > held[-1] > 0, size
+        assert all(later <= earlier for earlier, later in itertools.pairwise(held)), size  # never rises
         assert held_points(size, 100) == held[-1] and held_points(size, 0) == held[0]
     assert held_points(2, 0) == HELD_POINTS[3][0] and held_points(30, 5) == held_points(13, 5)  # nearest size
 
@@ -112,8 +127,8 @@ def test_the_points_held_fall_as_a_round_goes_on_and_reach_past_the_table():
 def test_a_hand_with_a_pair_is_worth_more_than_one_of_as_many_points_without_and_values_are_reproducible():
     seen, history = next(_positions(3, 4))
     pair, odd = parse_cards("8H 8S 2C"), parse_cards("9H 7S 2C")  # 18 points each
-    first = SelfDraws(Position(seen), history, random.Random(5), 300, 10)
-    again = SelfDraws(Position(seen), history, random.Random(5), 300, 10)
+    first = SelfDraws(Position(seen), history, random.Random(5), 300, 10, tempo=0.0)
+    again = SelfDraws(Position(seen), history, random.Random(5), 300, 10, tempo=0.0)
     assert first.value(pair) < first.value(odd)
     assert first.value(pair) == again.value(pair)
     stock, pile = first.draw_values(pair, parse_cards("8C")[0])
@@ -124,15 +139,15 @@ def test_self_draws_refuse_an_empty_budget():
     seen, history = next(_positions(3, 3))
     for deals, turns in ((0, 3), (3, 0)):
         with pytest.raises(ValueError, match="at least one deal"):
-            SelfDraws(Position(seen), history, random.Random(1), deals, turns)
+            SelfDraws(Position(seen), history, random.Random(1), deals, turns, tempo=0.0)
 
 
 def test_a_work_limit_plays_the_first_deals_only_the_same_for_every_hand():
     seen, history = next(_positions(7, 5))
     pos = Position(seen)
     hands = [tuple(sorted(pos.hand[1:])), tuple(sorted(pos.hand[:-1]))]
-    free = SelfDraws(pos, history, random.Random(2), 40, 6)
-    limited = SelfDraws(pos, history, random.Random(2), 40, 6, work=200)
+    free = SelfDraws(pos, history, random.Random(2), 40, 6, tempo=0.0)
+    limited = SelfDraws(pos, history, random.Random(2), 40, 6, work=200, tempo=0.0)
     assert free.deals == limited.deals  # the same deals, fewer of them played
     # Count the cards the turns hold, deal by deal, to the deal that reaches 200.
     free.spent, played = 0, 0
@@ -142,7 +157,7 @@ def test_a_work_limit_plays_the_first_deals_only_the_same_for_every_hand():
             free.play(hand, drawn[1:], turns)
         played += 1
     assert 1 < played < 40
-    first = SelfDraws(pos, history, random.Random(2), played, 6)  # only those deals, no limit
+    first = SelfDraws(pos, history, random.Random(2), played, 6, tempo=0.0)  # only those deals, no limit
     assert limited.values(hands) == first.values(hands) != free.values(hands)
     assert limited.played == played and free.played == 40
 
@@ -151,11 +166,11 @@ def test_more_deals_continue_the_same_stream_and_are_played_from_where_they_star
     seen, history = next(_positions(7, 5))
     pos = Position(seen)
     hands = [tuple(sorted(pos.hand[1:])), tuple(sorted(pos.hand[:-1]))]
-    whole = SelfDraws(pos, history, random.Random(4), 30, 6)
-    grown = SelfDraws(pos, history, random.Random(4), 10, 6)
+    whole = SelfDraws(pos, history, random.Random(4), 30, 6, tempo=0.0)
+    grown = SelfDraws(pos, history, random.Random(4), 10, 6, tempo=0.0)
     grown.more(20)
     assert grown.deals == whole.deals
-    later = SelfDraws(pos, history, random.Random(4), 30, 6)
+    later = SelfDraws(pos, history, random.Random(4), 30, 6, tempo=0.0)
     later.deals = whole.deals[10:]
     assert grown.values(hands, first=10) == later.values(hands) != grown.values(hands)
     assert grown.values(hands, first=10, work=50) != grown.values(hands, first=10)  # a tighter limit
