@@ -18,12 +18,10 @@ Prints figures, never passes or fails.
 from __future__ import annotations
 
 import argparse
-import itertools
 import os
 import random
 import sys
 from collections import Counter
-from functools import partial
 from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -44,11 +42,6 @@ def pooled(seen: Counter[tuple[int, int]], last: Counter[tuple[int, int]], size:
     if count < 20:
         return 0.6
     return min(0.95, max(0.3, ends / count)) if turns > 3 else ends / count
-
-
-def often_seen(seen: Counter[tuple[int, int]], size: int, turns: int) -> bool:
-    """Whether draws at ``turns`` of a round of ``size`` cards were seen often enough to print their mean."""
-    return seen[size, turns] >= 40
 
 
 def main() -> None:
@@ -89,8 +82,10 @@ def main() -> None:
         print(f"{size:>2} table:    {' '.join(f'{chance:.2f}' for chance in ROUND_ENDS[size])}")
     print("the points a seat's hand holds at its draw, by hand size and whole turns played")
     for size in range(3, 14):
-        counted = list(itertools.takewhile(partial(often_seen, seen, size), itertools.count()))
-        means = itertools.accumulate((held[size, t] / seen[size, t] for t in counted), min)
+        means: list[float] = []
+        while seen[size, len(means)] >= 40:  # the turns seen often enough, each mean at most the one before
+            turns = len(means)
+            means.append(min([held[size, turns] / seen[size, turns], *means[-1:]]))
         figures = " ".join(f"{mean:.1f}" for mean in means)
         print(f"{size:>2} measured: {figures}")
         print(f"{size:>2} table:    {' '.join(f'{points:.1f}' for points in HELD_POINTS[size])}")
