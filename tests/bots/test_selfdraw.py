@@ -37,6 +37,11 @@ from .test_search import played
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def own_points(*args, **kwargs) -> SelfDraws:
+    """Deals measured by the hand's own points alone: no tempo."""
+    return SelfDraws(*args, tempo=0.0, **kwargs)
+
+
 def _positions(size: int, seed: int):
     """A seat's positions in a four-player round of ``size`` cards, with the round's history."""
     for state, history in played(Rules.from_dict({"rounds": [size]}), 4, seed, level="hard"):
@@ -47,7 +52,7 @@ def test_deals_draw_only_cards_the_seat_has_not_seen():
     checked = 0
     for seen, history in list(_positions(7, 1)):
         unseen = Knowledge(seen, history).unseen
-        deals = SelfDraws(Position(seen), history, random.Random(checked), 20, 6, tempo=0.0)
+        deals = own_points(Position(seen), history, random.Random(checked), 20, 6)
         for turns, drawn in deals.deals:
             assert 1 <= turns <= 6 and len(drawn) == turns + 1
             assert not Counter(drawn) - unseen  # never a card of its hand, the table, the known pile or held
@@ -65,7 +70,7 @@ def test_each_coming_turn_is_the_last_with_the_measured_chance():
     )
     turns = round_turns(history, 4)
     assert turns == sum(1 for e in history if e["kind"] in ("drew", "discarded", "went_out")) // 8 > 0
-    deals = SelfDraws(Position(seen), history, random.Random(1), 4000, 10, tempo=0.0)
+    deals = own_points(Position(seen), history, random.Random(1), 4000, 10)
     lengths = Counter(count for count, _ in deals.deals)
     first = last_turn_chance(9, turns + 1)
     second = (1 - first) * last_turn_chance(9, turns + 2)
@@ -76,7 +81,7 @@ def test_each_coming_turn_is_the_last_with_the_measured_chance():
 
 def test_a_hand_that_goes_out_scores_nothing_and_one_that_does_not_throws_its_highest_leftover_card():
     seen, history = next(_positions(3, 3))
-    deals = SelfDraws(Position(seen), history, random.Random(1), 1, 1, tempo=0.0)
+    deals = own_points(Position(seen), history, random.Random(1), 1, 1)
     hand = parse_cards("7H 7S KC")
     assert deals.play(hand, parse_cards("7D"), 1) == 0.0  # 7-7-7 melded, the king thrown: out
     assert deals.play(hand, parse_cards("2C"), 1) == 16.0  # nothing melds: the king goes, 2 + 7 + 7 stay
@@ -103,7 +108,7 @@ def test_with_tempo_going_out_sooner_is_worth_what_the_others_are_left_holding()
     stock, pile = rushed.draw_values(parse_cards("8H 8S 2C"), parse_cards("8C")[0])
     assert pile == -held_points(3, turns + 1) <= stock  # no draw from the stock can do better
     # Without a tempo a deal is the hand's own points.
-    plain = SelfDraws(pos, history, random.Random(1), 1, 1, tempo=0.0)
+    plain = own_points(pos, history, random.Random(1), 1, 1)
     assert plain.play(hand, parse_cards("7D 2C"), 2) == 0.0 and plain.play(hand, parse_cards("2C"), 1) == 16.0
 
 
@@ -127,8 +132,8 @@ def test_the_points_held_never_rise_as_a_round_goes_on_and_reach_past_the_table(
 def test_a_hand_with_a_pair_is_worth_more_than_one_of_as_many_points_without_and_values_are_reproducible():
     seen, history = next(_positions(3, 4))
     pair, odd = parse_cards("8H 8S 2C"), parse_cards("9H 7S 2C")  # 18 points each
-    first = SelfDraws(Position(seen), history, random.Random(5), 300, 10, tempo=0.0)
-    again = SelfDraws(Position(seen), history, random.Random(5), 300, 10, tempo=0.0)
+    first = own_points(Position(seen), history, random.Random(5), 300, 10)
+    again = own_points(Position(seen), history, random.Random(5), 300, 10)
     assert first.value(pair) < first.value(odd)
     assert first.value(pair) == again.value(pair)
     stock, pile = first.draw_values(pair, parse_cards("8C")[0])
@@ -139,15 +144,15 @@ def test_self_draws_refuse_an_empty_budget():
     seen, history = next(_positions(3, 3))
     for deals, turns in ((0, 3), (3, 0)):
         with pytest.raises(ValueError, match="at least one deal"):
-            SelfDraws(Position(seen), history, random.Random(1), deals, turns, tempo=0.0)
+            own_points(Position(seen), history, random.Random(1), deals, turns)
 
 
 def test_a_work_limit_plays_the_first_deals_only_the_same_for_every_hand():
     seen, history = next(_positions(7, 5))
     pos = Position(seen)
     hands = [tuple(sorted(pos.hand[1:])), tuple(sorted(pos.hand[:-1]))]
-    free = SelfDraws(pos, history, random.Random(2), 40, 6, tempo=0.0)
-    limited = SelfDraws(pos, history, random.Random(2), 40, 6, work=200, tempo=0.0)
+    free = own_points(pos, history, random.Random(2), 40, 6)
+    limited = own_points(pos, history, random.Random(2), 40, 6, work=200)
     assert free.deals == limited.deals  # the same deals, fewer of them played
     # Count the cards the turns hold, deal by deal, to the deal that reaches 200.
     free.spent, played = 0, 0
@@ -157,7 +162,7 @@ def test_a_work_limit_plays_the_first_deals_only_the_same_for_every_hand():
             free.play(hand, drawn[1:], turns)
         played += 1
     assert 1 < played < 40
-    first = SelfDraws(pos, history, random.Random(2), played, 6, tempo=0.0)  # only those deals, no limit
+    first = own_points(pos, history, random.Random(2), played, 6)  # only those deals, no limit
     assert limited.values(hands) == first.values(hands) != free.values(hands)
     assert limited.played == played and free.played == 40
 
@@ -166,11 +171,11 @@ def test_more_deals_continue_the_same_stream_and_are_played_from_where_they_star
     seen, history = next(_positions(7, 5))
     pos = Position(seen)
     hands = [tuple(sorted(pos.hand[1:])), tuple(sorted(pos.hand[:-1]))]
-    whole = SelfDraws(pos, history, random.Random(4), 30, 6, tempo=0.0)
-    grown = SelfDraws(pos, history, random.Random(4), 10, 6, tempo=0.0)
+    whole = own_points(pos, history, random.Random(4), 30, 6)
+    grown = own_points(pos, history, random.Random(4), 10, 6)
     grown.more(20)
     assert grown.deals == whole.deals
-    later = SelfDraws(pos, history, random.Random(4), 30, 6, tempo=0.0)
+    later = own_points(pos, history, random.Random(4), 30, 6)
     later.deals = whole.deals[10:]
     assert grown.values(hands, first=10) == later.values(hands) != grown.values(hands)
     assert grown.values(hands, first=10, work=50) != grown.values(hands, first=10)  # a tighter limit
