@@ -523,15 +523,10 @@ def _build(
             melds.append(Meld(_SET, tuple(sk["naturals"]) + tuple(wild_cards)))
         else:
             melds.append(Meld(_RUN, _lay_run(ctx, sk["naturals"], wild_cards)))
-    if to_place:  # melds of wild cards only
-        rest = to_place
-        size = ctx.max_wilds or len(rest)
-        while rest:
-            chunk = min(size, len(rest))
-            if len(rest) - chunk and len(rest) - chunk < 3:
-                chunk = len(rest) - 3
-            melds.append(Meld(_SET, tuple(rest[:chunk])))
-            rest = rest[chunk:]
+    if to_place:  # melds of wild cards only, as few as the cap allows, split evenly
+        # _all_wild_capacity placed only counts where 3 * wild_melds <= len(to_place).
+        wild_melds = -(-len(to_place) // (ctx.max_wilds or len(to_place)))
+        melds.extend(Meld(_SET, tuple(to_place[i::wild_melds])) for i in range(wild_melds))
     deadwood = [c for cards in pool.values() for c in cards] + left_out
     deadwood.sort(key=lambda c: (c.rank or 99, c.suit))
     return Arrangement(tuple(melds), tuple(deadwood), points, tuple(layoffs))

@@ -326,3 +326,22 @@ def test_quick_search_equals_full_search_on_big_hands(case):
         full, _, _ = solver._search(replace(ctx, full=True), split)
         assert quick == full
     assert_valid(best_arrangement(hand, rules, hand_size), hand, rules, hand_size)
+
+
+@pytest.mark.parametrize("cap", [3, 4, 5])
+@pytest.mark.parametrize("count", range(3, 13))
+def test_wild_cards_alone_are_grouped_into_melds_of_three_or_more(cap, count):
+    rules = Rules(all_wild_melds=True, max_wilds_per_meld=cap)
+    kings = list(parse_cards("KH KD KS KC KH KD"))  # wild in the round of 13 cards
+    hand = [JOKER] * (count - count // 2) + kings[: count // 2]
+    assert all(card == JOKER or card.rank in wild_ranks(13) for card in hand)
+    arrangement = best_arrangement(hand, rules, 13)
+    assert_valid(arrangement, hand, rules, 13)
+    assert arrangement.points == oracle_points(hand, rules, 13)
+
+
+def test_nine_wild_cards_under_a_cap_of_four_are_three_melds_of_three():
+    rules = Rules(all_wild_melds=True, max_wilds_per_meld=4)
+    arrangement = best_arrangement([JOKER] * 9, rules, 13)
+    assert sorted(len(meld.cards) for meld in arrangement.melds) == [3, 3, 3]
+    assert arrangement.points == 0
