@@ -226,9 +226,12 @@ def against(games: dict[int, dict[str, Any]], results: list[dict[str, Any]], mat
     before, now = (list(side) for side in zip(*pairs, strict=True))
     mean, half = summary([n - p for p, n in pairs])
     correlation = statistics.correlation(before, now) if len(set(before)) > 1 and len(set(now)) > 1 else 0.0
+    # A change meant to leave every choice alone (a speed-up) must leave every game as it was.
+    same = sum(1 for r in results if r["index"] in games and games[r["index"]]["scores"] == r["scores"])
     return (
         f"against the saved match ({len(pairs)} of the same games): {a} - {b} per game changed by {mean:+.1f} "
-        f"({mean - half:+.1f} .. {mean + half:+.1f}); the two runs' differences correlate {correlation:.2f}"
+        f"({mean - half:+.1f} .. {mean + half:+.1f}); the two runs' differences correlate {correlation:.2f}; "
+        f"{same} of the {len(pairs)} games ended with both levels' scores the same"
     )
 
 

@@ -39,7 +39,7 @@ from games.engine import (
     apply,
     best_arrangement,
     discard_penalties,
-    go_out_discards,
+    unmelded_count,
     view,
 )
 from games.engine.game import DISCARD_PILE, STOCK
@@ -128,7 +128,7 @@ class Solved:
     def __init__(self, rules: Rules, size: int) -> None:
         self.rules, self.size = rules, size
         self.arranged: dict[tuple[Card, ...], tuple[int, tuple[Card, ...]]] = {}
-        self.outs: dict[tuple[Card, ...], tuple[Card, ...]] = {}
+        self.outs: dict[tuple[tuple[Card, ...], Card | None], Card | None] = {}
 
     def arrange(self, hand: tuple[Card, ...]) -> tuple[int, tuple[Card, ...]]:
         """Least penalty of ``hand`` and the leftover cards of a best arrangement."""
@@ -138,12 +138,36 @@ class Solved:
             found = self.arranged[hand] = (arrangement.points, tuple(arrangement.deadwood))
         return found
 
-    def go_outs(self, hand: tuple[Card, ...]) -> tuple[Card, ...]:
-        """The cards whose discard leaves every other card of ``hand`` melded."""
-        found = self.outs.get(hand)
-        if found is None:
-            found = self.outs[hand] = go_out_discards(hand, self.rules, self.size)
+    def best_out(self, hand: tuple[Card, ...], forbidden: Card | None = None) -> Card | None:
+        """The highest-scoring card of ``hand`` but ``forbidden`` (the highest code among equals) whose
+        discard leaves every other card melded, or None: the best of ``go_out_discards``, found by asking
+        about the cards best first and stopping at the first that goes out."""
+        key = (hand, forbidden)
+        if key in self.outs:
+            return self.outs[key]
+        found = self.outs[key] = self._best_out(hand, forbidden)
         return found
+
+    def _best_out(self, hand: tuple[Card, ...], forbidden: Card | None) -> Card | None:
+        least, deadwood = self.arrange(hand)
+        # Going out by throwing a card leaves an arrangement whose only leftover is that card: it scores at
+        # least ``least``.  The lone leftover of a best arrangement is one such card, known without a search.
+        known = deadwood[0] if len(deadwood) == 1 else None
+        if known is None and unmelded_count(hand, self.rules, self.size) >= 2:
+            return None
+        candidates = sorted(
+            {c for c in hand if c != forbidden and self.points(c) >= least},
+            key=lambda c: (self.points(c), c.code),
+            reverse=True,
+        )
+        for card in candidates:
+            if card == known:
+                return card
+            rest = list(hand)
+            rest.remove(card)
+            if unmelded_count(rest, self.rules, self.size) == 0:
+                return card
+        return None
 
     def points(self, card: Card) -> int:
         return self.rules.card_points(card, self.size)
@@ -158,9 +182,9 @@ class Solved:
         # whose best arrangement leaves more than any card it may throw scores cannot go out: most hands
         # are answered without the second search.
         if least <= max((self.points(c) for c in hand if c != forbidden), default=-1):
-            outs = [c for c in self.go_outs(hand) if c != forbidden]
-            if outs:
-                return max(outs, key=lambda c: (self.points(c), c.code)), True
+            out = self.best_out(hand, forbidden)
+            if out is not None:
+                return out, True
         options = [c for c in deadwood if c != forbidden]
         if options:
             return min(options, key=lambda c: (-self.points(c), c.code)), False

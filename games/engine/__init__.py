@@ -39,6 +39,7 @@ from .melds import (
     go_out_discards,
     meld_kind,
     redemption_score,
+    unmelded_count,
 )
 from .rules import (
     PRESETS,
@@ -90,6 +91,7 @@ __all__ = [
     "go_out_discards",
     "discard_penalties",
     "redemption_score",
+    "unmelded_count",
     "meld_kind",
     # game
     "Phase",

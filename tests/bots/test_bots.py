@@ -291,7 +291,10 @@ def test_a_match_is_compared_game_by_game_with_a_saved_match_of_the_same_seed(tm
     other.write_text("\n".join(json.dumps(line) for line in [header, *before[:3]]) + "\n")
     out = run("--games", "4", "--seed", "5", "--save", str(saved), "--against", str(other)).stdout
     assert "against the saved match (3 of the same games): medium - hard per game changed by -3.0 (-3.0 .. -3.0)" in out
-    assert "differences correlate 1.00" in out
+    assert "differences correlate 1.00; 0 of the 3 games ended with both levels' scores the same" in out
+    unchanged = run("--games", "2", "--seed", "5", "--against", str(saved)).stdout
+    assert "per game changed by +0.0 (+0.0 .. +0.0)" in unchanged
+    assert "2 of the 2 games ended with both levels' scores the same" in unchanged
 
     elsewhere = run("--games", "4", "--seed", "6", "--against", str(other))
     assert elsewhere.returncode == 2 and "holds games of another seed, rounds or levels" in elsewhere.stderr

@@ -222,6 +222,23 @@ def nearly_melded(draw):
     return hand, rules, size
 
 
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(small_hands(), nearly_melded()), st.integers(-1, 12))
+@example((parse_cards("AC 2C 3C 3D 3H KD 7S 7H"), Rules(), 7), -1)  # out by throwing the king, the lone leftover
+@example((parse_cards("AC 2C 3C 3D 3H KD 7S 7H"), Rules(), 7), 7)  # the king may not be thrown: no way out
+@example((parse_cards("AC 2C 3C 4C 3D 3H 3S 7S"), Rules(), 7), -1)  # all melded: the wild 7 is the best out
+@example((parse_cards("AC 2C 3C 4C 3D 3H 3S 7S"), Rules(), 7), 7)  # not the 7: then the 4
+def test_the_best_out_is_the_highest_scoring_card_that_goes_out(case, pick):
+    hand, rules, size = case
+    cards = tuple(sorted(hand))
+    forbidden = cards[pick] if 0 <= pick < len(cards) else None
+    solved = Solved(rules, size)
+    outs = [c for c in go_out_discards(cards, rules, size) if c != forbidden]
+    expected = max(outs, key=lambda c: (solved.points(c), c.code)) if outs else None
+    assert solved.best_out(cards, forbidden) == expected
+    assert solved.best_out(cards, forbidden) == expected  # and again, from what it kept
+
+
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(nearly_melded(), st.integers(-1, 12))
 def test_the_greedy_discard_goes_out_exactly_when_a_discard_leaves_every_other_card_melded(case, pick):
