@@ -27,6 +27,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 from games.engine import (
+    JOKER,
     Action,
     Card,
     Discard,
@@ -129,6 +130,9 @@ class Solved:
         self.rules, self.size = rules, size
         self.arranged: dict[tuple[Card, ...], tuple[int, tuple[Card, ...]]] = {}
         self.outs: dict[tuple[tuple[Card, ...], Card | None], Card | None] = {}
+        # A card's points depend on its rank alone (a joker's rank is 0): looked up, not worked out, in the
+        # rollouts' hottest loop.
+        self._rank_points = [rules.card_points(JOKER if rank == 0 else Card(rank, "C"), size) for rank in range(14)]
 
     def arrange(self, hand: tuple[Card, ...]) -> tuple[int, tuple[Card, ...]]:
         """Least penalty of ``hand`` and the leftover cards of a best arrangement."""
@@ -170,7 +174,7 @@ class Solved:
         return None
 
     def points(self, card: Card) -> int:
-        return self.rules.card_points(card, self.size)
+        return self._rank_points[card.rank]
 
     def greedy_discard(self, hand: tuple[Card, ...], forbidden: Card | None = None) -> tuple[Card, bool]:
         """The medium bot's discard from ``hand`` (sorted, the draw among them; never ``forbidden``), and
@@ -181,7 +185,13 @@ class Solved:
         # Going out by discarding a card leaves an arrangement whose only leftover is that card, so a hand
         # whose best arrangement leaves more than any card it may throw scores cannot go out: most hands
         # are answered without the second search.
-        if least <= max((self.points(c) for c in hand if c != forbidden), default=-1):
+        points = self._rank_points
+        most = (
+            max((points[c.rank] for c in hand), default=-1)
+            if forbidden is None
+            else max((points[c.rank] for c in hand if c != forbidden), default=-1)
+        )
+        if least <= most:
             out = self.best_out(hand, forbidden)
             if out is not None:
                 return out, True

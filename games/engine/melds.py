@@ -383,20 +383,23 @@ def _search(ctx: _Context, hand: _Hand, table_room: int = 0) -> tuple[int, _Plan
     table = _suit_table(ctx, wilds)
 
     def finish(set_lo: int, set_hi: int, chosen: list[_Chosen]) -> None:
+        # A partial sum scoring no less than the best found so far can only be skipped below (points never
+        # fall as suits are added), so it is dropped at once: the same answer, the same plan among equals.
+        bound = best[0]
         combined: list[tuple[int, int, int, tuple[_RunList, ...]]] = [(0, set_lo, set_hi, ())]
         for key in by_suit:
             options = _suit_options(table, ctx, key, wilds)
             if len(options) == 1 and len(combined) == 1:
                 d2, lo2, hi2, runs = options[0]
                 d, lo, hi, w = combined[0]
-                if lo + lo2 > wilds:
+                if lo + lo2 > wilds or (bound is not None and d + d2 >= bound):
                     return
                 combined = [(d + d2, lo + lo2, min(wilds, hi + hi2), w + (runs,))]
                 continue
             merged: list[tuple[int, int, int, tuple[_RunList, ...]]] = []
             for d, lo, hi, w in combined:
                 for d2, lo2, hi2, runs in options:
-                    if lo + lo2 <= wilds:
+                    if lo + lo2 <= wilds and (bound is None or d + d2 < bound):
                         merged.append((d + d2, lo + lo2, min(wilds, hi + hi2), w + (runs,)))
             if not merged:
                 return

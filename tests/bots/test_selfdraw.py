@@ -202,6 +202,13 @@ def test_the_greedy_discard_skips_the_going_out_search_only_where_no_discard_goe
     _assert_greedy_as_when_asking_first(case, pick)
 
 
+@pytest.mark.parametrize("rules", [*RULE_CHOICES, Rules(wild_points=15), *(rules for _, rules in PRESETS.values())])
+def test_the_solved_answers_count_every_card_as_the_rules_do(rules):
+    for size in range(3, 16):
+        solved = Solved(rules, size)
+        assert [solved.points(card) for card in ALL_CARDS] == [rules.card_points(card, size) for card in ALL_CARDS]
+
+
 @st.composite
 def nearly_melded(draw):
     """A hand of sets and runs (with a wild now and then) and one card more: most such hands go out."""
