@@ -45,6 +45,51 @@ CHROMIUM_ARGS = [
 ]
 
 
+#: The server's log file, once ``live_url`` has started it (a failed browser test's report shows its part).
+SERVER_LOG: list[Path] = []
+#: What the pages of the test in progress did that a failure should tell: navigations and failed answers.
+PAGE_EVENTS: list[str] = []
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: Any) -> Iterator[None]:
+    """A failed browser test's report ends with what its pages navigated to and were refused, and with
+    what the server logged meanwhile: a rare failure in CI is then explained by its own report."""
+    outcome = yield
+    report = outcome.get_result()  # type: ignore[attr-defined]
+    if not report.failed or not hasattr(item, "server_log_start"):
+        return
+    if PAGE_EVENTS:
+        report.sections.append(("the pages' navigations and failed answers", "\n".join(PAGE_EVENTS)))
+    if SERVER_LOG:
+        with open(SERVER_LOG[0], "rb") as log:
+            log.seek(item.server_log_start)
+            text = log.read().decode("utf-8", "replace")
+        report.sections.append(("the server's log during the test", text[-30_000:]))
+
+
+@pytest.fixture(autouse=True)
+def _mark_the_server_log(request: pytest.FixtureRequest) -> Iterator[None]:
+    PAGE_EVENTS.clear()
+    request.node.server_log_start = SERVER_LOG[0].stat().st_size if SERVER_LOG else 0
+    yield
+
+
+def _watch_page(page: Any) -> None:
+    """Keep the page's main-frame navigations and its answers of 400 or more in PAGE_EVENTS."""
+
+    def navigated(frame: Any) -> None:
+        if frame == page.main_frame:
+            PAGE_EVENTS.append(f"navigated to {frame.url}")
+
+    def answered(response: Any) -> None:
+        if response.status >= 400:
+            PAGE_EVENTS.append(f"{response.request.method} {response.url}: {response.status}")
+
+    page.on("framenavigated", navigated)
+    page.on("response", answered)
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Browser tests last (a stable sort keeps every other order as it was)."""
@@ -75,6 +120,7 @@ def live_url(django_db_setup: Any, django_db_blocker: Any, tmp_path_factory: Any
         database = dict(connection.settings_dict)  # the test database, SQLite or PostgreSQL
     port = free_port()
     log = tmp_path_factory.mktemp("server") / "runserver.log"
+    SERVER_LOG[:] = [log]
     with open(log, "wb") as out:
         process = subprocess.Popen(
             [sys.executable, "manage.py", "runserver", "--noreload", "--skip-checks", f"127.0.0.1:{port}"],
@@ -130,6 +176,7 @@ def signed_in(browser: Any, live_url: str):
         context = browser.new_context(base_url=live_url, **options)
         context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_url}])
         context.set_default_timeout(15_000)
+        context.on("page", _watch_page)
         contexts.append(context)
         return context
 
