@@ -529,6 +529,7 @@ def _build(
     if to_place:  # melds of wild cards only, as few as the cap allows, split evenly
         # _all_wild_capacity placed only counts where 3 * wild_melds <= len(to_place).
         wild_melds = -(-len(to_place) // (ctx.max_wilds or len(to_place)))
+        assert 3 * wild_melds <= len(to_place), "a meld of wilds alone would have fewer than 3 cards"
         melds.extend(Meld(_SET, tuple(to_place[i::wild_melds])) for i in range(wild_melds))
     deadwood = [c for cards in pool.values() for c in cards] + left_out
     deadwood.sort(key=lambda c: (c.rank or 99, c.suit))

@@ -273,6 +273,8 @@ RULE_CHOICES = [
     Rules(aces="high_or_low", ace_points=15),
     Rules(all_wild_melds=True),
     Rules(max_wilds_per_meld=2, all_wild_melds=True),
+    Rules(max_wilds_per_meld=3, all_wild_melds=True),
+    Rules(max_wilds_per_meld=4, all_wild_melds=True),
     Rules(jokers_free=True, jokers_per_deck=1),
     Rules(wild_points=15, face_points="11-12-13"),
     Rules(aces="high_or_low", max_wilds_per_meld=1),
