@@ -208,8 +208,10 @@ def _chart(game: Game, seats: Sequence[Seat], turns: Sequence[analysis.Turn], re
     x_labels: list[str] = []
     ticks: list[tuple[int, str]] = []
     marks: list[charts.Mark] = []
+    own_count: dict[tuple[int, int], int] = defaultdict(int)  # a mark names the turn as the list does
     last_round = None
     for index, turn in enumerate(turns):
+        own_count[(turn.seat, turn.round_number)] += 1
         if turn.round_number != last_round:
             last_round = turn.round_number
             ticks.append((index, str(turn.round_number)))
@@ -236,9 +238,9 @@ def _chart(game: Game, seats: Sequence[Seat], turns: Sequence[analysis.Turn], re
                     % {
                         "name": names[turn.seat],
                         "round": turn.round_number,
-                        "turn": turn.turn,
+                        "turn": own_count[(turn.seat, turn.round_number)],
                         "grade": grade_label(turn.grade),
-                        "cost": f"{turn.cost:.1f}",
+                        "cost": charts.number(turn.cost),
                     },
                 )
             )

@@ -5,7 +5,12 @@ These functions turn numbers into coordinates; the templates
 inline SVG with a ``<title>`` and ``<desc>`` (and a data table beside it
 for screen readers), styled by the site's stylesheet so the charts use
 the page's colours.  Series are told apart by colour *and* by marker shape
-and dash pattern, so they read in grey too.
+and dash pattern, so they read in grey too; a diamond is kept for the
+marks (a line's own points never use it).
+
+Coordinates are written with a decimal point whatever the language (the
+templates draw them with localization off); the labels a person reads
+(``_label``) are numbers in the reader's language, e.g. "14,6" in Croatian.
 """
 
 from __future__ import annotations
@@ -15,11 +20,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Series", "Mark", "line_chart", "bar_chart", "nice_ticks"]
+from django.utils import formats
+
+__all__ = ["Series", "Mark", "line_chart", "bar_chart", "nice_ticks", "number"]
 
 WIDTH, HEIGHT = 640, 280
 LEFT, RIGHT, TOP, BOTTOM = 62, 16, 22, 46
-MARKERS = ("circle", "square", "diamond", "triangle")
+MARKERS = ("circle", "square", "triangle", "triangle-down")
 DASHES = ("", "6 4", "2 3", "10 3 2 3")
 #: Above this many points a line has no markers (they would only blur it).
 MAX_MARKERS = 40
@@ -75,11 +82,19 @@ def marker_path(shape: str, x: float, y: float, r: float = 4.5) -> str:
         return f"M{x:.1f} {y - step:.1f}l{step:.1f} {step:.1f}l{-step:.1f} {step:.1f}l{-step:.1f} {-step:.1f}z"
     if shape == "triangle":
         return f"M{x:.1f} {y - r - 1:.1f}l{r + 1:.1f} {2 * r:.1f}h{-(2 * r + 2):.1f}z"
+    if shape == "triangle-down":
+        return f"M{x:.1f} {y + r + 1:.1f}l{r + 1:.1f} {-2 * r:.1f}h{-(2 * r + 2):.1f}z"
     return f"M{x - r:.1f} {y:.1f}a{r} {r} 0 1 0 {2 * r} 0a{r} {r} 0 1 0 {-2 * r} 0"
 
 
 def _label(value: float) -> str:
-    return str(int(value)) if float(value).is_integer() else f"{value:.1f}"
+    """A number as the reader reads it: whole, or to one decimal in the active language's way."""
+    return formats.number_format(int(value)) if float(value).is_integer() else number(value)
+
+
+def number(value: float) -> str:
+    """``value`` to one decimal place, with the active language's decimal separator."""
+    return formats.number_format(round(float(value), 1), decimal_pos=1)
 
 
 def line_chart(

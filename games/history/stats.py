@@ -105,8 +105,8 @@ def player_stats(*, user: Any, viewer: Any = None, invited: Iterable[int] = ()) 
                 )
                 % {
                     "name": user.shown_name,
-                    "start": f"{start:.1f}",
-                    "now": f"{history[-1][0]:.1f}",
+                    "start": charts.number(start),
+                    "now": charts.number(history[-1][0]),
                     "count": len(history),
                 }
             )
@@ -131,7 +131,7 @@ def player_stats(*, user: Any, viewer: Any = None, invited: Iterable[int] = ()) 
             _("Average penalty points %(name)s scored in a round, by the number of cards dealt: %(values)s.")
             % {
                 "name": user.shown_name,
-                "values": ", ".join(f"{row['hand_size']}: {row['average']:.1f}" for row in by_size),
+                "values": "; ".join(f"{row['hand_size']}: {charts.number(row['average'])}" for row in by_size),
             }
         )
         if by_size

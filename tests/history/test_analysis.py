@@ -300,6 +300,10 @@ def test_the_page_states_the_thresholds_and_shows_accuracy_chart_and_flagged_tur
     marks = response.context["chart"]["marks"]
     assert len(marks) == len(flagged) and {m["kind"] for m in marks} == {t.grade for t in flagged}
     assert {m["href"] for m in marks} == {r["replay_url"] for r in shown}
+    # A mark names its turn as the list does: the player's own turn of the round.
+    by_href = sorted(marks, key=lambda m: m["href"])
+    for mark, row in zip(by_href, sorted(shown, key=lambda r: r["replay_url"]), strict=True):
+        assert f"{row['name']}, round {row['round']}, turn {row['number']}:" in mark["title"]
     # Links inside an image are hidden from screen readers (axe: nested-interactive): a chart of links is a group.
     svg = re.search(r'<svg class="chart-svg"[^>]*>', html)
     assert marks and svg is not None and 'role="group"' in svg.group(0)
