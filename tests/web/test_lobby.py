@@ -230,3 +230,17 @@ def test_open_tables_say_how_long_a_move_may_take(make_user, classic):
     }
     assert "30 seconds" in rows[live.pk] and "7 days" not in rows[live.pk]
     assert "7 days" in rows[slow.pk] and "30 seconds" not in rows[slow.pk]
+
+
+def test_my_games_says_none_in_play_when_only_finished_games_are_listed(make_user, classic):
+    ann = make_user("ann")
+    client = logged_in(ann)
+    assert "No games yet." in client.get("/").content.decode()  # a newcomer
+    game = services.game_create(creator=ann, variant=classic, seat_count=2, bot_count=1, seed=3)
+    html = client.get("/").content.decode()
+    assert "No games yet." not in html and "No game in play." not in html  # it is listed under My games
+    Game.objects.filter(pk=game.pk).update(status=Game.Status.FINISHED)
+    html = client.get("/").content.decode()
+    my_games = html[html.index('id="my-games"') : html.index("</section>", html.index('id="my-games"'))]
+    assert "No game in play." in my_games and "No games yet." not in html
+    assert f"#{game.pk}" in html[html.index("</section>", html.index('id="my-games"')) :]  # under Finished
