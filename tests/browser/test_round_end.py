@@ -43,7 +43,10 @@ def test_a_round_against_a_bot_in_best_melds_ends_in_its_summary_and_next_deal_m
     page.goto(f"/games/{game.pk}/")
     expect(page.locator("[data-live-status]")).to_have_text("Live")
     page.get_by_role("link", name="best melds").click()
-    expect(page.locator("#table [data-hand-melds]")).to_be_visible()
+    expect(page.locator("#table [data-hand-melds]")).to_be_visible()  # the new page, in best melds
+    # ... and its scripts have run (live.js says "Live" once its socket is open): a click before that is a
+    # plain form post, which reloads the page as it should without JavaScript.
+    expect(page.locator("[data-live-status]")).to_have_text("Live")
     page.evaluate("window.__sameDocument = true")
 
     summary = page.locator("#table .round-end")
