@@ -144,9 +144,7 @@ def game_analysis(*, game: Game, user: Any, show: str | None = None) -> dict[str
     replay = reverse("games:replay", args=[game.pk])
     rules = Rules.from_dict(game.rules)
     shown = []
-    own_count: dict[tuple[int, int], int] = defaultdict(int)
-    for turn in turns:
-        own_count[(turn.seat, turn.round_number)] += 1
+    for turn, number in zip(turns, own_numbers(turns), strict=True):
         if selected == ALL_FLAGGED and not turn.grade:
             continue
         if selected != ALL_FLAGGED and turn.seat != selected:
@@ -156,7 +154,7 @@ def game_analysis(*, game: Game, user: Any, show: str | None = None) -> dict[str
         shown.append(
             {
                 "turn": turn.turn,
-                "number": own_count[(turn.seat, turn.round_number)],
+                "number": number,
                 "round": turn.round_number,
                 "name": names[turn.seat],
                 "seat": turn.seat,
@@ -179,6 +177,16 @@ def game_analysis(*, game: Game, user: Any, show: str | None = None) -> dict[str
         chart=_chart(game, seats, turns, replay),
     )
     return context
+
+
+def own_numbers(turns: Sequence[analysis.Turn]) -> list[int]:
+    """Each turn's number among its player's turns of its round (1, 2, ...): how the page names a turn."""
+    count: dict[tuple[int, int], int] = defaultdict(int)
+    numbers = []
+    for turn in turns:
+        count[(turn.seat, turn.round_number)] += 1
+        numbers.append(count[(turn.seat, turn.round_number)])
+    return numbers
 
 
 def _hand_size(rules: Rules, round_number: int) -> int:
@@ -208,10 +216,9 @@ def _chart(game: Game, seats: Sequence[Seat], turns: Sequence[analysis.Turn], re
     x_labels: list[str] = []
     ticks: list[tuple[int, str]] = []
     marks: list[charts.Mark] = []
-    own_count: dict[tuple[int, int], int] = defaultdict(int)  # a mark names the turn as the list does
+    numbers = own_numbers(turns)  # a mark names the turn as the list does
     last_round = None
     for index, turn in enumerate(turns):
-        own_count[(turn.seat, turn.round_number)] += 1
         if turn.round_number != last_round:
             last_round = turn.round_number
             ticks.append((index, str(turn.round_number)))
@@ -238,7 +245,7 @@ def _chart(game: Game, seats: Sequence[Seat], turns: Sequence[analysis.Turn], re
                     % {
                         "name": names[turn.seat],
                         "round": turn.round_number,
-                        "turn": own_count[(turn.seat, turn.round_number)],
+                        "turn": numbers[index],
                         "grade": grade_label(turn.grade),
                         "cost": charts.number(turn.cost),
                     },

@@ -69,10 +69,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: Any) -> Iterator[None]:
 
 
 @pytest.fixture(autouse=True)
-def _mark_the_server_log(request: pytest.FixtureRequest) -> Iterator[None]:
+def _mark_the_server_log(request: pytest.FixtureRequest) -> None:
     PAGE_EVENTS.clear()
     request.node.server_log_start = SERVER_LOG[0].stat().st_size if SERVER_LOG else 0
-    yield
 
 
 def _watch_page(page: Any) -> None:
