@@ -24,7 +24,8 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import Q, QuerySet
+from django.db.models import Count, F, Q, QuerySet, Window
+from django.db.models.functions import RowNumber
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -130,6 +131,16 @@ def visible_messages(
     return messages.select_related("author")
 
 
+def latest_of_each_channel(messages: QuerySet[ChatMessage]) -> QuerySet[ChatMessage]:
+    """The last ``TABLE_LINES`` of ``messages`` in each channel, each annotated with ``in_channel``, how many
+    of ``messages`` its channel holds: one query, which reads no older line however long the chat grew."""
+    channel = [F("channel")]
+    return messages.annotate(
+        from_last=Window(RowNumber(), partition_by=channel, order_by=[F("created_at").desc(), F("pk").desc()]),
+        in_channel=Window(Count("pk"), partition_by=channel),
+    ).filter(from_last__lte=TABLE_LINES)
+
+
 def channel_title(channel: str, role: str) -> str:
     if channel == WATCHERS:
         return _("Watchers' chat")
@@ -183,22 +194,21 @@ def chat_panel(
             .values_list("muted_id", "muted__username", "muted__display_name")
         )
     if access.readable:
-        shown = list(
-            visible_messages(
-                game=game, user=user, channels=access.readable, muted_ids=None if record else [m[0] for m in muted]
-            )
-            .only(*MESSAGE_FIELDS)
-            .order_by("created_at", "pk")
-        )
+        messages = visible_messages(
+            game=game, user=user, channels=access.readable, muted_ids=None if record else [m[0] for m in muted]
+        ).only(*MESSAGE_FIELDS)
+        if not record:
+            messages = latest_of_each_channel(messages)
+        shown = list(messages.order_by("created_at", "pk"))
         for channel in access.readable:
             lines = [m for m in shown if m.channel == channel]
-            older = 0 if record else max(0, len(lines) - TABLE_LINES)
+            in_channel = lines[0].in_channel if lines and not record else len(lines)  # type: ignore[attr-defined]
             channels.append(
                 {
                     "channel": channel,
                     "title": channel_title(channel, access.role),
-                    "lines": [_line(m, user, seated_ids, today) for m in lines[older:]],
-                    "older": older,
+                    "lines": [_line(m, user, seated_ids, today) for m in lines],
+                    "older": in_channel - len(lines),
                     "mine": channel == access.writable,
                 }
             )

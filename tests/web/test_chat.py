@@ -405,6 +405,38 @@ def test_the_table_shows_the_latest_messages_and_says_how_many_older_ones_are_on
     assert "3 older messages are on the game" in logged_in(ann).get(f"/games/{game.pk}/chat/").content.decode()
 
 
+def test_each_channel_shows_its_own_latest_lines_and_the_page_reads_no_older_message(at_table):
+    """A long chat costs the table page no more than a short one: only each channel's last lines are read
+    (counted as the messages Django builds), the count of older ones coming with them; a hidden line
+    neither shows nor counts."""
+    from django.db.models.signals import post_init
+
+    from games.chat_selectors import TABLE_LINES
+
+    game, ann, bob, cid = at_table
+    ChatMessage.objects.bulk_create(
+        [ChatMessage(game=game, author=ann if n % 2 else bob, text=f"p{n}") for n in range(TABLE_LINES + 7)]
+        + [ChatMessage(game=game, author=cid, channel="watchers", text=f"w{n}") for n in range(3)]
+    )
+    ChatMessage.objects.filter(game=game, text=f"p{TABLE_LINES + 6}").update(hidden_at=timezone.now())
+    built: list[ChatMessage] = []
+
+    def count(sender, instance, **kwargs):
+        built.append(instance)
+
+    post_init.connect(count, sender=ChatMessage)
+    try:
+        response = logged_in(cid).get(f"/games/{game.pk}/chat/")
+    finally:
+        post_init.disconnect(count, sender=ChatMessage)
+    lines = re.findall(r'<span class="chat-text">(.*?)</span>', response.content.decode())
+    players = [f"p{n}" for n in range(6, TABLE_LINES + 6)]
+    assert lines == players + ["w0", "w1", "w2"]
+    assert len(built) == TABLE_LINES + 3
+    page = response.content.decode()
+    assert "6 older messages are on the game" in page and page.count("older message") == 1
+
+
 def test_clean_text_keeps_words_and_emoji_and_drops_what_hides_or_reorders_text():
     assert chat_service.clean_text("a\nb\r\nc") == "a b c"
     assert chat_service.clean_text("👨\u200d👩\u200d👧 ok") == "👨\u200d👩\u200d👧 ok"
