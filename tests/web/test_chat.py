@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime
 import re
+import zoneinfo
 
 import pytest
 from django.test import Client
@@ -435,6 +436,23 @@ def test_each_channel_shows_its_own_latest_lines_and_the_page_reads_no_older_mes
     assert len(built) == TABLE_LINES + 3
     page = response.content.decode()
     assert "6 older messages are on the game" in page and page.count("older message") == 1
+
+
+def test_a_line_shows_its_time_in_the_readers_zone_and_its_menu_in_the_readers_language(at_table):
+    """Today's line shows the time alone, an older one its day too, both in the reader's zone; the menu
+    names the author in the reader's language."""
+    game, ann, bob, _cid = at_table
+    ann.language, ann.time_zone = "hr", "Europe/Zagreb"
+    ann.save(update_fields=["language", "time_zone"])
+    old = ChatMessage.objects.create(game=game, author=bob, text="old line")
+    ChatMessage.objects.filter(pk=old.pk).update(created_at=datetime.datetime(2026, 3, 1, 10, 5, tzinfo=datetime.UTC))
+    new = ChatMessage.objects.create(game=game, author=bob, text="new line")
+    page = logged_in(ann).get(f"/games/{game.pk}/chat/").content.decode()
+    times = re.findall(r'<time class="chat-time" datetime="([^"]+)" title="([^"]+)">([^<]+)</time>', page)
+    zagreb = new.created_at.astimezone(zoneinfo.ZoneInfo("Europe/Zagreb"))
+    assert times[0][0] == "2026-03-01T11:05:00+01:00" and times[0][2] == "1 Ožu. 11:05" and "2026" in times[0][1]
+    assert times[1][0] == zagreb.isoformat() and times[1][2] == zagreb.strftime("%H:%M")
+    assert page.count("Prijavi ili utišaj: bob") == 2 and page.count("Utišaj: bob") == 2
 
 
 def test_clean_text_keeps_words_and_emoji_and_drops_what_hides_or_reorders_text():
