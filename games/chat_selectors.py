@@ -24,8 +24,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import Count, F, Q, QuerySet, Window
-from django.db.models.functions import RowNumber
+from django.db.models import QuerySet
 from django.utils import formats, timezone
 from django.utils.translation import gettext as _
 
@@ -131,14 +130,15 @@ def visible_messages(
     return messages.select_related("author")
 
 
-def latest_of_each_channel(messages: QuerySet[ChatMessage]) -> QuerySet[ChatMessage]:
-    """The last ``TABLE_LINES`` of ``messages`` in each channel, each annotated with ``in_channel``, how many
-    of ``messages`` its channel holds: one query, which reads no older line however long the chat grew."""
-    channel = [F("channel")]
-    return messages.annotate(
-        from_last=Window(RowNumber(), partition_by=channel, order_by=[F("created_at").desc(), F("pk").desc()]),
-        in_channel=Window(Count("pk"), partition_by=channel),
-    ).filter(from_last__lte=TABLE_LINES)
+def latest_lines(messages: QuerySet[ChatMessage]) -> tuple[list[ChatMessage], int]:
+    """The last ``TABLE_LINES`` of ``messages`` (one channel's), oldest first, and how many there are.
+
+    No older line is read however long the chat grew: the count is asked only when the channel holds a
+    whole table's worth (two plain queries cost Django less to build than one with window functions).
+    """
+    lines = list(messages.order_by("-created_at", "-pk")[:TABLE_LINES])
+    lines.reverse()
+    return lines, messages.count() if len(lines) == TABLE_LINES else len(lines)
 
 
 def channel_title(channel: str, role: str) -> str:
@@ -171,6 +171,24 @@ def _line(message: ChatMessage, user: Any, seated_ids: set[int], today: datetime
     }
 
 
+def muted_at_table(*, game: Game, user: Any, seated_ids: Collection[int]) -> list[tuple[int, str, str]]:
+    """The people of this table (seated, or who wrote here) ``user`` muted, to unmute them, by name:
+    (id, username, display name).  Most people mute nobody: then one short query; the game's messages
+    are asked only about muted people without a seat here (people muted elsewhere wrote nothing here)."""
+    mine = list(
+        ChatMute.objects.filter(user=user)
+        .order_by("muted__username")
+        .values_list("muted_id", "muted__username", "muted__display_name")
+    )
+    elsewhere = [pk for pk, _username, _display in mine if pk not in seated_ids]
+    wrote_here = (
+        set(ChatMessage.objects.filter(game=game, author_id__in=elsewhere).values_list("author_id", flat=True))
+        if elsewhere
+        else set()
+    )
+    return [m for m in mine if m[0] in seated_ids or m[0] in wrote_here]
+
+
 def chat_panel(
     *,
     game: Game,
@@ -194,25 +212,28 @@ def chat_panel(
     today = timezone.localdate()  # in the reader's time zone: a message of today shows its time only
     muted: list[tuple[int, str, str]] = []
     if access.readable and not record:
-        # The people of this table (seated, or who wrote here) this person muted, to unmute them; the
-        # messages leave them out (people muted elsewhere wrote nothing here, so there is nothing to leave out).
-        authors = ChatMessage.objects.filter(game=game).values("author")
-        muted = list(
-            ChatMute.objects.filter(user=user)
-            .filter(Q(muted__in=seated_ids) | Q(muted__in=authors))
-            .order_by("muted__username")
-            .values_list("muted_id", "muted__username", "muted__display_name")
-        )
+        muted = muted_at_table(game=game, user=user, seated_ids=seated_ids)
     if access.readable:
-        messages = visible_messages(
-            game=game, user=user, channels=access.readable, muted_ids=None if record else [m[0] for m in muted]
-        ).only(*MESSAGE_FIELDS)
-        if not record:
-            messages = latest_of_each_channel(messages)
-        shown = list(messages.order_by("created_at", "pk"))
+        muted_ids = None if record else [m[0] for m in muted]
+        shown = (
+            list(
+                visible_messages(game=game, user=user, channels=access.readable, muted_ids=muted_ids)
+                .only(*MESSAGE_FIELDS)
+                .order_by("created_at", "pk")
+            )
+            if record
+            else []
+        )
         for channel in access.readable:
-            lines = [m for m in shown if m.channel == channel]
-            in_channel = lines[0].in_channel if lines and not record else len(lines)  # type: ignore[attr-defined]
+            if record:
+                lines = [m for m in shown if m.channel == channel]
+                in_channel = len(lines)
+            else:
+                lines, in_channel = latest_lines(
+                    visible_messages(game=game, user=user, channels=(channel,), muted_ids=muted_ids).only(
+                        *MESSAGE_FIELDS
+                    )
+                )
             channels.append(
                 {
                     "channel": channel,

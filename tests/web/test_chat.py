@@ -284,6 +284,20 @@ def test_muting_someone_hides_their_messages_from_that_person_only_and_can_be_un
     assert f'name="user" value="{cid.pk}"' in muted and "cid" in muted and "bob" not in muted
 
 
+def test_the_muted_list_names_only_people_of_this_table(at_table, make_user):
+    """People muted at other tables who never wrote here are not listed here; a muted watcher who wrote
+    here is, beside a muted player who wrote nothing yet."""
+    game, ann, bob, cid = at_table
+    eve = make_user("eve")
+    for muted in (eve, cid, bob):
+        ChatMute.objects.create(user=ann, muted=muted)
+    assert post(logged_in(cid), game, "from the rail", channel="watchers").status_code == 302
+    page = logged_in(ann).get(f"/games/{game.pk}/").content.decode()
+    muted = page[page.index("Muted by you:") :]
+    assert f'name="user" value="{bob.pk}"' in muted and f'name="user" value="{cid.pk}"' in muted
+    assert f'name="user" value="{eve.pk}"' not in muted and "eve" not in muted
+
+
 def test_someone_not_at_the_table_cannot_be_muted_from_it(at_table, make_user):
     game, ann, _bob, _cid = at_table
     eve = make_user("eve")
