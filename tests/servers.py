@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import http.cookiejar
 import os
+import random
 import re
 import socket
 import subprocess
@@ -17,10 +18,38 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 
 
+#: Ports this process handed out: two servers started one after the other never get the same one.
+_handed_out: set[int] = set()
+
+
+def ephemeral_ports() -> range:
+    """The ports the kernel picks from for outgoing connections (and for a bind to port 0)."""
+    try:
+        low, high = map(int, Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split())
+    except (OSError, ValueError):
+        low, high = 32768, 60999  # Linux's default
+    return range(low, high + 1)
+
+
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A free loopback port for a server to listen on, chosen below the ephemeral range.
+
+    A port the kernel hands out for a bind to port 0 comes from the range it also gives outgoing
+    connections: between this choice and the server's own bind, a connection to PostgreSQL or Redis
+    (ours, or another server's) could take it, and the server failed with "Address already in use"
+    (seen once here, while other processes were downloading).
+    """
+    ephemeral = ephemeral_ports()
+    candidates = [port for port in range(20000, 32768) if port not in ephemeral and port not in _handed_out]
+    for port in random.sample(candidates, len(candidates)):
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        _handed_out.add(port)
+        return port
+    raise RuntimeError("no free loopback port below the ephemeral range")
 
 
 def wait_until_serving(url: str, process: subprocess.Popen, log: Path, timeout: float = 60) -> None:
