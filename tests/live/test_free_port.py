@@ -2,15 +2,28 @@
 
 import socket
 
-from tests.servers import ephemeral_ports, free_port
+from tests import servers
 
 
-def test_a_server_port_is_free_outside_the_range_of_outgoing_connections_and_never_handed_out_twice():
+def bindable(port: int) -> bool:
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
+
+
+def test_a_server_port_is_free_outside_the_range_of_outgoing_connections_and_never_handed_out_twice(monkeypatch):
     """No connection the kernel opens meanwhile can take the port before the server binds it."""
-    ports = [free_port() for _ in range(50)]
+    monkeypatch.setattr(servers, "ephemeral_ports", lambda: range(32768, 61000))  # Linux's default
+    ports = [servers.free_port() for _ in range(50)]
     assert len(set(ports)) == len(ports)
-    ephemeral = ephemeral_ports()
-    assert not any(port in ephemeral for port in ports)
-    for port in ports[:5]:
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", port))  # free: a server can listen there
+    assert all(20000 <= port < 32768 for port in ports)
+    assert all(bindable(port) for port in ports[:5])  # free: a server can listen there
+
+
+def test_where_the_ephemeral_range_covers_every_port_the_kernel_chooses(monkeypatch):
+    monkeypatch.setattr(servers, "ephemeral_ports", lambda: range(1024, 65536))
+    port = servers.free_port()
+    assert port >= 1024 and bindable(port)
