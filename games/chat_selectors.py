@@ -24,7 +24,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.utils import formats, timezone
 from django.utils.translation import gettext as _
 
@@ -119,8 +119,8 @@ def visible_messages(
 ) -> QuerySet[ChatMessage]:
     """The messages of ``channels`` that ``user`` sees: not hidden by a moderator, not by someone they muted.
 
-    ``muted_ids``: the people ``user`` muted who wrote in this game or sit at it, when the caller has
-    read them already (``chat_panel``); else the mutes are looked up inside the query.
+    ``muted_ids``: everyone ``user`` muted, when the caller has read them already (``chat_panel``);
+    else the mutes are looked up inside the query.
     """
     messages = ChatMessage.objects.filter(game=game, channel__in=channels, hidden_at__isnull=True)
     if muted_ids is None:
@@ -131,14 +131,22 @@ def visible_messages(
 
 
 def latest_lines(messages: QuerySet[ChatMessage]) -> tuple[list[ChatMessage], int]:
-    """The last ``TABLE_LINES`` of ``messages`` (one channel's), oldest first, and how many there are.
+    """The last ``TABLE_LINES`` of ``messages`` (one channel's), oldest first, and how many are older.
 
-    No older line is read however long the chat grew: the count is asked only when the channel holds a
+    No older line is read however long the chat grew: they are counted only when the channel shows a
     whole table's worth (two plain queries cost Django less to build than one with window functions).
+    The count is of messages older than the first line shown, so a message posted or hidden between
+    the two queries cannot make it disagree with the lines.
     """
     lines = list(messages.order_by("-created_at", "-pk")[:TABLE_LINES])
     lines.reverse()
-    return lines, messages.count() if len(lines) == TABLE_LINES else len(lines)
+    if len(lines) < TABLE_LINES:
+        return lines, 0
+    first = lines[0]
+    older = messages.filter(
+        Q(created_at__lt=first.created_at) | Q(created_at=first.created_at, pk__lt=first.pk)
+    ).count()
+    return lines, older
 
 
 def channel_title(channel: str, role: str) -> str:
@@ -171,10 +179,15 @@ def _line(message: ChatMessage, user: Any, seated_ids: set[int], today: datetime
     }
 
 
-def muted_at_table(*, game: Game, user: Any, seated_ids: Collection[int]) -> list[tuple[int, str, str]]:
+def muted_at_table(
+    *, game: Game, user: Any, seated_ids: Collection[int]
+) -> tuple[list[tuple[int, str, str]], list[int]]:
     """The people of this table (seated, or who wrote here) ``user`` muted, to unmute them, by name:
-    (id, username, display name).  Most people mute nobody: then one short query; the game's messages
-    are asked only about muted people without a seat here (people muted elsewhere wrote nothing here)."""
+    (id, username, display name); and the ids of everyone they muted, whose lines are not shown (one
+    who writes here for the first time while the page is built stays muted).
+
+    Most people mute nobody: then one short query; the game's messages are asked only about muted
+    people without a seat here (people muted elsewhere wrote nothing here)."""
     mine = list(
         ChatMute.objects.filter(user=user)
         .order_by("muted__username")
@@ -186,7 +199,7 @@ def muted_at_table(*, game: Game, user: Any, seated_ids: Collection[int]) -> lis
         if elsewhere
         else set()
     )
-    return [m for m in mine if m[0] in seated_ids or m[0] in wrote_here]
+    return [m for m in mine if m[0] in seated_ids or m[0] in wrote_here], [m[0] for m in mine]
 
 
 def chat_panel(
@@ -211,10 +224,10 @@ def chat_panel(
     channels = []
     today = timezone.localdate()  # in the reader's time zone: a message of today shows its time only
     muted: list[tuple[int, str, str]] = []
+    muted_ids: list[int] | None = None  # the record looks the mutes up inside its one query
     if access.readable and not record:
-        muted = muted_at_table(game=game, user=user, seated_ids=seated_ids)
+        muted, muted_ids = muted_at_table(game=game, user=user, seated_ids=seated_ids)
     if access.readable:
-        muted_ids = None if record else [m[0] for m in muted]
         shown = (
             list(
                 visible_messages(game=game, user=user, channels=access.readable, muted_ids=muted_ids)
@@ -226,10 +239,9 @@ def chat_panel(
         )
         for channel in access.readable:
             if record:
-                lines = [m for m in shown if m.channel == channel]
-                in_channel = len(lines)
+                lines, older = [m for m in shown if m.channel == channel], 0
             else:
-                lines, in_channel = latest_lines(
+                lines, older = latest_lines(
                     visible_messages(game=game, user=user, channels=(channel,), muted_ids=muted_ids).only(
                         *MESSAGE_FIELDS
                     )
@@ -239,7 +251,7 @@ def chat_panel(
                     "channel": channel,
                     "title": channel_title(channel, access.role),
                     "lines": [_line(m, user, seated_ids, today) for m in lines],
-                    "older": in_channel - len(lines),
+                    "older": older,
                     "mine": channel == access.writable,
                 }
             )

@@ -52,6 +52,12 @@ def chat_lines(client: Client, game: Game, record: bool = False) -> list[str]:
     return re.findall(r'<span class="chat-text">(.*?)</span>', response.content.decode())
 
 
+def muted_people(page: str) -> list[tuple[int, str]]:
+    """The people the "Muted by you" list offers to unmute, as (id, shown name)."""
+    found = re.findall(r'name="user" value="(\d+)"><input type="hidden" name="mute" value="off">\s*(.*?) <button', page)
+    return [(int(pk), name) for pk, name in found]
+
+
 def test_a_player_posts_and_everyone_at_the_table_reads_it_on_the_page_without_javascript(at_table):
     game, ann, bob, cid = at_table
     response = post(logged_in(ann), game, "  Hello   bob,\tgood luck!  ")
@@ -279,9 +285,7 @@ def test_muting_someone_hides_their_messages_from_that_person_only_and_can_be_un
     dan = logged_in(make_user("dan"))
     assert dan.post(f"/games/{game.pk}/chat/mute/", {"user": cid.pk}).status_code == 302
     assert chat_lines(dan, game) == ["bob is loud"]
-    page = dan.get(f"/games/{game.pk}/").content.decode()
-    muted = page[page.index("Muted by you:") :]
-    assert f'name="user" value="{cid.pk}"' in muted and "cid" in muted and "bob" not in muted
+    assert muted_people(dan.get(f"/games/{game.pk}/").content.decode()) == [(cid.pk, "cid")]
 
 
 def test_the_muted_list_names_only_people_of_this_table(at_table, make_user):
@@ -292,10 +296,34 @@ def test_the_muted_list_names_only_people_of_this_table(at_table, make_user):
     for muted in (eve, cid, bob):
         ChatMute.objects.create(user=ann, muted=muted)
     assert post(logged_in(cid), game, "from the rail", channel="watchers").status_code == 302
+    # eve wrote, but at another table.
+    elsewhere = services.game_create(creator=eve, variant=game.variant, seat_count=2, invitees=[ann], seed=12)
+    assert post(logged_in(eve), elsewhere, "at my own table").status_code == 302
     page = logged_in(ann).get(f"/games/{game.pk}/").content.decode()
-    muted = page[page.index("Muted by you:") :]
-    assert f'name="user" value="{bob.pk}"' in muted and f'name="user" value="{cid.pk}"' in muted
-    assert f'name="user" value="{eve.pk}"' not in muted and "eve" not in muted
+    assert muted_people(page) == [(bob.pk, "bob"), (cid.pk, "cid")]
+    assert muted_people(logged_in(ann).get(f"/games/{elsewhere.pk}/").content.decode()) == [(eve.pk, "eve")]
+
+
+def test_someone_muted_who_writes_here_while_the_page_is_built_stays_muted(at_table, make_user, monkeypatch):
+    """The reader's mutes are read before the lines: a muted watcher whose first words here land in between
+    is still left out."""
+    from games import chat_selectors
+
+    game, ann, _bob, cid = at_table
+    eve = make_user("eve")
+    ChatMute.objects.create(user=cid, muted=eve)
+    read_mutes = chat_selectors.muted_at_table
+
+    def then_eve_writes(**kwargs):
+        found = read_mutes(**kwargs)
+        ChatMessage.objects.create(game=game, author=eve, channel="watchers", text="eve slips in")
+        return found
+
+    monkeypatch.setattr(chat_selectors, "muted_at_table", then_eve_writes)
+    assert post(logged_in(ann), game, "hello").status_code == 302
+    assert chat_lines(logged_in(cid), game) == ["hello"]
+    assert chat_lines(logged_in(ann), game) == ["hello"]  # players do not read the watchers during play
+    assert ChatMessage.objects.filter(author=eve).count() == 2  # one for each chat read above
 
 
 def test_someone_not_at_the_table_cannot_be_muted_from_it(at_table, make_user):
@@ -418,6 +446,50 @@ def test_the_table_shows_the_latest_messages_and_says_how_many_older_ones_are_on
     lines = chat_lines(logged_in(ann), game)
     assert len(lines) == TABLE_LINES and lines[-1] == f"n{TABLE_LINES + 2}"
     assert "3 older messages are on the game" in logged_in(ann).get(f"/games/{game.pk}/chat/").content.decode()
+
+
+def test_a_channel_of_exactly_a_tables_worth_has_no_older_line_and_muted_lines_are_not_counted(at_table):
+    from games.chat_selectors import TABLE_LINES
+
+    game, ann, bob, _cid = at_table
+    ChatMessage.objects.bulk_create([ChatMessage(game=game, author=ann, text=f"n{n}") for n in range(TABLE_LINES)])
+    page = logged_in(bob).get(f"/games/{game.pk}/chat/").content.decode()
+    assert len(chat_lines(logged_in(bob), game)) == TABLE_LINES and "older message" not in page
+    # bob's early words, which ann muted, are neither shown to her nor counted as older ones.
+    before = ChatMessage.objects.earliest("created_at").created_at - datetime.timedelta(seconds=1)
+    ChatMessage.objects.bulk_create(
+        [ChatMessage(game=game, author=bob, text=f"b{n}", created_at=before) for n in range(4)]
+    )
+    ChatMessage.objects.create(game=game, author=ann, text="latest")
+    ChatMute.objects.create(user=ann, muted=bob)
+    page = logged_in(ann).get(f"/games/{game.pk}/chat/").content.decode()
+    assert "1 older message is on the game" in page
+    assert chat_lines(logged_in(ann), game) == [f"n{n}" for n in range(1, TABLE_LINES)] + ["latest"]
+    assert "5 older messages are on the game" in logged_in(bob).get(f"/games/{game.pk}/chat/").content.decode()
+
+
+def test_the_older_count_agrees_with_the_lines_when_someone_posts_between_the_two_queries(at_table):
+    """The lines are read, then the older ones counted: a message posted in between is newer than every
+    line shown and so is not counted as older (it was once, as "-1 older messages" when one was hidden)."""
+    from django.db.models.signals import post_init
+
+    from games.chat_selectors import TABLE_LINES
+
+    game, ann, bob, _cid = at_table
+    ChatMessage.objects.bulk_create([ChatMessage(game=game, author=ann, text=f"n{n}") for n in range(TABLE_LINES + 2)])
+    posted: list[str] = []
+
+    def bob_posts(sender, instance, **kwargs):
+        if not posted:  # the first line built: the lines' query has run, the count has not
+            posted.append("between")
+            ChatMessage.objects.create(game=game, author=bob, text="between")
+
+    post_init.connect(bob_posts, sender=ChatMessage)
+    try:
+        page = logged_in(ann).get(f"/games/{game.pk}/chat/").content.decode()
+    finally:
+        post_init.disconnect(bob_posts, sender=ChatMessage)
+    assert posted and "2 older messages are on the game" in page
 
 
 def test_each_channel_shows_its_own_latest_lines_and_the_page_reads_no_older_message(at_table):
