@@ -32,7 +32,8 @@ def ephemeral_ports() -> range:
 
 
 def free_port() -> int:
-    """A free loopback port for a server to listen on, chosen below the ephemeral range.
+    """A free loopback port for a server to listen on, chosen outside the ephemeral range (between 20000
+    and 32767 where it can, clear of the usual services' ports).
 
     A port the kernel hands out for a bind to port 0 comes from the range it also gives outgoing
     connections: between this choice and the server's own bind, a connection to PostgreSQL or Redis
@@ -40,21 +41,30 @@ def free_port() -> int:
     (seen once here, while other processes were downloading).
     """
     ephemeral = ephemeral_ports()
-    candidates = [port for port in range(20000, 32768) if port not in ephemeral and port not in _handed_out]
-    for port in random.sample(candidates, len(candidates)):
+    outside = [port for port in range(1024, 65536) if port not in ephemeral and port not in _handed_out]
+    preferred = [port for port in outside if 20000 <= port < 32768]  # clear of the usual services' ports
+    for candidates in (preferred, [port for port in outside if not 20000 <= port < 32768]):
+        for port in random.sample(candidates, len(candidates)):
+            if _bindable(port):
+                _handed_out.add(port)
+                return port
+    # A machine whose ephemeral range covers every port: the kernel's choice, as before.
+    while True:
         with socket.socket() as s:
-            try:
-                s.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-        _handed_out.add(port)
-        return port
-    # A machine whose ephemeral range covers them all: the kernel's choice, as before.
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        if port not in _handed_out:
+            _handed_out.add(port)
+            return port
+
+
+def _bindable(port: int) -> bool:
     with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    _handed_out.add(port)
-    return port
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
 
 
 def wait_until_serving(url: str, process: subprocess.Popen, log: Path, timeout: float = 60) -> None:

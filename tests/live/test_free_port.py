@@ -23,7 +23,13 @@ def test_a_server_port_is_free_outside_the_range_of_outgoing_connections_and_nev
     assert all(bindable(port) for port in ports[:5])  # free: a server can listen there
 
 
-def test_where_the_ephemeral_range_covers_every_port_the_kernel_chooses(monkeypatch):
+def test_a_range_that_covers_the_preferred_ports_leaves_the_ports_above_it(monkeypatch):
+    monkeypatch.setattr(servers, "ephemeral_ports", lambda: range(10000, 40000))
+    ports = [servers.free_port() for _ in range(20)]
+    assert len(set(ports)) == len(ports) and all(1024 <= port < 10000 or port >= 40000 for port in ports)
+
+
+def test_where_the_ephemeral_range_covers_every_port_the_kernel_chooses_and_never_the_same_twice(monkeypatch):
     monkeypatch.setattr(servers, "ephemeral_ports", lambda: range(1024, 65536))
-    port = servers.free_port()
-    assert port >= 1024 and bindable(port)
+    ports = [servers.free_port() for _ in range(20)]
+    assert len(set(ports)) == len(ports) and all(port >= 1024 and bindable(port) for port in ports)
