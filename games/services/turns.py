@@ -121,10 +121,29 @@ def describe_illegal(error: IllegalAction, action: Action | Mapping[str, Any]) -
         ),
         "game_over": _("The game is over: no more moves."),
     }
-    message = messages.get(error.code)
-    if message is None:  # the engine's own sentence names what was wrong (a field, a card code)
-        message = _("That move is not possible: %(reason)s") % {"reason": str(error)}
-    return message
+    if error.code == "bad_action":
+        return _describe_bad_action(action)
+    return messages.get(error.code, _("That move is not possible."))
+
+
+def _describe_bad_action(action: Action | Mapping[str, Any]) -> str:
+    """What was wrong with a move that could not be read (a hand-made post), in the reader's language.
+
+    The engine's own sentence is English; this says the same by looking at the posted fields.
+    """
+    if not isinstance(action, Mapping):
+        return _("That move could not be read.")
+    kind = action.get("type")
+    if kind == "draw":
+        return _("Draw from the stock or from the discard pile.")
+    if kind not in ("discard", "go_out"):
+        return _("Unknown move: you can draw, discard or go out.")
+    code = action.get("card")
+    if not code:
+        return _("Say which card you discard.")
+    return _("“%(code)s” is not a card: a card is named by its code, such as TH for the ten of hearts.") % {
+        "code": str(code)[:10]
+    }
 
 
 class BotStep(NamedTuple):

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import pytest
 from django.test import Client
+from django.utils import translation
+from django.utils.html import escape
 
 from games import services
+from games.engine.game import IllegalAction, action_from_dict
 from games.models import Game
+from games.services.turns import describe_illegal
 
 from .conftest import CARD_ATTR, engine_view, logged_in, post_action, state_fingerprint
 
@@ -103,10 +107,11 @@ def test_repeated_submission_is_refused_the_second_time(table):
 @pytest.mark.parametrize(
     "action, words",
     [
-        ({"type": "fly"}, "unknown action"),
-        ({"type": "draw", "source": "sky"}, "draw from"),
-        ({"type": "draw"}, "wrong fields"),
-        ({"type": "discard"}, "wrong fields"),
+        ({"type": "fly"}, "Unknown move: you can draw, discard or go out."),
+        ({"type": "draw", "source": "sky"}, "Draw from the stock or from the discard pile."),
+        ({"type": "draw"}, "Draw from the stock or from the discard pile."),
+        ({"type": "discard"}, "Say which card you discard."),
+        ({"type": "go_out"}, "Say which card you discard."),
     ],
 )
 def test_unknown_action(table, action, words):
@@ -122,8 +127,49 @@ def test_malformed_card(table, card):
     before = state_fingerprint(game)
     response = post_action(mover, game, {"type": "discard", "card": card})
     assert response.status_code == 400
-    assert "<b>" not in response.content.decode().split("<main", 1)[1]  # escaped, never echoed as HTML
+    page = response.content.decode()
+    assert "<b>" not in page.split("<main", 1)[1]  # escaped, never echoed as HTML
+    assert "is not a card: a card is named by its code, such as TH" in page
     assert state_fingerprint(game) == before
+
+
+@pytest.mark.parametrize(
+    "action",
+    [
+        {"type": "fly"},
+        {"type": "draw", "source": "sky"},
+        {"type": "discard"},
+        {"type": "discard", "card": "ZZ"},
+        {"type": "go_out", "card": "ZZ"},
+    ],
+)
+@pytest.mark.parametrize("language", ["hr", "af", "cs"])
+def test_a_hand_made_move_is_refused_in_the_readers_language(table, action, language):
+    """The engine explains a move it cannot read in English; the reader gets their own language."""
+    game, mover, _, _ = table
+    assert post_action(mover, game, {"type": "draw", "source": "stock"}).status_code == 302
+    before = state_fingerprint(game)
+    mover.cookies["django_language"] = language
+    response = post_action(mover, game, action)
+    assert response.status_code == 400
+    page = response.content.decode()
+    with translation.override("en"):
+        refusal = str(describe_illegal(_unreadable(action), action))
+    with translation.override(language):
+        translated = str(describe_illegal(_unreadable(action), action))
+    assert translated != refusal  # the catalog has it
+    assert escape(translated) in page
+    for english in ("expected draw", "wrong fields", "Draw from 'stock'", "is not a card"):
+        assert english not in page
+    assert state_fingerprint(game) == before
+
+
+def _unreadable(action: dict) -> IllegalAction:
+    try:
+        action_from_dict(action)
+    except IllegalAction as error:
+        return error
+    raise AssertionError(f"{action} was read")
 
 
 @pytest.mark.parametrize(
