@@ -95,16 +95,24 @@ class GameCreateForm(forms.Form):
     )
     seed_contribution = contribution_field()
 
+    def __init__(self, *args: Any, creator: Any = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.creator = creator  # who creates the game: not one of the people invited
+
     def clean_invite(self) -> list:
+        """The people invited, each once, however their names were written (``Ann, ann``)."""
         names = [name.strip() for name in self.cleaned_data["invite"].replace(";", ",").split(",") if name.strip()]
-        users = []
+        users: dict[int, Any] = {}
         User = get_user_model()
-        for name in dict.fromkeys(names):
+        for name in names:
             try:
-                users.append(User.objects.get(username__iexact=name, is_active=True))
+                user = User.objects.get(username__iexact=name, is_active=True)
             except User.DoesNotExist:
                 raise forms.ValidationError(_("No player is called “%(name)s”.") % {"name": name}) from None
-        return users
+            if self.creator is not None and user.pk == self.creator.pk:
+                raise forms.ValidationError(_("You have a seat at your own table already: invite other players."))
+            users.setdefault(user.pk, user)
+        return list(users.values())
 
     def clean(self) -> dict[str, Any]:
         """Adds ``seat_count`` (the creator, the people's seats, the bots) and ``bot_levels`` (one per bot)."""

@@ -106,7 +106,7 @@ def lobby(request: HttpRequest, form: GameCreateForm | None = None, status: int 
 def game_create(request: HttpRequest) -> HttpResponse:
     if not request.user.is_authenticated:
         return _refused(request, services.GameError("not_logged_in", _("Log in to create a game.")))
-    form = GameCreateForm(request.POST)
+    form = GameCreateForm(request.POST, creator=request.user)
     if not form.is_valid():
         return lobby(request, form=form, status=400)
     data = form.cleaned_data

@@ -127,6 +127,39 @@ def test_invited_people_are_seated_and_open_seats_are_joined(make_user, classic)
     assert game.status == Game.Status.ACTIVE
 
 
+def test_the_same_person_invited_twice_in_any_case_takes_one_seat(make_user, classic):
+    ann, bob = make_user("ann"), make_user("bob")
+    response = logged_in(ann).post(
+        "/games/new/",
+        {"variant": classic.pk, **SEATS, "people": 2, "invite": "bob, BOB; Bob", "time_limit_seconds": 86400},
+    )
+    game = Game.objects.get()
+    assert response.status_code == 302
+    assert [s.user for s in game.seats.order_by("position")] == [ann, bob, None]
+
+
+def test_the_same_person_twice_does_not_need_two_seats(make_user, classic):
+    ann, bob = make_user("ann"), make_user("bob")
+    response = logged_in(ann).post(
+        "/games/new/",
+        {"variant": classic.pk, **SEATS, "people": 1, "invite": "BOB, bob", "time_limit_seconds": 86400},
+    )
+    assert response.status_code == 302
+    assert [s.user for s in Game.objects.get().seats.order_by("position")] == [ann, bob]
+
+
+@pytest.mark.parametrize("invite", ["ann", "ANN", "bob, Ann"])
+def test_inviting_yourself_is_a_form_error(make_user, classic, invite):
+    ann, _bob = make_user("ann"), make_user("bob")
+    response = logged_in(ann).post(
+        "/games/new/",
+        {"variant": classic.pk, **SEATS, "people": 2, "invite": invite, "time_limit_seconds": 86400},
+    )
+    assert response.status_code == 400
+    assert "You have a seat at your own table already: invite other players." in response.content.decode()
+    assert not Game.objects.exists()
+
+
 def test_lobby_lists_games_waiting_on_me_first(make_user, classic):
     ann, bob = make_user("ann"), make_user("bob")
     waiting = []
