@@ -131,6 +131,8 @@ def chat_post(
 ) -> ChatMessage:
     """Post a message (``text``, or the quick phrase ``phrase``) in ``channel`` of the game's chat.
 
+    No ``channel`` means the one the person may write in (the players' or the watchers').
+
     Refused when the person may not post in that channel (a stranger, a watcher
     in the players' channel, a player in the watchers' one), chat is off for
     the game or for them, a moderator muted them, the text is empty or longer
@@ -141,6 +143,7 @@ def chat_post(
     access = _access_or_refuse(game, user, invited)
     if access.writable is None:
         raise GameError("chat_read_only", _("Only the players may post at this table; you may read along."))
+    channel = channel or access.writable  # a post that names no channel goes to the one they may write in
     if channel != access.writable:
         if access.writable == chat_selectors.WATCHERS:
             raise GameError(

@@ -107,8 +107,24 @@ def test_a_watcher_posting_to_the_players_channel_and_a_player_to_the_watchers_o
     assert "watchers post in the watchers" in refused.content.decode()
     refused = post(logged_in(ann), game, "hi watchers", channel="watchers")
     assert refused.status_code == 403 and "Players post in the table talk" in refused.content.decode()
-    assert post(logged_in(ann), game, "no channel", channel="").status_code == 403
     assert not ChatMessage.objects.exists()
+
+
+def test_a_post_that_names_no_channel_goes_where_its_author_may_write(at_table, make_user, classic):
+    game, ann, _bob, cid = at_table
+    assert post(logged_in(ann), game, "to the table", channel="").status_code == 302
+    assert post(logged_in(cid), game, "from the stands", channel="").status_code == 302
+    assert logged_in(ann).post(f"/games/{game.pk}/chat/post/", {"text": "no field at all"}).status_code == 302
+    assert list(ChatMessage.objects.order_by("pk").values_list("author__username", "channel", "text")) == [
+        ("ann", "players", "to the table"),
+        ("cid", "watchers", "from the stands"),
+        ("ann", "players", "no field at all"),
+    ]
+    # Naming no channel opens none: a game a person may not write in stays closed to them.
+    private = services.game_create(creator=ann, variant=classic, seat_count=2, bot_count=1, spectators_allowed=False)
+    refused = post(logged_in(make_user("dan")), private, "let me in", channel="")
+    assert refused.status_code in (403, 404)
+    assert not ChatMessage.objects.filter(game=private).exists()
 
 
 def test_a_stranger_cannot_post_read_mute_or_report_in_a_game_they_may_not_look_at(make_user, classic, at_table):
