@@ -505,7 +505,58 @@ def test_the_older_count_agrees_with_the_lines_when_someone_posts_between_the_tw
         page = logged_in(ann).get(f"/games/{game.pk}/chat/").content.decode()
     finally:
         post_init.disconnect(bob_posts, sender=ChatMessage)
-    assert posted and "2 older messages are on the game" in page
+    assert posted and re.search(r"(?<!\d)2 older messages are on the game", page)
+
+
+def test_a_line_hidden_between_the_two_queries_is_not_counted_as_older(at_table):
+    """A moderator hides a line shown between the lines' query and the count: the count is of messages
+    older than the first line shown, so it neither goes negative nor counts the hidden line."""
+    from django.db.models.signals import post_init
+
+    from games.chat_selectors import TABLE_LINES
+
+    game, ann, bob, _cid = at_table
+    ChatMessage.objects.bulk_create([ChatMessage(game=game, author=bob, text=f"n{n}") for n in range(TABLE_LINES)])
+    hidden: list[int] = []
+
+    def moderator_hides(sender, instance, **kwargs):
+        if not hidden:  # the first line built: the lines' query has run, the count has not
+            hidden.append(ChatMessage.objects.filter(game=game).update(hidden_at=timezone.now()))
+
+    post_init.connect(moderator_hides, sender=ChatMessage)
+    try:
+        page = logged_in(ann).get(f"/games/{game.pk}/chat/").content.decode()
+    finally:
+        post_init.disconnect(moderator_hides, sender=ChatMessage)
+    assert hidden == [TABLE_LINES]
+    assert "older message" not in page
+
+
+def test_a_reader_who_muted_many_people_has_them_left_out_inside_the_query(at_table):
+    """Past ``MUTED_IDS_INLINE`` mutes, the messages query looks the mutes up itself instead of carrying
+    every id as a parameter; the muted people's lines stay out either way."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from games.chat_selectors import MUTED_IDS_INLINE
+
+    game, ann, bob, _cid = at_table
+    User = type(ann)
+    many = User.objects.bulk_create(
+        [User(username=f"m{n}", username_key=f"m{n}", display_name_key=f"m{n}") for n in range(MUTED_IDS_INLINE + 1)]
+    )
+    ChatMute.objects.bulk_create([ChatMute(user=ann, muted=person) for person in [bob, *many]])
+    ChatMessage.objects.create(game=game, author=bob, text="muted seat")
+    ChatMessage.objects.create(game=game, author=many[-1], text="muted stranger")
+    ChatMessage.objects.create(game=game, author=ann, text="mine")
+    reader = logged_in(ann)
+    with CaptureQueriesContext(connection) as queries:
+        page = reader.get(f"/games/{game.pk}/chat/").content.decode()
+    sql = [q["sql"] for q in queries.captured_queries]  # before the next request clears the log
+    lines_query = [q for q in sql if "chatmessage" in q and "LIMIT" in q]
+    assert lines_query and all("chatmute" in q for q in lines_query)
+    assert chat_lines(reader, game) == ["mine"]
+    assert [pk for pk, _name in muted_people(page)] == [bob.pk, many[-1].pk]
 
 
 def test_each_channel_shows_its_own_latest_lines_and_the_page_reads_no_older_message(at_table):
