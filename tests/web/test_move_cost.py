@@ -14,10 +14,11 @@ from django.test.utils import CaptureQueriesContext
 
 from games import bots, services
 from games.engine import GameState, Rules, action_from_dict, apply, new_game, view
-from games.models import Game, Move
+from games.models import ChatMessage, ChatMute, Game, Move
 from games.services.turns import extend_history
 
 from .conftest import logged_in
+from .test_chat import muted_people
 
 pytestmark = pytest.mark.django_db
 
@@ -88,6 +89,27 @@ def test_the_table_page_takes_at_most_ten_queries(table, django_assert_max_num_q
     for client in (mover, other):
         with django_assert_max_num_queries(TABLE_QUERIES):
             assert client.get(f"/games/{game.pk}/").status_code == 200
+
+
+def test_a_reader_who_muted_someone_without_a_seat_who_wrote_here_costs_one_query_more(
+    table, make_user, django_assert_num_queries
+):
+    """The chat asks the game's messages about muted people only when one of them has no seat here."""
+    game, _mover, _other, _seat = table
+    reader = game.seats.get(user__isnull=False, position=0).user
+    rail, elsewhere = make_user("rail"), make_user("elsewhere")
+    ChatMessage.objects.create(game=game, author=rail, channel="watchers", text="from the rail")
+    ChatMute.objects.create(user=reader, muted=game.seats.get(position=1).user)  # seated: no query more
+    client = logged_in(reader)
+    with django_assert_num_queries(TABLE_QUERIES):
+        assert client.get(f"/games/{game.pk}/").status_code == 200
+    ChatMute.objects.create(user=reader, muted=elsewhere)  # no seat here, and wrote nothing here
+    with django_assert_num_queries(TABLE_QUERIES + 1):
+        assert client.get(f"/games/{game.pk}/").status_code == 200
+    ChatMute.objects.create(user=reader, muted=rail)  # no seat here, and wrote here: still one more
+    with django_assert_num_queries(TABLE_QUERIES + 1):
+        page = client.get(f"/games/{game.pk}/").content.decode()
+    assert [name for _pk, name in muted_people(page)] == ["bob" if reader.username == "ann" else "ann", "rail"]
 
 
 def test_the_table_partial_takes_at_most_six_queries_and_no_count_of_games_waiting(
