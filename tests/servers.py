@@ -43,7 +43,9 @@ def free_port() -> int:
     ephemeral = ephemeral_ports()
     outside = [port for port in range(1024, 65536) if port not in ephemeral and port not in _handed_out]
     preferred = [port for port in outside if 20000 <= port < 32768]  # clear of the usual services' ports
-    for candidates in (preferred, [port for port in outside if not 20000 <= port < 32768]):
+    above = [port for port in outside if port >= 32768]  # then above the range: few services listen there
+    below = [port for port in outside if port < 20000]  # last: where databases, caches and proxies listen
+    for candidates in (preferred, above, below):
         for port in random.sample(candidates, len(candidates)):
             if _bindable(port):
                 _handed_out.add(port)

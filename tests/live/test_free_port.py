@@ -23,10 +23,16 @@ def test_a_server_port_is_free_outside_the_range_of_outgoing_connections_and_nev
     assert all(bindable(port) for port in ports[:5])  # free: a server can listen there
 
 
-def test_a_range_that_covers_the_preferred_ports_leaves_the_ports_above_it(monkeypatch):
+def test_a_range_that_covers_the_preferred_ports_hands_out_the_ports_above_it_first(monkeypatch):
     monkeypatch.setattr(servers, "ephemeral_ports", lambda: range(10000, 40000))
     ports = [servers.free_port() for _ in range(20)]
-    assert len(set(ports)) == len(ports) and all(1024 <= port < 10000 or port >= 40000 for port in ports)
+    assert len(set(ports)) == len(ports) and all(port >= 40000 for port in ports)
+
+
+def test_a_range_that_leaves_no_port_above_it_hands_out_ports_below_it(monkeypatch):
+    monkeypatch.setattr(servers, "ephemeral_ports", lambda: range(10000, 65536))
+    ports = [servers.free_port() for _ in range(20)]
+    assert len(set(ports)) == len(ports) and all(1024 <= port < 10000 and bindable(port) for port in ports)
 
 
 def test_where_the_ephemeral_range_covers_every_port_the_kernel_chooses_and_never_the_same_twice(monkeypatch):
