@@ -3,7 +3,8 @@ from typing import Any
 
 from django import forms
 from django.conf import settings
-from django.contrib.auth.forms import UserCreationForm
+from django.contrib.auth.forms import PasswordResetForm, UserCreationForm
+from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 
 from .models import User, time_zone_names, validate_time_zone
@@ -79,3 +80,23 @@ class ProfileForm(forms.ModelForm):
             # A display name chosen before the rule stays until it is changed.
             _refuse_reserved(name)
         return name
+
+
+class LanguageAwarePasswordResetForm(PasswordResetForm):
+    """Django's, with the e-mail in the account's language (the one on its profile), not in the
+    language of whichever browser asked; an account without one gets the asking page's language."""
+
+    def send_mail(
+        self,
+        subject_template_name: str,
+        email_template_name: str,
+        context: dict[str, Any],
+        from_email: str | None,
+        to_email: str,
+        html_email_template_name: str | None = None,
+    ) -> None:
+        language = getattr(context.get("user"), "language", "") or translation.get_language()
+        with translation.override(language):
+            super().send_mail(
+                subject_template_name, email_template_name, context, from_email, to_email, html_email_template_name
+            )

@@ -14,7 +14,7 @@ from django.utils.translation import gettext as _
 from django.views import i18n
 from django.views.decorators.http import require_http_methods
 
-from .forms import ProfileForm, SignUpForm
+from .forms import LanguageAwarePasswordResetForm, ProfileForm, SignUpForm
 from .models import NAME_TAKEN, User
 from .throttle import password_reset_throttled, signup_throttled
 
@@ -97,7 +97,10 @@ def set_language(request: HttpRequest) -> HttpResponse:
 
 
 class PasswordResetView(auth_views.PasswordResetView):
-    """Django's, with requests limited per address and per e-mail (accounts.throttle)."""
+    """Django's, with requests limited per address and per e-mail (accounts.throttle), and the e-mail
+    in the account's language."""
+
+    form_class = LanguageAwarePasswordResetForm
 
     def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         return password_reset_throttled(request) or super().post(request, *args, **kwargs)
