@@ -1,10 +1,11 @@
-"""Requests the site cannot store or look up are refused with a page, before any view runs."""
+"""Requests the site cannot store or look up are refused with a page, before any view runs; a typed
+address of a button gets a page, not Django's blank 405."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed
 from django.shortcuts import render
 
 
@@ -35,3 +36,23 @@ def _has_nul(request: HttpRequest) -> bool:
             if "\x00" in key or any("\x00" in value for value in values):
                 return True
     return False
+
+
+class NotAllowedPageMiddleware:
+    """A GET of an address that only a button posts to (``/accounts/logout/``, ``/accounts/turn-sound/``,
+    typed or bookmarked) is answered with the site's 405 page, in the reader's language, instead of the
+    empty body of Django's ``HttpResponseNotAllowed``, which browsers show as an error of their own.
+
+    The game's buttons do the same with a way back to their table (``games.views.post_only``).
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if isinstance(response, HttpResponseNotAllowed) and request.method == "GET" and not response.content:
+            page = render(request, "405.html", {"game": None}, status=405)
+            page["Allow"] = response["Allow"]
+            return page
+        return response

@@ -105,6 +105,7 @@ MIDDLEWARE = [
     "accounts.middleware.UserLanguageMiddleware",
     "accounts.middleware.UserTimeZoneMiddleware",  # the reader's time zone (profile, else browser cookie)
     "threethirteen_site.middleware.RejectNulBytesMiddleware",  # a NUL byte is a 400 page (PostgreSQL refuses it)
+    "threethirteen_site.middleware.NotAllowedPageMiddleware",  # a GET of a button's address: a page, not a blank 405
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]

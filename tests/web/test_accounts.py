@@ -9,6 +9,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core import mail
 from django.test import Client
+from django.utils import translation
 
 from .conftest import logged_in
 
@@ -149,3 +150,20 @@ def test_the_development_key_serves_with_debug_on_and_a_real_key_with_debug_off(
     real = "k" * 30 + "-a-real-production-secret-0123456789"
     result = import_settings(DEBUG="0", SECRET_KEY=real)
     assert result.returncode == 0 and result.stdout.strip() == real, result.stderr
+
+
+@pytest.mark.parametrize("url", ["/accounts/logout/", "/accounts/turn-sound/", "/i18n/setlang/"])
+@pytest.mark.parametrize("signed_in", [True, False])
+def test_a_typed_address_of_a_button_gets_a_page_in_the_readers_language(make_user, url, signed_in):
+    """Not Django's empty 405, which a browser shows as an error page of its own."""
+    client = logged_in(make_user("ann")) if signed_in else Client()
+    response = client.get(url, HTTP_ACCEPT_LANGUAGE="cs")
+    if not signed_in and response.status_code == 302:  # a page for people signed in: the log-in page first
+        assert "/accounts/login/" in response["Location"]
+        return
+    assert response.status_code == 405 and "POST" in response["Allow"]
+    page = response.content.decode()
+    assert '<html lang="cs">' in page and "This address belongs to a button" not in page
+    with translation.override("cs"):
+        assert translation.gettext("Back to the lobby") in page
+    assert response.wsgi_request.user.is_authenticated is signed_in  # a GET logs nobody out
