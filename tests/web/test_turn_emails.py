@@ -11,6 +11,7 @@ import datetime
 
 import pytest
 from django.core import mail
+from django.utils import translation
 
 from games import services
 from games.models import Game
@@ -69,3 +70,19 @@ def test_a_line_break_in_a_name_keeps_the_subject_on_one_line(make_user, classic
     assert message.subject == f"Your turn in Two lines Bcc: x@example.com #{game.pk}"
     assert message.recipients() == [message.to[0]]
     message.message()  # builds the headers: a line break in the subject would raise BadHeaderError
+
+
+@pytest.mark.parametrize("language", ["hr", "af", "cs"])
+def test_a_built_in_variant_is_named_in_the_recipients_language(make_user, classic, language):
+    """The turn e-mail and the reminder name the game as its table does, not by the stored English."""
+    game, mover = async_game(make_user, classic, variant_name="Classic")
+    mover.language = language
+    mover.save(update_fields=["language"])
+    with translation.override(language):
+        label = game.variant_label
+    assert label != "Classic"
+    assert services.clock_tick(now=game.turn_started_at + datetime.timedelta(seconds=1))["emails"] == 1
+    assert services.clock_tick(now=game.turn_started_at + datetime.timedelta(seconds=DAY * 0.8))["emails"] == 1
+    for message in mail.outbox:  # (Czech numbers a game "č. 5", not "#5")
+        assert label in message.subject and label in message.body
+        assert "Classic" not in message.subject + message.body
