@@ -22,7 +22,7 @@ class RejectNulBytesMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         if _has_nul(request):
-            return render(request, "400.html", status=400)
+            return render(request, "400.html", {"bad_character": True}, status=400)
         return self.get_response(request)
 
 

@@ -71,3 +71,31 @@ def test_pages_name_a_site_icon_that_exists(client):
     html = client.get("/").content.decode()
     icon = re.search(r'<link rel="icon" href="/static/([^"]+)"', html)
     assert icon and finders.find(icon.group(1))
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "request_kwargs, bad_character",
+    [
+        ({"path": "/rules/?variant=%00"}, True),  # refused before any view: PostgreSQL cannot hold a NUL
+        ({"path": "/", "HTTP_HOST": "evil.example"}, False),  # a host this site does not serve
+        ({"path": "/accounts/login/", "data": {f"f{n}": "x" for n in range(1100)}}, False),  # too many fields
+    ],
+)
+def test_the_bad_request_page_says_what_went_wrong_only_when_it_knows(client, request_kwargs, bad_character):
+    """The 400 page blames a character only for the NUL byte; a bad host or a form too big gets the
+    general sentence, in the reader's language."""
+    from django.utils import translation
+
+    kwargs = {**request_kwargs, "HTTP_ACCEPT_LANGUAGE": "cs"}
+    path, data = kwargs.pop("path"), kwargs.pop("data", None)
+    response = client.post(path, data, **kwargs) if data is not None else client.get(path, **kwargs)
+    assert response.status_code == 400
+    page = response.content.decode()
+    with translation.override("cs"):
+        character = translation.gettext(
+            "Part of the address or the form holds a character this site does not accept. Nothing was changed."
+        )
+        general = translation.gettext("The address or the form is not one this site can read. Nothing was changed.")
+    assert '<html lang="cs">' in page
+    assert (character in page, general in page) == (bad_character, not bad_character)
