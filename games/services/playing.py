@@ -396,7 +396,8 @@ def game_rematch(*, game_id: int, user: Any) -> Game:
 
     The first player to ask creates it; everyone else who asks is sent to it.
     People who left the first game come back as people (they are invited again).
-    It is dealt at once, with a new server seed and random contributions.
+    It is dealt at once, with a new server seed and random contributions; the
+    finished game's pages hear a new version, and show the way to it.
     """
     game = locked_game(game_id, user)
     seat_of(game, user)
@@ -438,6 +439,10 @@ def game_rematch(*, game_id: int, user: Any) -> Game:
             )
     Seat.objects.bulk_create(seats)
     deal(new)
+    # The finished table's open pages fetch it again: it now leads to the rematch, whose clock runs.
+    game.version += 1
+    game.save(update_fields=["version", "updated_at"])
+    announce(game)
     return new
 
 

@@ -380,3 +380,32 @@ def test_each_open_page_counts_its_persons_turns_when_told_they_changed(two_play
 
     async_to_sync(scenario)()
     assert sorted(counted) == sorted([ann.pk, bob.pk])
+
+
+def test_the_other_players_finished_table_hears_of_the_rematch_and_then_leads_to_it(two_player_game):
+    """The rematch is dealt at once, so its clock may run for the other player: their open page of the
+    finished game hears a new version, and the table it fetches then links to the rematch."""
+    from tests.history.conftest import finish_with_bot_moves
+
+    game, ann, bob = two_player_game
+    finish_with_bot_moves(game)
+    game.refresh_from_db()
+    assert game.is_finished
+    comm = communicator(f"/ws/games/{game.pk}/", bob)
+
+    def ann_asks_for_a_rematch() -> Game:
+        assert logged_in(ann).post(f"/games/{game.pk}/rematch/").status_code == 302
+        return Game.objects.get(rematch_of=game)
+
+    async def scenario() -> Game:
+        connected, _ = await comm.connect()
+        assert connected
+        assert await comm.receive_json_from() == {"type": "version", "version": game.version}
+        rematch = await database_sync_to_async(ann_asks_for_a_rematch)()
+        assert await comm.receive_json_from() == {"type": "version", "version": game.version + 1}
+        await comm.disconnect()
+        return rematch
+
+    rematch = async_to_sync(scenario)()
+    table = logged_in(bob).get(f"/games/{game.pk}/table/").content.decode()
+    assert f'href="{rematch.get_absolute_url()}"' in table
