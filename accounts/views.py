@@ -39,11 +39,22 @@ def signup(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and (refused := signup_throttled(request)):
         return refused
     form = SignUpForm(request.POST or None)
+    next_page = _next_page(request)  # e.g. the invite link that sent them here
     if request.method == "POST" and form.is_valid() and (user := _save_unless_name_taken(form, "username")):
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, _("Welcome, %(name)s! Your account is ready.") % {"name": user.shown_name})
-        return redirect("games:lobby")  # where a newcomer finds a table; the profile is a link away
-    return render(request, "registration/signup.html", {"form": form}, status=400 if form.errors else 200)
+        return redirect(next_page or "games:lobby")  # where a newcomer finds a table; the profile is a link away
+    context = {"form": form, "next": next_page}
+    return render(request, "registration/signup.html", context, status=400 if form.errors else 200)
+
+
+def _next_page(request: HttpRequest) -> str:
+    """The page of this site to go on to (``next``, as Django's log-in takes it), or "" for none."""
+    target = request.POST.get("next") or request.GET.get("next") or ""
+    safe = url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    )
+    return target if safe else ""
 
 
 @login_required
@@ -70,12 +81,7 @@ def turn_sound(request: HttpRequest) -> HttpResponse:
     User.objects.filter(pk=user.pk).update(turn_sound=on)
     if request.headers.get("X-Requested-With") == "fetch":
         return HttpResponse(status=204)
-    target = request.POST.get("next", "")
-    if not url_has_allowed_host_and_scheme(
-        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
-    ):
-        target = "profile"
-    return redirect(target)
+    return redirect(_next_page(request) or "profile")
 
 
 @require_http_methods(["POST"])

@@ -145,6 +145,33 @@ def test_the_invite_page_asks_a_visitor_to_log_in_first(make_user, classic):
     assert game.status == Game.Status.OPEN
 
 
+@pytest.mark.parametrize("via_log_in_page", [False, True])
+def test_signing_up_from_an_invite_link_comes_back_to_it(make_user, classic, via_log_in_page):
+    """The invite page's Sign up (or Log in, then "New here? Sign up") keeps the way back to the invite."""
+    game = services.game_create(creator=make_user("ann"), variant=classic, seat_count=2, is_private=True)
+    link = game.invite_path()
+    visitor = Client()
+    page = visitor.get(link).content.decode()
+    signup = re.search(r'href="(/accounts/signup/\?next=[^"]*)"', page).group(1)
+    if via_log_in_page:
+        login = re.search(r'href="(/accounts/login/\?next=[^"]*)"', page).group(1)
+        signup = re.search(r'href="(/accounts/signup/\?next=[^"]*)"', visitor.get(login).content.decode()).group(1)
+    form = visitor.get(signup).content.decode()
+    assert f'name="next" value="{link}"' in form
+    data = {"username": "newcomer", "email": "new@example.com", "password1": "a-long-pass-phrase-42"}
+    response = visitor.post(signup, {**data, "password2": data["password1"], "next": link})
+    assert response.status_code == 302 and response["Location"] == link
+    assert "Take a seat" in visitor.get(link).content.decode()
+
+
+def test_sign_up_goes_on_only_to_a_page_of_this_site(db):
+    data = {"username": "newcomer", "email": "new@example.com", "password1": "a-long-pass-phrase-42"}
+    response = Client().post(
+        "/accounts/signup/", {**data, "password2": data["password1"], "next": "https://evil.example/"}
+    )
+    assert response.status_code == 302 and response["Location"] == "/"
+
+
 def test_rematch_creates_one_new_game_with_the_same_people_and_options(make_user, classic):
     ann, bob = make_user("ann"), make_user("bob")
     game = services.game_create(
