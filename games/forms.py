@@ -196,10 +196,11 @@ class AwayForm(forms.Form):
     The range of days and of start days is checked by ``services.away_declare`` too (with the allowance).
     """
 
+    # The range is the service's to check: it names the allowance ("Choose from 1 to 14 days"), where
+    # the field's own bounds would say only "greater than or equal to 1".
     days = forms.IntegerField(
         label=_("Days away"),
-        min_value=1,
-        max_value=365,
+        widget=forms.NumberInput(attrs={"min": 1}),
         error_messages={"invalid": _("Give a whole number of days."), "required": _("Say how many days.")},
     )
     start = forms.DateField(

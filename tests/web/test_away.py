@@ -11,6 +11,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 import time_machine
+from django.conf import settings
 from django.core import mail
 from django.test import Client
 
@@ -319,6 +320,14 @@ def test_bad_input_is_a_clear_400_and_changes_nothing(make_user, data):
     text = response.content.decode()
     assert 'class="error"' in text or 'class="alert error"' in text
     assert not Absence.objects.exists()
+
+
+@pytest.mark.parametrize("days", ["0", "-3", "15", "99999999999999999999"])
+def test_a_number_of_days_out_of_range_is_told_the_range_it_may_choose_from(make_user, days):
+    response = logged_in(make_user("ann")).post("/away/", {"days": days}, HTTP_ACCEPT_LANGUAGE="en")
+    assert response.status_code == 400
+    assert f"Choose from 1 to {settings.AWAY_DAYS_PER_YEAR} days of time away." in response.content.decode()
+    assert "greater than or equal" not in response.content.decode()
 
 
 def test_forged_and_stranger_requests_change_nothing(make_user):
