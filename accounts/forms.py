@@ -5,6 +5,7 @@ from django import forms
 from django.conf import settings
 from django.contrib.auth.forms import PasswordResetForm, UserCreationForm
 from django.utils import translation
+from django.utils.text import capfirst
 from django.utils.translation import gettext_lazy as _
 
 from .models import User, time_zone_names, validate_time_zone
@@ -63,7 +64,7 @@ class ProfileForm(forms.ModelForm):
         language.choices = [("", _("Same as my browser")), *settings.LANGUAGES]
         model_field = User._meta.get_field("time_zone")
         self.fields["time_zone"] = forms.TypedChoiceField(
-            label=model_field.verbose_name,
+            label=capfirst(model_field.verbose_name),  # as Django labels the fields it makes from the model
             help_text=model_field.help_text,
             required=False,
             choices=_time_zone_choices(),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import re
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -134,3 +135,13 @@ def test_afrikaans_dates_put_the_day_first_on_the_24_hour_clock():
         text = formats.date_format(moment, "DATETIME_FORMAT")
         assert text == f"2 {translation.gettext('December')} 2026 07:58"
         assert formats.number_format(1234.5, 1, force_grouping=True) == "1\xa0234,5"
+
+
+@pytest.mark.parametrize("language", ["en", "hr", "cs"])
+def test_the_profiles_labels_start_with_a_capital_like_every_other_field(make_user, language):
+    page = logged_in(make_user("ann")).get("/accounts/profile/", HTTP_ACCEPT_LANGUAGE=language).content.decode()
+    labels = re.findall(r'<label for="id_[a-z_]+"[^>]*>([^<]+)</label>', page)
+    with translation.override(language):
+        zone = str(User._meta.get_field("time_zone").verbose_name)
+    assert zone[0].islower() and zone[0].upper() + zone[1:] in labels
+    assert all(label.strip()[0].isupper() for label in labels), labels
