@@ -10,7 +10,7 @@ from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
 from django.contrib.auth.models import Group
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import URLPattern, path, reverse
 from django.utils import timezone
 from django.utils.formats import localize
@@ -30,6 +30,7 @@ from games.admin import (
     unmute_users_step,
 )
 from games.models import AuditRecord, Seat
+from threethirteen_site.errors import NotFound
 
 from .models import User
 
@@ -196,7 +197,7 @@ class UserAdmin(StrictLookupsMixin, BaseUserAdmin):
             raise PermissionDenied
         user = self.get_object(request, unquote(object_id))
         if user is None:
-            raise Http404(_("There is no such user."))
+            raise NotFound(_("There is no such user."))
         back = reverse("admin:accounts_user_change", args=[user.pk])
         # Without an action name the step always answers (the page, or a redirect once done).
         return self._deactivate(request, [user], action_name=None, back_url=back) or HttpResponseRedirect(back)

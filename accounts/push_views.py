@@ -21,6 +21,8 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET
 
+from threethirteen_site.errors import NotFound
+
 from . import push
 from .models import User
 
@@ -32,7 +34,7 @@ def _post_only_when_enabled(view: Callable[..., HttpResponse]) -> Callable[..., 
     @wraps(view)
     def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         if not push.enabled():
-            raise Http404(_("Push notices are not offered on this site."))
+            raise NotFound(_("Push notices are not offered on this site."))
         if request.method != "POST":
             response = render(request, "405.html", {"game": None}, status=405)
             response["Allow"] = "POST"
@@ -81,7 +83,7 @@ def unsubscribe(request: HttpRequest) -> HttpResponse:
 def service_worker(request: HttpRequest) -> HttpResponse:
     """``/sw.js``: shows a turn notice when a push arrives, opens its table when it is clicked."""
     if not push.enabled():
-        raise Http404(_("Push notices are not offered on this site."))
+        raise NotFound(_("Push notices are not offered on this site."))
     path = finders.find(SERVICE_WORKER)
     if not isinstance(path, str):
         raise Http404(SERVICE_WORKER)

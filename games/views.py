@@ -14,13 +14,14 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.crypto import constant_time_compare
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods
 
 from games.engine import PRESETS, Rules, RulesError
+from threethirteen_site.errors import NotFound
 
 from . import chat_selectors, presentation, selectors, services
 from .forms import GameCreateForm, JoinForm, PlayForm, PlayNowForm
@@ -337,7 +338,7 @@ def invite(request: HttpRequest, game_id: int, token: str) -> HttpResponse:
     """The secret invite link: a page that says what the game is, and a button to take a seat."""
     game = get_object_or_404(Game, pk=game_id)
     if not game.invite_token or not constant_time_compare(token, game.invite_token):
-        raise Http404(_("This invite link is not valid."))
+        raise NotFound(_("This invite link is not valid."))
     # Holding the link lets this browser look at the game, even a private one (``selectors.may_watch``).
     selectors.remember_invite(request.session, game.pk)
     if request.method == "POST":
@@ -384,7 +385,7 @@ def round_summary(request: HttpRequest, game_id: int, round_number: int) -> Http
         return refusal
     summary = selectors.round_summary(game=game, round_number=round_number)
     if summary is None:
-        raise Http404(_("That round has not been played yet."))
+        raise NotFound(_("That round has not been played yet."))
     return render(request, "games/round.html", {"game": game, "summary": summary})
 
 

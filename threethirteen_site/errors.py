@@ -20,7 +20,8 @@ from __future__ import annotations
 import sys
 
 from django.db import InterfaceError, OperationalError
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
 from django.template import loader
 from django.views import defaults
 
@@ -47,3 +48,17 @@ def server_error(request: HttpRequest) -> HttpResponse:
     response = HttpResponse(body, status=503)
     response["Retry-After"] = str(RETRY_AFTER_SECONDS)
     return response
+
+
+class NotFound(Http404):
+    """A 404 whose message is for the reader (already in their language): the 404 page says it.
+
+    Django's own ``Http404`` messages ("No Game matches the given query.") are for developers and
+    stay off the page; ``DEBUG`` shows both.
+    """
+
+
+def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """``handler404``: the site's 404 page, with the reason when the view gave one for the reader."""
+    reason = str(exception) if isinstance(exception, NotFound) else ""
+    return render(request, "404.html", {"reason": reason}, status=404)

@@ -22,3 +22,5 @@ urlpatterns = [
 
 # A request that met a lost database connection gets a 503 "try again" page, anything else the 500 page.
 handler500 = "threethirteen_site.errors.server_error"
+# The 404 page says why when a view gave the reader a reason (``errors.NotFound``).
+handler404 = "threethirteen_site.errors.page_not_found"

@@ -18,7 +18,7 @@ from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.contrib.admin.utils import unquote
 from django.core.exceptions import PermissionDenied
 from django.db.models import Q, QuerySet
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html
@@ -29,6 +29,7 @@ from games import services
 from games.engine import Rules, RulesError, wild_rank_label
 from games.models import AuditRecord, BotLevel, Game, Move, RoundResult, Seat
 from games.services.rule_errors import describe_rules_error
+from threethirteen_site.errors import NotFound
 
 from .lookups import StrictLookupsMixin
 from .variants import rounds_text
@@ -443,7 +444,7 @@ class GameAdmin(GameModerationAdmin):
             raise PermissionDenied
         game = self.get_object(request, unquote(object_id))
         if game is None:
-            raise Http404(_("There is no such game."))
+            raise NotFound(_("There is no such game."))
         return game
 
     def abort_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
@@ -456,7 +457,7 @@ class GameAdmin(GameModerationAdmin):
         game = self._moderated_game(request, object_id)
         seat = game.seats.select_related("user").filter(position=position).first()
         if seat is None:
-            raise Http404(_("There is no such seat."))
+            raise NotFound(_("There is no such seat."))
         back = reverse("admin:games_game_change", args=[game.pk])
         response = hand_seats_to_bot_step(self, request, [seat], action_name=None, back_url=back)
         return response or HttpResponseRedirect(back)

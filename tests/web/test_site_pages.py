@@ -99,3 +99,25 @@ def test_the_bad_request_page_says_what_went_wrong_only_when_it_knows(client, re
         general = translation.gettext("The address or the form is not one this site can read. Nothing was changed.")
     assert '<html lang="cs">' in page
     assert (character in page, general in page) == (bad_character, not bad_character)
+
+
+@pytest.mark.django_db
+def test_the_not_found_page_gives_the_readers_reason_and_never_djangos(make_user, classic):
+    """A view's reason for the reader ("This invite link is not valid.") is on the 404 page, in their
+    language; Django's own message for developers ("No Game matches the given query.") is not."""
+    from django.test import Client
+    from django.utils import translation
+
+    from games import services
+
+    game = services.game_create(creator=make_user("ann"), variant=classic, seat_count=2, is_private=True)
+    client = Client(HTTP_ACCEPT_LANGUAGE="hr")
+    wrong = client.get(f"/games/{game.pk}/invite/wrong-token/")
+    missing = client.get("/games/999999/invite/wrong-token/")
+    with translation.override("hr"):
+        reason = translation.gettext("This invite link is not valid.")
+        general = translation.gettext("There is nothing at this address: the game or page may never have existed.")
+    assert reason != "This invite link is not valid."
+    assert wrong.status_code == 404 and reason in wrong.content.decode() and general not in wrong.content.decode()
+    assert missing.status_code == 404 and general in missing.content.decode()
+    assert "matches the given query" not in missing.content.decode()
