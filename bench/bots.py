@@ -67,7 +67,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from bench.budget_flags import add_budget_flags, budget_from  # noqa: E402
 from games.bots import LEVELS, choose_action, expert  # noqa: E402
-from games.engine import Rules, apply, new_game, view  # noqa: E402
+from games.engine import Rules, apply, deal_event, new_game, view  # noqa: E402
 
 #: The tournament's levels (the expert plays matches: it is slow enough to be measured on its own).
 TOURNAMENT = ("easy", "medium", "hard")
@@ -113,7 +113,7 @@ def play_game(job: Job) -> dict[str, Any]:
     expert.BUDGET = job.budget
     rules = Rules.from_dict({"rounds": list(range(3, 3 + job.rounds))})
     state = new_game(rules, len(levels), rng.getrandbits(62))
-    history: list[dict[str, Any]] = []
+    history: list[dict[str, Any]] = [deal_event(state).to_dict()]  # the first deal has no event of its own
     times: dict[str, list[float]] = {level: [] for level in levels}
     while not state.is_over:
         seat = state.current_seat

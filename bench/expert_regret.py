@@ -34,7 +34,7 @@ from bench.budget_flags import add_budget_flags, budget_from  # noqa: E402
 from games.bots import choose_action, expert, hard  # noqa: E402
 from games.bots.position import Position, remove  # noqa: E402
 from games.bots.selfdraw import SelfDraws  # noqa: E402
-from games.engine import Discard, GoOut, Rules, SeatView, apply, new_game, view  # noqa: E402
+from games.engine import Discard, GoOut, Rules, SeatView, apply, deal_event, new_game, view  # noqa: E402
 
 #: The budget fields the script may set beside ``--refine`` (``--work``, ``--finalists``, ...).
 BUDGET_FLAGS = ("work", "finalists", "refine_work", "big_refine_work")
@@ -44,7 +44,7 @@ def positions(seed: int, decisions: int) -> Iterator[tuple[SeatView, list[dict[s
     """The first decisions of a classic game of hard bots, each with the round's history before it."""
     rng = random.Random(seed)
     state = new_game(Rules(), 4, rng.getrandbits(62))
-    history: list[dict[str, Any]] = []
+    history: list[dict[str, Any]] = [deal_event(state).to_dict()]  # the first deal has no event of its own
     for _ in range(decisions):
         if state.is_over:
             return

@@ -24,7 +24,7 @@ from typing import Any
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from games.bots import choose_action  # noqa: E402
-from games.engine import Rules, apply, new_game, view  # noqa: E402
+from games.engine import Rules, apply, deal_event, new_game, view  # noqa: E402
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -54,7 +54,7 @@ def main() -> None:
         levels = ["expert", "expert", "hard", "hard"]
         rng.shuffle(levels)
         state = new_game(rules, len(levels), rng.getrandbits(62))
-        history: list[dict[str, Any]] = []
+        history: list[dict[str, Any]] = [deal_event(state).to_dict()]  # the first deal has no event of its own
         while not state.is_over:
             seat = state.current_seat
             assert seat is not None  # a game that is not over has a seat to play

@@ -25,7 +25,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from games.bots import choose_action, expert  # noqa: E402
 from games.bots.position import Position  # noqa: E402
 from games.bots.sampling import Knowledge  # noqa: E402
-from games.engine import Draw, Rules, apply, new_game, view  # noqa: E402
+from games.engine import Draw, Rules, apply, deal_event, new_game, view  # noqa: E402
 
 
 def main() -> None:
@@ -41,7 +41,7 @@ def main() -> None:
     for index in range(args.games):
         rng = random.Random(f"last-turn:{args.seed}:{index}")
         state = new_game(rules, 4, rng.getrandbits(62))
-        history: list[dict[str, Any]] = []
+        history: list[dict[str, Any]] = [deal_event(state).to_dict()]  # the first deal has no event of its own
         lost = 0.0
         while not state.is_over:
             seat = state.current_seat

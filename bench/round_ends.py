@@ -29,7 +29,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from games.bots import choose_action  # noqa: E402
 from games.bots.position import Position  # noqa: E402
 from games.bots.selfdraw import HELD_POINTS, ROUND_ENDS, round_turns  # noqa: E402
-from games.engine import Phase, Rules, apply, new_game, view  # noqa: E402
+from games.engine import Phase, Rules, apply, deal_event, new_game, view  # noqa: E402
 
 
 def pooled(seen: Counter[tuple[int, int]], last: Counter[tuple[int, int]], size: int, turns: int) -> float:
@@ -58,7 +58,7 @@ def main() -> None:
     for index in range(args.games):
         rng = random.Random(f"{args.seed}:{index}")
         state = new_game(rules, 4, rng.getrandbits(62))
-        history: list[dict[str, Any]] = []
+        history: list[dict[str, Any]] = [deal_event(state).to_dict()]  # the first deal has no event of its own
         while not state.is_over:
             seat = state.current_seat
             assert seat is not None  # a game that is not over has a seat to play

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from games.engine import Action, Draw, EventKind, GameState, Rules, SeatView, apply, new_game, view
+from games.engine import Action, Draw, EventKind, GameState, Rules, SeatView, apply, deal_event, new_game, view
 from games.engine.shuffle import Shuffle
 
 __all__ = ["Decision", "Kind", "LoggedMove", "decisions", "extend_history"]
@@ -83,7 +83,7 @@ def decisions(
     A move the engine refuses raises ``IllegalAction``: the log is not this game's.
     """
     state: GameState = new_game(rules, seat_count, shuffle)
-    history: list[dict[str, Any]] = []
+    history: list[dict[str, Any]] = [deal_event(state).to_dict()]  # the first deal has no event of its own
     turn = 1
     for seq, move in enumerate(moves, start=1):
         if seq > after:

@@ -22,6 +22,7 @@ from .game import (
     TableMeld,
     action_from_dict,
     apply,
+    deal_event,
     dealt_cards,
     game_deck,
     legal_actions,
@@ -116,6 +117,7 @@ __all__ = [
     "view",
     "replay",
     "game_deck",
+    "deal_event",
     "dealt_cards",
     "rebuilt_stock",
     # shuffles

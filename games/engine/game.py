@@ -894,19 +894,29 @@ def _score_round(state: GameState, ended: RoundEnd, events: list[Event]) -> tupl
     new = _deal(
         state.rules, state.seat_count, state.shuffle, state.round_index + 1, dealer, scores, results, state.move_count
     )
-    events.append(
-        Event(
-            EventKind.ROUND_DEALT,
-            None,
-            {
-                "round": new.round_number,
-                "hand_size": new.hand_size,
-                "dealer": dealer,
-                "up_card": new.discard_pile[-1].code,
-            },
-        )
-    )
+    events.append(_deal_event(new, new.discard_pile[-1]))
     return new, events
+
+
+def _deal_event(state: GameState, up_card: Card) -> Event:
+    return Event(
+        EventKind.ROUND_DEALT,
+        None,
+        {"round": state.round_number, "hand_size": state.hand_size, "dealer": state.dealer, "up_card": up_card.code},
+    )
+
+
+def deal_event(state: GameState) -> Event:
+    """The public event of the deal of ``state``'s round (its up-card, whoever has taken it since).
+
+    ``apply`` reports each later round's deal as it deals it; ``new_game`` deals
+    the first round with no event.  Whoever keeps a round's public history from
+    its deal on (what a bot remembers) starts the first round's with this: without
+    it, the first up-card is missing from the discard pile the history tells, and
+    from a stock rebuilt out of that pile.
+    """
+    _hands, up_card, _stock = dealt_cards(state.rules, state.seat_count, state.shuffle, state.round_index, state.dealer)
+    return _deal_event(state, up_card)
 
 
 def _standings(scores: Sequence[int]) -> list[dict[str, int]]:

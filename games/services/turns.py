@@ -14,7 +14,18 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from games import bots, live, selectors
-from games.engine import Action, Draw, EventKind, GameState, IllegalAction, Rules, apply, new_game, view
+from games.engine import (
+    Action,
+    Draw,
+    EventKind,
+    GameState,
+    IllegalAction,
+    Rules,
+    apply,
+    deal_event,
+    new_game,
+    view,
+)
 from games.engine import RoundResult as EngineRoundResult
 from games.history import ratings
 from games.models import BotLevel, Game, Move, RoundResult, Seat
@@ -424,8 +435,9 @@ def bots_after_answer(game_id: int) -> Callable[[], object] | None:
 
 def round_history(game: Game, state: GameState) -> list[dict[str, Any]]:
     """The public events of the round in play, from its deal on (what a bot may remember), as
-    written in the move log (a recorder's moves not written yet are not in it)."""
-    events: list[dict[str, Any]] = []
+    written in the move log (a recorder's moves not written yet are not in it).  The first round
+    was dealt when the game started, with no move to log its deal: its event is worked out."""
+    events: list[dict[str, Any]] = [deal_event(state).to_dict()] if state.round_index == 0 else []
     for move_events in (
         Move.objects.filter(game=game, round_number__gte=state.round_number - 1)
         .order_by("seq")

@@ -12,7 +12,7 @@ import pytest
 
 from games import analysis, bots
 from games.analysis import LoggedMove, analyse_decision, decisions, extend_history
-from games.engine import Discard, Draw, EventKind, GameState, GoOut, Rules, apply, new_game, view
+from games.engine import Discard, Draw, EventKind, GameState, GoOut, Rules, apply, deal_event, new_game, view
 
 RULES = Rules.from_dict({**Rules().to_dict(), "rounds": [3, 4, 5]})
 SEATS = 3
@@ -65,9 +65,11 @@ def test_the_history_is_the_rounds_public_events_so_far(game):
     moves, before = game
     found = list(decisions(RULES, SEATS, SHUFFLE, moves))
     state = new_game(RULES, SEATS, SHUFFLE)
-    events_of_round: list[dict[str, Any]] = []
+    events_of_round: list[dict[str, Any]] = [deal_event(state).to_dict()]  # the first deal has no event
+    assert events_of_round[0]["data"]["up_card"] == state.discard_pile[-1].code
     for decision, move in zip(found, moves, strict=True):
         assert list(decision.history) == events_of_round
+        assert decision.history[0]["kind"] == EventKind.ROUND_DEALT  # every round's, the first one's too
         assert all(e["kind"] != EventKind.ROUND_SCORED for e in decision.history)  # no earlier round's hands
         state, events = apply(state, move.seat, move.action)
         for event in events:

@@ -27,6 +27,7 @@ from games.engine import (
     Rules,
     SeatView,
     apply,
+    deal_event,
     legal_actions,
     new_game,
     parse_cards,
@@ -41,7 +42,7 @@ def positions(seed: int, seats: int = 4, every: int = 3):
     """States met in a game the bots play against each other, with the public history so far."""
     levels = [LEVELS[(seed + i) % 3] for i in range(seats)]
     state = new_game(SHORT, seats, seed)
-    history: list[dict] = []
+    history: list[dict] = [deal_event(state).to_dict()]  # the first deal has no event of its own
     count = 0
     while not state.is_over:
         seat = state.current_seat

@@ -17,7 +17,18 @@ from games.bots.position import Position
 from games.bots.rollout import greedy_action
 from games.bots.sampling import Knowledge
 from games.bots.selfdraw import SelfDraws
-from games.engine import Discard, Draw, GoOut, Rules, apply, discard_penalties, legal_actions, new_game, view
+from games.engine import (
+    Discard,
+    Draw,
+    GoOut,
+    Rules,
+    apply,
+    deal_event,
+    discard_penalties,
+    legal_actions,
+    new_game,
+    view,
+)
 
 from .test_search import played
 
@@ -27,7 +38,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_the_expert_plays_legal_moves_to_the_end_of_a_variant_game():
     rules = Rules.from_dict({"rounds": [3, 9], "jokers_per_deck": 2, "redemption": True, "bad_go_out_penalty": 20})
     state = new_game(rules, 3, 8)
-    history: list[dict] = []
+    history: list[dict] = [deal_event(state).to_dict()]  # the first deal has no event of its own
     while not state.is_over:
         seat = state.current_seat
         action = choose_action(view(state, seat), "expert", history)

@@ -14,7 +14,7 @@ from games.bots import choose_action
 from games.bots.hard import Memory
 from games.bots.rollout import evaluate, evaluate_samples, play_out, rollout
 from games.bots.sampling import Knowledge, sample_state
-from games.engine import Card, Discard, Draw, GameState, Rules, apply, game_deck, new_game, view
+from games.engine import Card, Discard, Draw, GameState, Rules, apply, deal_event, game_deck, new_game, view
 
 SETTINGS = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -22,7 +22,7 @@ SETTINGS = settings(max_examples=12, deadline=None, suppress_health_check=[Healt
 def played(rules: Rules, seats: int, seed: int, level: str = "medium"):
     """Every position of a game the bots play, with the round's public history (from its deal on)."""
     state = new_game(rules, seats, seed)
-    history: list[dict] = []
+    history: list[dict] = [deal_event(state).to_dict()]  # the first deal has no event of its own
     while not state.is_over:
         seat = state.current_seat
         assert seat is not None
@@ -86,16 +86,35 @@ def test_a_sampled_state_is_consistent_with_everything_the_seat_knows(variant):
 def test_what_others_took_from_the_pile_stays_in_their_hands_until_they_give_it_back():
     rules = Rules.from_dict({"rounds": [3, 9]})
     seen_held = 0
+    rounds_seen = set()
     for state, history in played(rules, 4, 7, level="hard"):
-        if state.round_index == 0:
-            continue  # from the second round on, the history starts at the deal
+        rounds_seen.add(state.round_index)
         knowledge = Knowledge(view(state, state.current_seat), history)
         assert knowledge.pile == state.discard_pile  # the whole pile is known
         for seat, cards in enumerate(knowledge.held):
             for sample in range(3):
                 assert not Counter(cards) - Counter(knowledge.sample(random.Random(sample)).hands[seat])
             seen_held += len(cards)
-    assert seen_held > 5
+    assert seen_held > 5 and rounds_seen == {0, 1}  # the first round too: its history starts at its deal
+
+
+def test_a_stock_rebuilt_in_the_first_round_holds_its_up_card_and_the_bots_know_it():
+    """The first round is dealt by ``new_game``, with no event: its history starts with ``deal_event``.
+    Without it, the first up-card, buried in the pile, went into a rebuilt stock the bots thought held
+    only the cards they had seen discarded (found by hypothesis: 3 seats, seed 2783)."""
+    rules = Rules.from_dict(
+        {"decks": 1, "jokers_per_deck": 0, "rounds": [5, 10], "redemption": False, "max_stock_rebuilds": 3}
+    )
+    first_up_card = new_game(rules, 3, 2783).discard_pile[-1]
+    rebuilt_checked = 0
+    for state, history in played(rules, 3, 2783):
+        if state.round_index or not state.rebuilds:
+            continue
+        knowledge = Knowledge(view(state, state.current_seat), history)
+        assert knowledge.rebuilt is not None
+        assert not Counter(state.stock) - knowledge.rebuilt
+        rebuilt_checked += first_up_card in state.stock
+    assert rebuilt_checked  # the up-card went into the rebuilt stock, where the bots look for it
 
 
 def test_sampling_is_reproducible_from_the_generator_and_refuses_what_it_cannot_sample():

@@ -24,6 +24,7 @@ from games.engine import (
     action_from_dict,
     apply,
     best_arrangement,
+    deal_event,
     game_deck,
     legal_actions,
     meld_kind,
@@ -106,6 +107,27 @@ def test_game_uses_half_the_players_decks_plus_jokers(seats, decks):
     counter = state.card_counter()
     assert sum(counter.values()) == 54 * decks
     assert counter[C("XX")] == 2 * decks and counter[C("7H")] == decks
+
+
+@pytest.mark.parametrize("seed", [3, 11])
+def test_deal_event_tells_each_rounds_deal_as_apply_reports_it_and_the_first_one_too(seed):
+    """``new_game`` deals the first round with no event; ``deal_event`` says it, mid-round too."""
+    states, log = random_game(SHORT, 3, seed)
+    first = new_game(SHORT, 3, seed)
+    assert deal_event(first).to_dict() == {
+        "kind": "round_dealt",
+        "seat": None,
+        "data": {"round": 1, "hand_size": 3, "dealer": first.dealer, "up_card": first.discard_pile[-1].code},
+    }
+    reported = []
+    for state, (seat, action) in zip(states, log, strict=False):
+        _next, events = apply(state, seat, action)
+        reported += [e.to_dict() for e in events if e.kind == "round_dealt"]
+    assert len(reported) == len(SHORT.rounds) - 1
+    for state in states:  # the deal of each state's round, from any point of the round
+        if not state.is_over:
+            expected = deal_event(first).to_dict() if state.round_index == 0 else reported[state.round_index - 1]
+            assert deal_event(state).to_dict() == expected
 
 
 def test_new_game_refuses_a_seat_count_outside_two_to_eight():
