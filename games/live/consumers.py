@@ -39,6 +39,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.utils import translation
 from django.utils.translation import gettext as _
+from django.utils.translation import trans_real
 
 from games import chat_selectors, selectors
 from games.models import Game
@@ -68,6 +69,23 @@ def _is_ping(text_data: str | None) -> bool:
         return False
 
 
+def reader_language(scope: dict[str, Any]) -> str:
+    """The language the socket's person reads the site in, as their pages choose it: the profile's,
+    else the language cookie, else the browser's ``Accept-Language``, else the site's default."""
+    language = getattr(scope.get("user"), "language", "")
+    if language:
+        return language
+    candidates = [(scope.get("cookies") or {}).get(settings.LANGUAGE_COOKIE_NAME, "")]
+    accept = dict(scope.get("headers") or []).get(b"accept-language", b"").decode("latin-1")
+    candidates += [code for code, _quality in trans_real.parse_accept_lang_header(accept) if code != "*"]
+    for code in filter(None, candidates):
+        try:
+            return translation.get_supported_language_variant(code)
+        except LookupError:
+            continue
+    return settings.LANGUAGE_CODE
+
+
 class _ReadOnlyConsumer(AsyncJsonWebsocketConsumer):
     """Answers the heartbeat; refuses every other message from the client with an error that says why."""
 
@@ -75,9 +93,7 @@ class _ReadOnlyConsumer(AsyncJsonWebsocketConsumer):
         if _is_ping(text_data):
             await self.heartbeat()
             return
-        user = self.scope.get("user")
-        language = getattr(user, "language", "") or settings.LANGUAGE_CODE
-        with translation.override(language):
+        with translation.override(reader_language(self.scope)):
             message = _("This connection only announces changes; play through the table's buttons.")
         await self.send_json({"type": "error", "message": message})
 

@@ -17,6 +17,7 @@ import pytest
 from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
+from django.utils import translation
 
 from games import bots, live, services
 from games.engine import GameState, view
@@ -233,6 +234,41 @@ def test_what_a_client_sends_is_refused_with_a_message_and_changes_nothing(two_p
     async_to_sync(scenario)()
     game.refresh_from_db()
     assert (game.version, game.state) == before
+
+
+@pytest.mark.parametrize(
+    "profile, cookie, accept, language",
+    [
+        ("hr", "", "cs", "hr"),  # the profile's language first
+        ("", "af", "cs", "af"),  # then the switcher's cookie
+        ("", "", "xx, cs-CZ;q=0.8", "cs"),  # then the browser's
+        ("", "", "xx", "en"),  # else the site's default
+    ],
+)
+def test_the_refusal_of_what_a_client_sends_is_in_the_language_of_its_pages(
+    two_player_game, profile, cookie, accept, language
+):
+    game, ann, _ = two_player_game
+    ann.language = profile
+    ann.save(update_fields=["language"])
+    comm = communicator(f"/ws/games/{game.pk}/", ann)
+    comm.scope["headers"].append((b"accept-language", accept.encode()))
+    if cookie:
+        headers = dict(comm.scope["headers"])
+        headers[b"cookie"] += f"; django_language={cookie}".encode()
+        comm.scope["headers"] = list(headers.items())
+    with translation.override(language):
+        expected = translation.gettext("This connection only announces changes; play through the table's buttons.")
+
+    async def scenario():
+        assert (await comm.connect())[0]
+        await comm.receive_json_from()
+        await comm.send_to(text_data="not json at all")
+        reply = await comm.receive_json_from()
+        await comm.disconnect()
+        return reply
+
+    assert async_to_sync(scenario)() == {"type": "error", "message": expected}
 
 
 def test_the_user_socket_carries_messages_to_that_person_only(make_user):
