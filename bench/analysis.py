@@ -29,7 +29,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from games import analysis, bots  # noqa: E402
 from games.analysis import evaluate  # noqa: E402
 from games.bots.rollout import POLICIES  # noqa: E402
-from games.engine import Rules, apply, new_game, view  # noqa: E402
+from games.engine import Rules, apply, deal_event, new_game, view  # noqa: E402
 
 LEVELS = ("hard", "medium", "easy", "hard")
 
@@ -37,7 +37,7 @@ LEVELS = ("hard", "medium", "easy", "hard")
 def play(seed: int, seats: int, rounds: int) -> tuple[Rules, list[analysis.LoggedMove]]:
     rules = Rules.from_dict({**Rules().to_dict(), "rounds": list(Rules().rounds[:rounds])})
     state = new_game(rules, seats, seed)
-    history: list[dict[str, Any]] = []
+    history: list[dict[str, Any]] = [deal_event(state).to_dict()]  # the first deal has no event of its own
     moves = []
     while not state.is_over:
         seat = state.current_seat

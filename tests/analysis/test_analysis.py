@@ -22,7 +22,7 @@ SHUFFLE = 17
 def _play(levels: tuple[str, ...] = ("hard", "medium", "easy")) -> tuple[list[LoggedMove], list[GameState]]:
     """A whole game of bots: the log, and the engine state before each move."""
     state = new_game(RULES, SEATS, SHUFFLE)
-    history: list[dict[str, Any]] = []
+    history: list[dict[str, Any]] = [deal_event(state).to_dict()]  # the first deal has no event of its own
     moves, before = [], []
     while not state.is_over:
         seat = state.current_seat

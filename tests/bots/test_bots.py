@@ -138,7 +138,7 @@ def test_only_the_levels_that_read_the_history_choose_differently_without_it(see
 @pytest.mark.parametrize("level", LEVELS)
 def test_every_level_plays_only_legal_moves_to_the_end_of_a_game(level):
     state = new_game(SHORT, 3, 11)
-    history: list[dict] = []
+    history: list[dict] = [deal_event(state).to_dict()]  # the first deal has no event of its own
     while not state.is_over:
         seat = state.current_seat
         action = choose_action(view(state, seat), level, history)

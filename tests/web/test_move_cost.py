@@ -13,7 +13,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from games import bots, services
-from games.engine import GameState, Rules, action_from_dict, apply, new_game, view
+from games.engine import GameState, Rules, action_from_dict, apply, deal_event, new_game, view
 from games.models import ChatMessage, ChatMute, Game, Move
 from games.services.turns import extend_history
 
@@ -200,7 +200,7 @@ def test_a_hard_bot_hears_the_move_played_just_before_it_in_the_same_request(mak
 
     # Replay the log: before each bot move, its history is every event of the round until then.
     state = new_game(Rules.from_dict(game.rules), game.seat_count, game.engine_shuffle())
-    history: list = []
+    history: list = [deal_event(state).to_dict()]  # the first deal has no event of its own
     bot_moves = 0
     for move in Move.objects.filter(game=game).order_by("seq"):
         if move.by_bot:
