@@ -87,6 +87,12 @@ def test_a_150_character_name_never_widens_the_page(width, make_user, classic, s
     expect(page.locator("[data-live-status]")).to_have_text("Live")
     expect(page.locator("#chat .chat-text")).to_have_text(["Good luck", "You too"])
     expect(page.locator(".player-name").first).to_have_attribute("title", LONG)
+    # Cut short, the name keeps its "(you)" in sight, inside the seat.
+    you, seat = page.locator(".player.me .player-you"), page.locator(".player.me")
+    expect(you).to_be_visible()
+    you_box, seat_box = you.bounding_box(), seat.bounding_box()
+    assert you_box is not None and seat_box is not None
+    assert you_box["x"] + you_box["width"] <= seat_box["x"] + seat_box["width"]
     assert_no_sideways_scroll(page, "The table")
     # The chat's quick phrases wrap onto lines instead of running out of sight.
     phrases = page.locator("#chat .quick-phrases")
