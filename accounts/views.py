@@ -6,7 +6,7 @@ from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.db import IntegrityError, transaction
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import check_for_language
@@ -43,7 +43,9 @@ def signup(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid() and (user := _save_unless_name_taken(form, "username")):
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, _("Welcome, %(name)s! Your account is ready.") % {"name": user.shown_name})
-        return redirect(next_page or "games:lobby")  # where a newcomer finds a table; the profile is a link away
+        if next_page:
+            return HttpResponseRedirect(next_page)  # never reversed: it is what the request said
+        return redirect("games:lobby")  # where a newcomer finds a table; the profile is a link away
     context = {"form": form, "next": next_page}
     return render(request, "registration/signup.html", context, status=400 if form.errors else 200)
 
@@ -51,6 +53,8 @@ def signup(request: HttpRequest) -> HttpResponse:
 def _next_page(request: HttpRequest) -> str:
     """The page of this site to go on to (``next``, as Django's log-in takes it), or "" for none."""
     target = request.POST.get("next") or request.GET.get("next") or ""
+    if not target.startswith("/"):  # a path of this site only: not a URL's name, which redirect() would reverse
+        return ""
     safe = url_has_allowed_host_and_scheme(
         target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
     )
@@ -81,7 +85,8 @@ def turn_sound(request: HttpRequest) -> HttpResponse:
     User.objects.filter(pk=user.pk).update(turn_sound=on)
     if request.headers.get("X-Requested-With") == "fetch":
         return HttpResponse(status=204)
-    return redirect(_next_page(request) or "profile")
+    next_page = _next_page(request)
+    return HttpResponseRedirect(next_page) if next_page else redirect("profile")
 
 
 @require_http_methods(["POST"])
