@@ -105,8 +105,9 @@ MIDDLEWARE = [
     "accounts.middleware.UserLanguageMiddleware",
     "accounts.middleware.UserTimeZoneMiddleware",  # the reader's time zone (profile, else browser cookie)
     "threethirteen_site.middleware.RejectNulBytesMiddleware",  # a NUL byte is a 400 page (PostgreSQL refuses it)
-    "threethirteen_site.middleware.NotAllowedPageMiddleware",  # a GET of a button's address: a page, not a blank 405
     "django.contrib.messages.middleware.MessageMiddleware",
+    # A GET of a button's address: a page, not a blank 405 (inside the messages: the page shows them, once).
+    "threethirteen_site.middleware.NotAllowedPageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 

@@ -167,3 +167,11 @@ def test_a_typed_address_of_a_button_gets_a_page_in_the_readers_language(make_us
     with translation.override("cs"):
         assert translation.gettext("Back to the lobby") in page
     assert response.wsgi_request.user.is_authenticated is signed_in  # a GET logs nobody out
+
+
+def test_a_message_waiting_for_the_next_page_is_shown_on_the_405_page_once(make_user):
+    client = logged_in(make_user("ann"))
+    data = {"display_name": "Ann", "email": "ann@example.com", "language": "", "time_zone": ""}
+    assert client.post("/accounts/profile/", data).status_code == 302  # "Your profile is saved." waits
+    assert "Your profile is saved." in client.get("/accounts/logout/").content.decode()
+    assert "Your profile is saved." not in client.get("/rules/").content.decode()
