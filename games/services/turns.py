@@ -16,6 +16,7 @@ from django.utils.translation import gettext as _
 from games import bots, live, selectors
 from games.engine import (
     Action,
+    Card,
     Draw,
     EventKind,
     GameState,
@@ -152,9 +153,13 @@ def _describe_bad_action(action: Action | Mapping[str, Any]) -> str:
     code = action.get("card")
     if not code:
         return _("Say which card you discard.")
-    return _("“%(code)s” is not a card: a card is named by its code, such as TH for the ten of hearts.") % {
-        "code": str(code)[:10]
-    }
+    try:
+        Card.from_code(code)
+    except (TypeError, ValueError):
+        return _("“%(code)s” is not a card: a card is named by its code, such as TH for the ten of hearts.") % {
+            "code": str(code)[:10]
+        }
+    return _("That move could not be read.")  # a card, but fields no move has
 
 
 class BotStep(NamedTuple):

@@ -112,6 +112,7 @@ def test_repeated_submission_is_refused_the_second_time(table):
         ({"type": "draw"}, "Draw from the stock or from the discard pile."),
         ({"type": "discard"}, "Say which card you discard."),
         ({"type": "go_out"}, "Say which card you discard."),
+        ({"type": "discard", "card": "TH", "source": "stock"}, "That move could not be read."),  # a card, wrong fields
     ],
 )
 def test_unknown_action(table, action, words):
