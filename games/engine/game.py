@@ -134,15 +134,20 @@ class IllegalAction(ValueError):
     ``code`` is a stable machine-readable string (``not_your_turn``,
     ``wrong_phase``, ``card_not_in_hand``, ``empty_pile``, ``cannot_go_out``,
     ``discard_just_taken``, ``game_over``, ``not_a_seat``, ``bad_action``);
-    the message is a sentence for people.
+    the message is a sentence for people (in English: a site says it in its
+    reader's language from the code).  A ``bad_action`` also says what was wrong
+    in ``reason``: ``not_an_action``, ``unknown_type``, ``no_source`` or ``no_card``
+    (a field missing), ``wrong_fields`` (one no such action has), ``bad_source`` or
+    ``bad_card``.
     """
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, reason: str = "") -> None:
         super().__init__(message)
         self.code = code
+        self.reason = reason
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (IllegalAction, (self.code, str(self)))
+        return (IllegalAction, (self.code, str(self), self.reason))
 
 
 # -- actions --------------------------------------------------------------
@@ -193,10 +198,14 @@ def action_from_dict(data: Any) -> Action:
     Anything malformed raises ``IllegalAction`` with code ``bad_action``.
     """
     if not isinstance(data, Mapping):
-        raise IllegalAction("bad_action", f"an action must be a JSON object, not {type(data).__name__}")
+        raise IllegalAction(
+            "bad_action", f"an action must be a JSON object, not {type(data).__name__}", "not_an_action"
+        )
     kind = data.get("type")
     if not isinstance(kind, str) or kind not in _ACTION_KEYS:
-        raise IllegalAction("bad_action", f"unknown action type {kind!r}: expected draw, discard or go_out")
+        raise IllegalAction(
+            "bad_action", f"unknown action type {kind!r}: expected draw, discard or go_out", "unknown_type"
+        )
     keys = set(data)
     if keys != _ACTION_KEYS[kind]:
         missing = sorted(_ACTION_KEYS[kind] - keys)
@@ -204,19 +213,20 @@ def action_from_dict(data: Any) -> Action:
         problems = [f"missing {', '.join(missing)}"] if missing else []
         problems += [f"unexpected {', '.join(extra)}"] if extra else []
         detail = "; ".join(problems)
-        raise IllegalAction("bad_action", f"a {kind} action has the wrong fields ({detail})")
+        reason = ("no_source" if kind == "draw" else "no_card") if missing else "wrong_fields"
+        raise IllegalAction("bad_action", f"a {kind} action has the wrong fields ({detail})", reason)
     if kind == "draw":
         source = data["source"]
         if source not in (STOCK, DISCARD_PILE):
-            raise IllegalAction("bad_action", f"draw from {source!r}? Draw from 'stock' or 'discard'")
+            raise IllegalAction("bad_action", f"draw from {source!r}? Draw from 'stock' or 'discard'", "bad_source")
         return Draw(source)
     code = data["card"]
     if not isinstance(code, str):
-        raise IllegalAction("bad_action", f"a card is given by its code such as 'TH', not {code!r}")
+        raise IllegalAction("bad_action", f"a card is given by its code such as 'TH', not {code!r}", "bad_card")
     try:
         card = Card.from_code(code)
     except ValueError as error:
-        raise IllegalAction("bad_action", str(error)) from None
+        raise IllegalAction("bad_action", str(error), "bad_card") from None
     return Discard(card) if kind == "discard" else GoOut(card)
 
 
@@ -642,12 +652,12 @@ def legal_actions(state: GameState, seat: int) -> list[Action]:
 def apply(state: GameState, seat: int, action: Action) -> tuple[GameState, list[Event]]:
     """Play ``action`` for ``seat``: the new state and the events, or ``IllegalAction``."""
     if not isinstance(action, (Draw, Discard, GoOut)):
-        raise IllegalAction("bad_action", f"{action!r} is not an action: use Draw, Discard or GoOut")
+        raise IllegalAction("bad_action", f"{action!r} is not an action: use Draw, Discard or GoOut", "not_an_action")
     if isinstance(action, Draw) and action.source not in (STOCK, DISCARD_PILE):
-        raise IllegalAction("bad_action", f"draw from {action.source!r}? Draw from 'stock' or 'discard'")
+        raise IllegalAction("bad_action", f"draw from {action.source!r}? Draw from 'stock' or 'discard'", "bad_source")
     card: object = None if isinstance(action, Draw) else action.card if isinstance(action, Discard) else action.discard
     if not isinstance(action, Draw) and not isinstance(card, Card):
-        raise IllegalAction("bad_action", f"{card!r} is not a card")
+        raise IllegalAction("bad_action", f"{card!r} is not a card", "bad_card")
     if state.is_over:
         raise IllegalAction("game_over", "the game is over: no more moves")
     check_seat(state, seat)
@@ -660,7 +670,7 @@ def apply(state: GameState, seat: int, action: Action) -> tuple[GameState, list[
     if state.phase == Phase.DRAW:
         raise IllegalAction("wrong_phase", "draw a card first, from the stock or the discard pile")
     if not isinstance(card, Card):  # pragma: no cover - refused above
-        raise IllegalAction("bad_action", f"{card!r} is not a card")
+        raise IllegalAction("bad_action", f"{card!r} is not a card", "bad_card")
     hand = state.hands[seat]
     if card not in hand:
         raise IllegalAction("card_not_in_hand", f"you hold no {card.name} ({card.code})")

@@ -16,7 +16,6 @@ from django.utils.translation import gettext as _
 from games import bots, live, selectors
 from games.engine import (
     Action,
-    Card,
     Draw,
     EventKind,
     GameState,
@@ -134,32 +133,24 @@ def describe_illegal(error: IllegalAction, action: Action | Mapping[str, Any]) -
         "game_over": _("The game is over: no more moves."),
     }
     if error.code == "bad_action":
-        return _describe_bad_action(action)
+        return _describe_bad_action(error, action)
     return messages.get(error.code, _("That move is not possible."))
 
 
-def _describe_bad_action(action: Action | Mapping[str, Any]) -> str:
-    """What was wrong with a move that could not be read (a hand-made post), in the reader's language.
-
-    The engine's own sentence is English; this says the same by looking at the posted fields.
-    """
-    if not isinstance(action, Mapping):
-        return _("That move could not be read.")
-    kind = action.get("type")
-    if kind == "draw":
+def _describe_bad_action(error: IllegalAction, action: Action | Mapping[str, Any]) -> str:
+    """What was wrong with a move that could not be read (a hand-made post), by the engine's ``reason``."""
+    if error.reason in ("bad_source", "no_source"):
         return _("Draw from the stock or from the discard pile.")
-    if kind not in ("discard", "go_out"):
+    if error.reason == "unknown_type":
         return _("Unknown move: you can draw, discard or go out.")
-    code = action.get("card")
-    if not code:
+    if error.reason == "no_card":
         return _("Say which card you discard.")
-    try:
-        Card.from_code(code)
-    except (TypeError, ValueError):
+    if error.reason == "bad_card":
+        code = action.get("card") if isinstance(action, Mapping) else getattr(action, "card", "")
         return _("“%(code)s” is not a card: a card is named by its code, such as TH for the ten of hearts.") % {
             "code": str(code)[:10]
         }
-    return _("That move could not be read.")  # a card, but fields no move has
+    return _("That move could not be read.")  # not an action, or fields no move has
 
 
 class BotStep(NamedTuple):

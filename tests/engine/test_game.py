@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import pickle
 import random
 from collections import Counter
 from dataclasses import replace
@@ -623,30 +624,32 @@ def test_action_card_codes_are_case_insensitive():
 
 
 @pytest.mark.parametrize(
-    "data",
+    "data, reason",
     [
-        None,
-        [],
-        "draw",
-        3,
-        {},
-        {"type": "pass"},
-        {"type": None},
-        {"type": "draw"},
-        {"type": "draw", "source": "deck"},
-        {"type": "draw", "source": None},
-        {"type": "discard"},
-        {"type": "discard", "card": "ZZ"},
-        {"type": "discard", "card": 10},
-        {"type": "go_out", "card": ""},
-        {"type": "discard", "card": "TH", "extra": 1},
-        {"type": "go_out", "discard": "TH"},
+        (None, "not_an_action"),
+        ([], "not_an_action"),
+        ("draw", "not_an_action"),
+        (3, "not_an_action"),
+        ({}, "unknown_type"),
+        ({"type": "pass"}, "unknown_type"),
+        ({"type": None}, "unknown_type"),
+        ({"type": "draw"}, "no_source"),
+        ({"type": "draw", "source": "deck"}, "bad_source"),
+        ({"type": "draw", "source": None}, "bad_source"),
+        ({"type": "discard"}, "no_card"),
+        ({"type": "discard", "card": "ZZ"}, "bad_card"),
+        ({"type": "discard", "card": 10}, "bad_card"),
+        ({"type": "go_out", "card": ""}, "bad_card"),
+        ({"type": "discard", "card": "TH", "extra": 1}, "wrong_fields"),
+        ({"type": "go_out", "discard": "TH"}, "no_card"),
     ],
 )
-def test_malformed_action_data_is_a_bad_action(data):
+def test_malformed_action_data_is_a_bad_action_that_says_what_was_wrong(data, reason):
     with pytest.raises(IllegalAction) as error:
         action_from_dict(data)
-    assert error.value.code == "bad_action"
+    assert (error.value.code, error.value.reason) == ("bad_action", reason)
+    copied = pickle.loads(pickle.dumps(error.value))  # as it crosses a process (the bots' pool)
+    assert (copied.code, copied.reason, str(copied)) == ("bad_action", reason, str(error.value))
 
 
 # -- determinism, snapshots ----------------------------------------------------
