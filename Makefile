@@ -32,6 +32,8 @@ $(MO_FILES) &: $(PO_FILES) | $(STAMP)
 # the in-memory channel layer, so the turns it plays reach the open pages
 # (games/live/clock.py); with REDIS_URL set it runs as `manage.py gameclock` in
 # the background beside the server and is stopped when the server stops.
+# The links in turn e-mails point at the port it serves on unless SITE_URL says otherwise.
+run: export SITE_URL ?= http://127.0.0.1:$(PORT)
 run: $(STAMP) catalogs
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py load_variants

@@ -22,6 +22,8 @@ in-memory channel layer, e-mail printed on the console):
 - ``EMAIL_BACKEND``, ``EMAIL_HOST``, ``EMAIL_PORT``, ``EMAIL_HOST_USER``,
   ``EMAIL_HOST_PASSWORD``, ``EMAIL_USE_TLS``, ``DEFAULT_FROM_EMAIL``
 - ``SITE_URL`` (the site's address, for links in e-mails)
+- ``TURN_NOTICE_DELAY_SECONDS`` (how long a turn of a game over days waits before its "your turn"
+  e-mail or push goes out, default 300: one who plays at the table moves before then)
 - ``AWAY_DAYS_PER_YEAR`` (time away a player may take per calendar year, default 14)
 - ``ANALYSIS_SECONDS_PER_PASS`` (seconds of game analysis per pass of the move clock: default 0.5
   in the server process, 2 for ``manage.py gameclock``; 0 turns the analysis off there)
@@ -304,6 +306,9 @@ EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
 EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
 # The site's address as people reach it, for links in e-mails.
 SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000")
+# A "your turn" notice waits this long and goes out only if the turn is still the person's
+# (games/services/notices.py): a game over days played at the table sends no message a move.
+TURN_NOTICE_DELAY_SECONDS = int(os.environ.get("TURN_NOTICE_DELAY_SECONDS", "300"))
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Three Thirteen <noreply@localhost>")
 
 # -- Web Push turn notices (accounts/push.py, games/services/push.py) -------------------------

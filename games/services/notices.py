@@ -8,8 +8,10 @@ message goes out; the row is unique, so a turn gets at most one "your turn"
 message and one reminder, even with two workers running (the one record
 covers the e-mail and the pushes of that notice).
 
-* "your turn": when a person's turn starts in an asynchronous game (time
-  limit of 12 hours or more; never for live limits);
+* "your turn": a few minutes after a person's turn starts in an asynchronous
+  game (time limit of 12 hours or more; never for live limits), if it is
+  still theirs: one who plays such a game at the table moves before then and
+  gets no message for each turn (``settings.TURN_NOTICE_DELAY_SECONDS``);
 * a reminder once 80% of the time for the move has gone (counted back
   from the deadline, which time away may have moved on: see
   :mod:`games.services.away`; no notice goes out while the player is away).
@@ -65,6 +67,8 @@ def send_due_notices(*, now: datetime.datetime | None = None) -> dict[str, int]:
         .filter(Exists(wants_notice))
         .exclude(Exists(reminded))
     )
+    # Not while the turn is young: whoever is at the table moves before the message would go out.
+    games = games.filter(turn_started_at__lte=now - datetime.timedelta(seconds=settings.TURN_NOTICE_DELAY_SECONDS))
     sent = {"emails": 0, "pushes": 0}
     for game in games:
         if game.current_seat is None or game.turn_started_at is None:

@@ -166,7 +166,9 @@ def test_no_turn_notice_while_away_and_the_turn_email_after_the_return(make_user
     with at(game.turn_deadline - HOUR):  # past 80% of the first deadline: still no reminder while away
         assert services.clock_tick()["emails"] == 0
     with at(absence.ends_at):
-        assert services.clock_tick()["emails"] == 1  # settled first, then the turn's notice
+        assert services.clock_tick()["emails"] == 0  # settled: the turn starts again on the return
+    with at(absence.ends_at + datetime.timedelta(seconds=settings.TURN_NOTICE_DELAY_SECONDS)):
+        assert services.clock_tick()["emails"] == 1  # and its notice waits as after any turn's start
     assert TurnNotice.objects.get(game=game).kind == TurnNotice.Kind.TURN
     game.refresh_from_db()
     with at(game.turn_deadline - 5 * HOUR):  # 19 of the 24 hours gone: not yet 80%

@@ -9,6 +9,7 @@ import datetime
 from unittest import mock
 
 import pytest
+from django.conf import settings
 from django.core import mail
 from django.core.management import call_command
 
@@ -20,6 +21,8 @@ from .conftest import engine_view, logged_in, post_action, state_fingerprint
 pytestmark = pytest.mark.django_db
 
 SECOND = datetime.timedelta(seconds=1)
+# A "your turn" notice goes out once the turn has waited this long (and is still the person's).
+NOTICE_DUE = datetime.timedelta(seconds=settings.TURN_NOTICE_DELAY_SECONDS)
 DAY = 24 * 3600
 
 
@@ -280,8 +283,8 @@ def test_exactly_one_email_per_turn_and_one_reminder(make_user, classic):
     seat.user.notify_by_email = True
     seat.user.save()
     start = game.turn_started_at
-    assert services.clock_tick(now=start + SECOND)["emails"] == 1
-    assert services.clock_tick(now=start + 2 * SECOND)["emails"] == 0
+    assert services.clock_tick(now=start + NOTICE_DUE)["emails"] == 1
+    assert services.clock_tick(now=start + NOTICE_DUE + SECOND)["emails"] == 0
     assert len(mail.outbox) == 1
     message = mail.outbox[0]
     assert message.to == [seat.user.email] and "Your turn" in message.subject
@@ -301,17 +304,36 @@ def test_the_next_turn_gets_its_own_email(make_user, classic):
     ann.save()
     bob.save()
     first = person_to_move(game)
-    services.clock_tick(now=game.turn_started_at + SECOND)
+    services.clock_tick(now=game.turn_started_at + NOTICE_DUE)
     services.game_timeout(game_id=game.pk, turn_number=game.turn_number, now=game.turn_deadline)
     game.refresh_from_db()
-    services.clock_tick(now=game.turn_started_at + SECOND)
-    services.clock_tick(now=game.turn_started_at + 2 * SECOND)
+    services.clock_tick(now=game.turn_started_at + NOTICE_DUE)
+    services.clock_tick(now=game.turn_started_at + NOTICE_DUE + SECOND)
     assert [m.to for m in mail.outbox] == [[first.user.email], [person_to_move(game).user.email]]
 
 
-def test_no_email_without_opting_in_nor_in_a_live_game(make_user, classic):
+def test_a_turn_played_at_the_table_sends_no_email_and_the_next_waits_its_own_delay(make_user, classic):
+    game, ann, bob = two_player_game(make_user, classic)
+    ann.notify_by_email = bob.notify_by_email = True
+    ann.save()
+    bob.save()
+    first = person_to_move(game)
+    assert services.clock_tick(now=game.turn_started_at + NOTICE_DUE - SECOND)["emails"] == 0
+    client = logged_in(first.user)
+    assert post_action(client, game, {"type": "draw", "source": "stock"}).status_code == 302
+    card = engine_view(game, first.position).hand[-1]
+    assert post_action(client, game, {"type": "discard", "card": card.code}).status_code == 302
+    second = person_to_move(game)
+    assert second.position != first.position
+    assert services.clock_tick(now=game.turn_started_at + NOTICE_DUE - SECOND)["emails"] == 0
+    assert services.clock_tick(now=game.turn_started_at + NOTICE_DUE)["emails"] == 1
+    assert [m.to for m in mail.outbox] == [[second.user.email]]  # the turn played in time: no message
+    assert not TurnNotice.objects.filter(game=game, user=first.user).exists()
+
+
+def test_no_email_without_opting_in_nor_in_a_live_game(make_user, classic, settings):
     game, ann, bob = two_player_game(make_user, classic)  # nobody opted in
-    services.clock_tick(now=game.turn_started_at + SECOND)
+    services.clock_tick(now=game.turn_started_at + NOTICE_DUE)
     assert mail.outbox == []
     live, carl, dora = None, make_user("carl"), make_user("dora")
     carl.notify_by_email = dora.notify_by_email = True
@@ -320,6 +342,8 @@ def test_no_email_without_opting_in_nor_in_a_live_game(make_user, classic):
     live = services.game_create(
         creator=carl, variant=classic, seat_count=2, time_limit_seconds=120, invitees=[dora], seed=5
     )
+    # A live turn ends before the notice's delay; without the delay it still gets none.
+    settings.TURN_NOTICE_DELAY_SECONDS = 0
     services.clock_tick(now=live.turn_started_at + SECOND)
     services.clock_tick(now=live.turn_started_at + 100 * SECOND)
     assert mail.outbox == []

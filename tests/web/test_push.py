@@ -23,6 +23,7 @@ import http_ece
 import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
+from django.conf import settings
 from django.core import mail
 from django.core.management import call_command
 from django.test import Client
@@ -41,6 +42,8 @@ pytestmark = pytest.mark.django_db
 
 DAY = 24 * 3600
 SECOND = datetime.timedelta(seconds=1)
+# A "your turn" notice goes out once the turn has waited this long (and is still the person's).
+NOTICE_DUE = datetime.timedelta(seconds=settings.TURN_NOTICE_DELAY_SECONDS)
 
 
 def b64(data: bytes) -> str:
@@ -171,8 +174,14 @@ def test_the_turn_notice_and_the_reminder_arrive_once_each_decrypted_with_the_li
     assert response.status_code == 200 and response.json() == {"ok": True, "devices": 1}
 
     start = game.turn_started_at
-    assert services.clock_tick(now=start + SECOND) == {"timeouts": 0, "emails": 0, "pushes": 1, "away": 0, "bots": 0}
-    assert services.clock_tick(now=start + 2 * SECOND)["pushes"] == 0  # once per turn
+    assert services.clock_tick(now=start + NOTICE_DUE) == {
+        "timeouts": 0,
+        "emails": 0,
+        "pushes": 1,
+        "away": 0,
+        "bots": 0,
+    }
+    assert services.clock_tick(now=start + NOTICE_DUE + SECOND)["pushes"] == 0  # once per turn
     (first,) = push_service.received
     assert first.path == browser.endpoint.removeprefix(push_service.url)
     # Signed with the site's VAPID key (RFC 8292), for this push service, with a TTL up to the deadline.
@@ -214,7 +223,7 @@ def test_the_notice_speaks_the_players_language_and_time_zone(make_user, classic
     mover.save()
     browser = new_browser(push_service)
     assert subscribe(logged_in(mover), browser).status_code == 200
-    assert services.clock_tick(now=game.turn_started_at + SECOND)["pushes"] == 1
+    assert services.clock_tick(now=game.turn_started_at + NOTICE_DUE)["pushes"] == 1
     notice = browser.decrypt(push_service.received[0])
     assert notice["title"] == f"Jste na tahu ve hře Klasická č. {game.pk}"
     assert "(Europe/Prague)" in notice["body"] and notice["body"].startswith("Táhněte")
@@ -227,9 +236,9 @@ def test_e_mail_and_push_share_one_record_one_of_each(make_user, classic, vapid,
     phone, laptop = new_browser(push_service, "phone"), new_browser(push_service, "laptop")
     client = logged_in(mover)
     assert subscribe(client, phone).status_code == 200 and subscribe(client, laptop).status_code == 200
-    done = services.clock_tick(now=game.turn_started_at + SECOND)
+    done = services.clock_tick(now=game.turn_started_at + NOTICE_DUE)
     assert done["emails"] == 1 and done["pushes"] == 2
-    assert services.clock_tick(now=game.turn_started_at + 2 * SECOND)["pushes"] == 0
+    assert services.clock_tick(now=game.turn_started_at + NOTICE_DUE + SECOND)["pushes"] == 0
     assert len(mail.outbox) == 1 and TurnNotice.objects.filter(game=game).count() == 1
     assert {r.path.split("-")[0] for r in push_service.received} == {"/push/phone", "/push/laptop"}
 
@@ -242,7 +251,7 @@ def test_a_subscription_the_push_service_reports_gone_is_removed(make_user, clas
     subscribe(client, gone)
     subscribe(client, kept)
     push_service.statuses[gone.endpoint.removeprefix(push_service.url)] = status
-    assert services.clock_tick(now=game.turn_started_at + SECOND)["pushes"] == 1
+    assert services.clock_tick(now=game.turn_started_at + NOTICE_DUE)["pushes"] == 1
     assert list(PushSubscription.objects.values_list("endpoint", flat=True)) == [kept.endpoint]
 
 
@@ -253,10 +262,10 @@ def test_a_failing_push_service_keeps_the_subscription_and_the_clock_goes_on(
     browser = new_browser(push_service)
     subscribe(logged_in(mover), browser)
     push_service.statuses[browser.endpoint.removeprefix(push_service.url)] = 500
-    assert services.clock_tick(now=game.turn_started_at + SECOND)["pushes"] == 0
+    assert services.clock_tick(now=game.turn_started_at + NOTICE_DUE)["pushes"] == 0
     assert PushSubscription.objects.count() == 1 and "push to subscription" in caplog.text
     # never sent twice: the notice was recorded, the next pass does not try again
-    assert services.clock_tick(now=game.turn_started_at + 2 * SECOND)["pushes"] == 0
+    assert services.clock_tick(now=game.turn_started_at + NOTICE_DUE + SECOND)["pushes"] == 0
     assert len(push_service.received) == 1
 
 
@@ -264,8 +273,9 @@ def test_no_push_while_away(make_user, classic, vapid, push_service):
     game, mover = game_over_days(make_user, classic)
     subscribe(logged_in(mover), new_browser(push_service))
     absence = services.away_declare(user=mover, days=1, now=game.turn_started_at)
-    assert services.clock_tick(now=game.turn_started_at + SECOND)["pushes"] == 0
-    assert services.clock_tick(now=absence.ends_at)["pushes"] == 1  # after the return: the turn's notice
+    assert services.clock_tick(now=game.turn_started_at + NOTICE_DUE)["pushes"] == 0
+    assert services.clock_tick(now=absence.ends_at)["pushes"] == 0  # the turn starts again on the return,
+    assert services.clock_tick(now=absence.ends_at + NOTICE_DUE)["pushes"] == 1  # and its notice waits as ever
     assert len(push_service.received) == 1
 
 
@@ -283,7 +293,7 @@ def test_without_vapid_keys_nothing_shows_and_nothing_is_sent(make_user, classic
     assert client.post("/accounts/push/unsubscribe/", {"all": "1"}).status_code == 404
     # a subscription kept from when push was on gets nothing now
     PushSubscription.objects.create(user=mover, **browser.fields)
-    done = services.clock_tick(now=game.turn_started_at + SECOND)
+    done = services.clock_tick(now=game.turn_started_at + NOTICE_DUE)
     assert done["pushes"] == 0 and push_service.received == []
     assert not TurnNotice.objects.exists()  # nothing was due by any way: no record either
 
@@ -446,5 +456,5 @@ def test_a_game_over_days_only(make_user, classic, vapid, push_service):
     game = Game.objects.get(pk=game.pk)
     mover = game.seats.get(position=game.current_seat).user
     subscribe(logged_in(mover), new_browser(push_service))
-    assert services.clock_tick(now=game.turn_started_at + SECOND)["pushes"] == 0
+    assert services.clock_tick(now=game.turn_started_at + NOTICE_DUE)["pushes"] == 0
     assert push_service.received == []
