@@ -25,7 +25,7 @@ from . import presentation
 from .history.ratings import places
 from .models import Absence, AuditRecord, Game, Move, Seat
 from .models.away import time_away_in_year
-from .table import RECENT_MOVES, TableReading, round_to_summarise, table_context
+from .table import RECENT_MOVES, LoggedEvents, TableReading, round_to_summarise, table_context
 
 
 def games_waiting_on(*, user: Any) -> QuerySet[Game]:
@@ -218,12 +218,12 @@ def game_table(*, game: Game, user: Any, sort: str = "suit", hand_view: str = "o
     if game.state is None:
         return {**table_context(reading), "seated_ids": _people_of(seats)}
     v = view(GameState.from_dict(game.state), me.position if me is not None else None)
-    moves = Move.objects.filter(game=game).order_by("-seq").values_list("events", flat=True)[:RECENT_MOVES]
+    moves = Move.objects.filter(game=game).order_by("-seq").values_list("seat", "by_bot", "events")[:RECENT_MOVES]
     summarised = round_to_summarise(rounds_ended=len(v.results), game_over=v.is_over, me=me)
     reading = replace(
         reading,
         view=v,
-        recent_events=[event for events in moves for event in reversed(events)],
+        recent_moves=[LoggedEvents(*move) for move in moves],
         standings=final_standings(seats, list(v.scores)) if v.is_over else None,
         round_end_events=round_end_events(game=game, round_number=summarised) if summarised else None,
     )

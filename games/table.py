@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -43,6 +43,14 @@ RECENT_MOVES = 12
 HAND_VIEWS = ("own", "melds")
 
 
+class LoggedEvents(NamedTuple):
+    """One move of the log as the recent-moves list reads it."""
+
+    seat: int
+    by_bot: bool
+    events: Sequence[Mapping[str, Any]]
+
+
 @dataclass(frozen=True)
 class TableReading:
     """Everything the table shows, as read from the database (``view`` is None before the deal)."""
@@ -56,8 +64,8 @@ class TableReading:
     rematch_game: Game | None
     abort_record: AuditRecord | None
     view: SeatView | None = None
-    #: Public events of the latest moves, newest first.
-    recent_events: Sequence[Mapping[str, Any]] = ()
+    #: The latest moves, newest first: each move's seat, whether a bot played it, and its public events.
+    recent_moves: Sequence[LoggedEvents] = ()
     #: Final places, once the game is over.
     standings: list[dict[str, Any]] | None = None
     #: Time away going on, by seat position (games over days in play only).
@@ -66,6 +74,20 @@ class TableReading:
     hand_view: str = "own"
     #: Public events of the last moves of the round the summary shows (``round_to_summarise``), oldest first.
     round_end_events: Sequence[Mapping[str, Any]] | None = None
+
+
+def _recent_lines(reading: TableReading, names: Mapping[int, str]) -> list[dict[str, Any]]:
+    """The recent-moves list, newest first: each line with whether the bot played it for a person
+    (time ran out, or the seat was handed to the bot), so a turn nobody chose does not read as theirs."""
+    people = {seat.position for seat in reading.seats if seat.user_id is not None}
+    lines = []
+    for move in reading.recent_moves:
+        for event in reversed(move.events):
+            text = presentation.describe_event(event, names)
+            if text:
+                for_person = move.by_bot and move.seat in people and event.get("seat") == move.seat
+                lines.append({"text": text, "bot_for_person": for_person})
+    return lines
 
 
 def round_to_summarise(*, rounds_ended: int, game_over: bool, me: Seat | None) -> int | None:
@@ -165,8 +187,7 @@ def _dealt(reading: TableReading, v: SeatView) -> dict[str, Any]:
         if reading.hand_view == "melds" and hand:
             arranged = _arranged_hand(v, hand)
 
-    lines = (presentation.describe_event(event, names) for event in reading.recent_events)
-    recent = [line for line in lines if line]
+    recent = _recent_lines(reading, names)
     results = v.results
     taken = v.taken_from_discard
     summarised = round_to_summarise(rounds_ended=len(results), game_over=v.is_over, me=me)
@@ -217,6 +238,12 @@ def _dealt(reading: TableReading, v: SeatView) -> dict[str, Any]:
             for t in v.table_melds
         ],
         "recent_moves": recent[:RECENT_MOVES],
+        # the player's turns the bot played because their time ran out, while they may still stop it
+        "timeouts": (
+            {"count": me.timeouts_in_row, "limit": Seat.TIMEOUTS_BEFORE_TAKEOVER}
+            if me is not None and me.person_plays and me.timeouts_in_row and not v.is_over and not game.is_aborted
+            else None
+        ),
         "last_result": presentation.round_result(results[-1], names, with_cards=False) if results else None,
         "standings": reading.standings if v.is_over else None,
         # the game's last round at the end; while it goes on, the round a player has not moved on from

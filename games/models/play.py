@@ -397,6 +397,8 @@ class Seat(models.Model):
 
     total_score = models.IntegerField(_("total score"), default=0)
     joined_at = models.DateTimeField(_("joined at"), null=True, blank=True)
+    #: Timeouts in a row after which the bot keeps the seat and the person has left.
+    TIMEOUTS_BEFORE_TAKEOVER = 3
     timeouts_in_row = models.PositiveSmallIntegerField(_("timeouts in a row"), default=0)
     left = models.CharField(_("left the game"), max_length=10, choices=Left.choices, blank=True, default="")
     left_at = models.DateTimeField(_("left at"), null=True, blank=True)

@@ -34,8 +34,7 @@ from .turns import (
 
 logger = logging.getLogger(__name__)
 
-#: Timeouts in a row after which the bot keeps the seat and the person has left.
-TIMEOUTS_BEFORE_TAKEOVER = 3
+TIMEOUTS_BEFORE_TAKEOVER = Seat.TIMEOUTS_BEFORE_TAKEOVER
 
 #: A game whose turn has been a bot's this long since it last changed was left by a server that stopped
 #: before it ran the work after its answer (``after_response``), or whose after-answer thread is busy with

@@ -6,6 +6,7 @@ Time is injected (``now=``) or frozen (``django.utils.timezone.now`` patched), n
 from __future__ import annotations
 
 import datetime
+import re
 from unittest import mock
 
 import pytest
@@ -130,6 +131,57 @@ def test_a_move_of_the_person_resets_the_timeouts_in_a_row(make_user, classic):
     assert post_action(logged_in(sleeper.user), game, {"type": "draw", "source": "stock"}).status_code == 302
     sleeper.refresh_from_db()
     assert sleeper.timeouts_in_row == 0
+
+
+def recent_lines(client, game):
+    """The table's recent moves as (line, whether it is marked as a bot's move for the player), newest first."""
+    page = client.get(f"/games/{game.pk}/").content.decode()
+    section = page.split('class="panel recent"', 1)[1].split("</section>", 1)[0]
+    items = re.findall(r"<li>(.*?)</li>", section, re.S)
+    return [(re.sub(r"<[^>]+>.*", "", item).strip(), "bot move" in item) for item in items], page
+
+
+def test_the_table_marks_the_turns_the_bot_played_for_a_person_and_warns_them(make_user, classic):
+    # A deal where the bot plays the timed-out turn without going out (so the turns go on in turn).
+    game, ann, bob = two_player_game(make_user, classic, seed=5)
+    sleeper = person_to_move(game)
+    awake = game.seats.exclude(pk=sleeper.pk).get()
+    services.game_timeout(game_id=game.pk, turn_number=game.turn_number, now=game.turn_deadline)
+    sleeper_client, awake_client = logged_in(sleeper.user), logged_in(awake.user)
+
+    for client in (sleeper_client, awake_client):  # everyone at the table sees whose choice it was
+        lines, page = recent_lines(client, game)
+        assert lines[:2] and all(marked for line, marked in lines if line.startswith(sleeper.name))
+        assert len([1 for line, marked in lines if marked]) == 2  # the draw and the discard
+    _, sleeper_page = recent_lines(sleeper_client, game)
+    _, awake_page = recent_lines(awake_client, game)
+    assert "the bot played your turn (1 of 3 in a row)" in sleeper_page
+    assert "in a row" not in awake_page  # the warning is for the player whose time ran out
+
+    card = engine_view(game, awake.position).hand[-1]
+    assert post_action(awake_client, game, {"type": "draw", "source": "stock"}).status_code == 302
+    assert post_action(awake_client, game, {"type": "discard", "card": card.code}).status_code == 302
+    assert post_action(sleeper_client, game, {"type": "draw", "source": "stock"}).status_code == 302
+    lines, sleeper_page = recent_lines(sleeper_client, game)
+    assert lines[0] == (f"{sleeper.name} drew from the stock.", False)  # their own move again
+    assert [marked for line, marked in lines[:3]] == [False, False, False]  # and the other player's
+    assert [marked for line, marked in lines[3:5]] == [True, True]  # the turn the bot played stays marked
+    assert "in a row" not in sleeper_page  # a move of their own started the count again
+
+
+def test_the_turns_of_a_bot_seat_are_not_marked_as_played_for_someone(make_user, classic):
+    ann = make_user("ann")
+    game = services.game_create(
+        creator=ann, variant=classic, seat_count=2, bot_count=1, seed=4, options={"rounds": [3, 4]}
+    )
+    client = logged_in(ann)
+    assert post_action(client, game, {"type": "draw", "source": "stock"}).status_code == 302
+    card = engine_view(game, 0).hand[-1]
+    assert post_action(client, game, {"type": "discard", "card": card.code}).status_code == 302
+    bot_name = game.seats.get(position=1).name
+    lines, page = recent_lines(client, game)
+    assert any(line.startswith(bot_name) for line, _ in lines)  # the bot has played after Ann
+    assert not any(marked for _, marked in lines) and "in a row" not in page
 
 
 def test_a_timeout_that_is_not_due_or_already_played_changes_nothing(make_user, classic):
