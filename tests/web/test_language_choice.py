@@ -53,6 +53,13 @@ def test_the_switcher_is_on_every_page_and_keeps_the_page(make_user, path):
         assert f'<option value="{code}"' in html
 
 
+def test_the_switcher_names_each_language_in_itself_with_a_capital():
+    html = Client().get("/").content.decode()
+    names = re.findall(r'<option value="[a-z-]+"[^>]*>([^<]+)</option>', html)
+    # Django calls Czech "česky", in lower case, beside "English", "Hrvatski" and "Afrikaans"
+    assert sorted(names) == ["Afrikaans", "English", "Hrvatski", "Česky"]
+
+
 def test_switching_goes_back_to_the_same_page_in_the_new_language():
     client = Client()
     response = client.post("/i18n/setlang/", {"language": "hr", "next": "/rules/?x=1"})
