@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import datetime
 import json
 import os
 import re
@@ -10,11 +11,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.conf import settings
 from django.test import Client
 
 from games import services
 from games.engine import GameState, SeatView, view
 from games.models import Game
+
+#: A "your turn" notice goes out once the turn has waited this long and is still the person's.
+NOTICE_DUE = datetime.timedelta(seconds=settings.TURN_NOTICE_DELAY_SECONDS)
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -10,20 +10,17 @@ import re
 from unittest import mock
 
 import pytest
-from django.conf import settings
 from django.core import mail
 from django.core.management import call_command
 
 from games import selectors, services
 from games.models import Game, Move, TurnNotice
 
-from .conftest import engine_view, logged_in, post_action, state_fingerprint
+from .conftest import NOTICE_DUE, engine_view, logged_in, post_action, state_fingerprint
 
 pytestmark = pytest.mark.django_db
 
 SECOND = datetime.timedelta(seconds=1)
-# A "your turn" notice goes out once the turn has waited this long (and is still the person's).
-NOTICE_DUE = datetime.timedelta(seconds=settings.TURN_NOTICE_DELAY_SECONDS)
 DAY = 24 * 3600
 
 

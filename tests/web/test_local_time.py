@@ -17,7 +17,7 @@ from accounts.middleware import UserTimeZoneMiddleware
 from accounts.models import User
 from games import services
 from games.models import Game
-from tests.web.conftest import logged_in
+from tests.web.conftest import NOTICE_DUE, logged_in
 
 pytestmark = pytest.mark.django_db
 
@@ -119,7 +119,7 @@ def test_the_turn_email_says_the_deadline_in_the_recipients_zone_and_language(ma
     game, mover = _async_game(make_user, classic)
     mover.time_zone, mover.language, mover.notify_by_email = AUCKLAND, "cs", True
     mover.save()
-    assert services.clock_tick(now=game.turn_started_at + datetime.timedelta(seconds=1))["emails"] == 1
+    assert services.clock_tick(now=game.turn_started_at + NOTICE_DUE)["emails"] == 1
     (message,) = mail.outbox
     with translation.override("cs"):
         shown = formats.date_format(timezone.localtime(game.turn_deadline, ZoneInfo(AUCKLAND)), "DATETIME_FORMAT")

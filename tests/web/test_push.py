@@ -23,7 +23,6 @@ import http_ece
 import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
-from django.conf import settings
 from django.core import mail
 from django.core.management import call_command
 from django.test import Client
@@ -36,14 +35,12 @@ from games.engine import GameState
 from games.models import Game, Move, TurnNotice
 from tests.leaks import find_leaks_in_message, secrets_of
 
-from .conftest import logged_in
+from .conftest import NOTICE_DUE, logged_in
 
 pytestmark = pytest.mark.django_db
 
 DAY = 24 * 3600
 SECOND = datetime.timedelta(seconds=1)
-# A "your turn" notice goes out once the turn has waited this long (and is still the person's).
-NOTICE_DUE = datetime.timedelta(seconds=settings.TURN_NOTICE_DELAY_SECONDS)
 
 
 def b64(data: bytes) -> str:

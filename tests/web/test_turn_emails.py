@@ -16,6 +16,8 @@ from django.utils import translation
 from games import services
 from games.models import Game
 
+from .conftest import NOTICE_DUE
+
 pytestmark = pytest.mark.django_db
 
 DAY = 24 * 3600
@@ -42,7 +44,7 @@ def async_game(make_user, classic, *, variant_name: str) -> tuple[Game, object]:
 
 def test_the_turn_email_carries_names_verbatim(make_user, classic):
     game, mover = async_game(make_user, classic, variant_name=TRICKY)
-    assert services.clock_tick(now=game.turn_started_at + datetime.timedelta(seconds=1))["emails"] == 1
+    assert services.clock_tick(now=game.turn_started_at + NOTICE_DUE)["emails"] == 1
     (message,) = mail.outbox
     assert message.to == [mover.email]
     assert message.subject == f"Your turn in {TRICKY} #{game.pk}"
@@ -65,7 +67,7 @@ def test_the_reminder_carries_names_verbatim_too(make_user, classic):
 
 def test_a_line_break_in_a_name_keeps_the_subject_on_one_line(make_user, classic):
     game, _mover = async_game(make_user, classic, variant_name="Two\nlines\r\nBcc: x@example.com")
-    assert services.clock_tick(now=game.turn_started_at + datetime.timedelta(seconds=1))["emails"] == 1
+    assert services.clock_tick(now=game.turn_started_at + NOTICE_DUE)["emails"] == 1
     (message,) = mail.outbox
     assert message.subject == f"Your turn in Two lines Bcc: x@example.com #{game.pk}"
     assert message.recipients() == [message.to[0]]
@@ -81,7 +83,7 @@ def test_a_built_in_variant_is_named_in_the_recipients_language(make_user, class
     with translation.override(language):
         label = game.variant_label
     assert label != "Classic"
-    assert services.clock_tick(now=game.turn_started_at + datetime.timedelta(seconds=1))["emails"] == 1
+    assert services.clock_tick(now=game.turn_started_at + NOTICE_DUE)["emails"] == 1
     assert services.clock_tick(now=game.turn_started_at + datetime.timedelta(seconds=DAY * 0.8))["emails"] == 1
     for message in mail.outbox:  # (Czech numbers a game "č. 5", not "#5")
         assert label in message.subject and label in message.body
