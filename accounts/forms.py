@@ -8,8 +8,9 @@ from django.utils import translation
 from django.utils.text import capfirst
 from django.utils.translation import gettext_lazy as _
 
-from .models import User, time_zone_names, validate_time_zone
+from .models import User, validate_time_zone
 from .names import name_key, reserved_reason
+from .zones import zone_choices
 
 
 def _refuse_reserved(name: str) -> str:
@@ -17,10 +18,6 @@ def _refuse_reserved(name: str) -> str:
     if reason:
         raise forms.ValidationError(reason, code="reserved")
     return name
-
-
-def _time_zone_choices() -> list[tuple[str, str]]:
-    return [("", str(_("Same as my browser"))), *((name, name.replace("_", " ")) for name in time_zone_names())]
 
 
 class SignUpForm(UserCreationForm):
@@ -67,7 +64,7 @@ class ProfileForm(forms.ModelForm):
             label=capfirst(model_field.verbose_name),  # as Django labels the fields it makes from the model
             help_text=model_field.help_text,
             required=False,
-            choices=_time_zone_choices(),
+            choices=zone_choices(),
             empty_value="",
         )
 

@@ -24,6 +24,7 @@ from pywebpush import WebPushException, webpush
 
 from accounts import push as push_settings
 from accounts.models import PushSubscription, User
+from accounts.zones import zone_city
 from games.models import Game
 
 logger = logging.getLogger(__name__)
@@ -51,7 +52,7 @@ def notice_payload(game: Game, *, reminder: bool, link: str) -> dict[str, str]:
     if game.turn_deadline is not None:
         body = _("Move before %(deadline)s (%(zone)s), or a bot plays this turn for you.") % {
             "deadline": formats.date_format(timezone.localtime(game.turn_deadline), "DATETIME_FORMAT"),
-            "zone": timezone.get_current_timezone_name(),
+            "zone": zone_city(timezone.get_current_timezone_name()),
         }
     icon = static("games/favicon-turn.svg")
     return {"title": title, "body": body, "url": link, "tag": f"game-{game.pk}", "icon": icon}

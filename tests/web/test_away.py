@@ -262,13 +262,13 @@ def test_opponents_and_watchers_see_away_until_in_their_own_zone(make_user, clas
         other.save()
         page = logged_in(other).get(game.get_absolute_url()).content.decode()
         assert "nije tu do" in page  # Croatian
-        assert "22:00" in page and "Pacific/Auckland" in page  # 10:00 UTC is 22:00 in Auckland (NZST)
+        assert "22:00" in page and "(Auckland)" in page  # 10:00 UTC is 22:00 in Auckland (NZST)
         assert 'class="clock paused"' in page and 'class="countdown"' not in page
         watcher = make_user("walt")
         watcher.time_zone = "America/New_York"
         watcher.save()
         watched = logged_in(watcher).get(game.get_absolute_url()).content.decode()
-        assert "away until July 4, 2027, 6 a.m. (America/New_York)" in watched  # 06:00 EDT
+        assert "away until July 4, 2027, 6 a.m. (New York)" in watched  # 06:00 EDT
         own = logged_in(mover).get(game.get_absolute_url()).content.decode()
         assert "Your clock is stopped: you are away until" in own and "A move ends your time away." in own
         assert "23h 00m left after that" in own  # a day per move, one hour used before going away

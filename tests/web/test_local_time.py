@@ -15,6 +15,7 @@ from django.utils import formats, timezone, translation
 
 from accounts.middleware import UserTimeZoneMiddleware
 from accounts.models import User
+from accounts.zones import zone_city
 from games import services
 from games.models import Game
 from tests.web.conftest import NOTICE_DUE, logged_in
@@ -24,6 +25,7 @@ pytestmark = pytest.mark.django_db
 DAY = 24 * 3600
 PASSWORD = "a-Long-and-unusual-pass-31"
 PRAGUE, AUCKLAND = "Europe/Prague", "Pacific/Auckland"
+CITY = {PRAGUE: "Prague", AUCKLAND: "Auckland"}  # how a time's zone is named beside it, in English
 
 
 def _zone_seen(request) -> str:
@@ -75,6 +77,23 @@ def test_a_zone_is_validated_on_the_model_and_the_profile(make_user):
     assert f'<option value="{AUCKLAND}" selected>' in page
 
 
+@pytest.mark.parametrize(
+    ("language", "prague", "group"), [("en", "Prague", "Europe"), ("cs", "Praha", "Evropa"), ("hr", "Prag", "Europa")]
+)
+def test_the_zones_are_named_by_city_in_the_readers_language_and_grouped(make_user, language, prague, group):
+    assert zone_city(PRAGUE, language) == prague
+    # No city: its own name (Babel's "GMT+5" would read as five hours ahead; Etc/GMT+5 is five behind).
+    assert zone_city("Etc/GMT+5", language) == "Etc/GMT+5" and zone_city("US/Eastern", language) == "US/Eastern"
+    ann = make_user("ann")
+    ann.language, ann.time_zone = language, "Europe/Kiev"  # an old name, saved before: still offered, and chosen
+    ann.save()
+    page = logged_in(ann).get("/accounts/profile/").content.decode()
+    europe = re.search(rf'<optgroup label="{group}">(.*?)</optgroup>', page, re.S)
+    assert europe and f'<option value="{PRAGUE}">{prague}</option>' in europe.group(1)
+    assert "Europe/Kiev" not in europe.group(1)  # the old name is not a second Kyiv among the cities
+    assert '<option value="Europe/Kiev" selected>Europe/Kiev</option>' in page
+
+
 def test_sign_up_keeps_the_browsers_zone_and_drops_a_bad_one(client):
     form = {"username": "dorothea9", "email": "dora@example.com", "password1": PASSWORD, "password2": PASSWORD}
     assert "data-browser-time-zone" in client.get("/accounts/signup/").content.decode()
@@ -110,7 +129,7 @@ def test_the_deadline_on_the_table_and_my_games_is_in_the_readers_zone(make_user
     shown = formats.date_format(local, "DATETIME_FORMAT")
     for url in (game.get_absolute_url(), "/games/mine/"):
         page = client.get(url).content.decode()
-        assert shown in page and f"({zone})" in page, url
+        assert shown in page and f"({CITY[zone]})" in page, url
     stored = Game.objects.filter(pk=game.pk).values_list("turn_deadline", flat=True).get()
     assert stored.utcoffset() == datetime.timedelta(0)  # the database keeps UTC
 
@@ -123,7 +142,7 @@ def test_the_turn_email_says_the_deadline_in_the_recipients_zone_and_language(ma
     (message,) = mail.outbox
     with translation.override("cs"):
         shown = formats.date_format(timezone.localtime(game.turn_deadline, ZoneInfo(AUCKLAND)), "DATETIME_FORMAT")
-    assert shown in message.body and f"({AUCKLAND})" in message.body
+    assert shown in message.body and "(Auckland)" in message.body
     assert timezone.get_current_timezone_name() == "UTC"
 
 

@@ -1,0 +1,16 @@
+"""``{% current_zone_city as zone %}``: the active time zone named by its city in the active language
+(:func:`accounts.zones.zone_city`), where a page says the zone of a time it shows."""
+
+from __future__ import annotations
+
+from django import template
+from django.utils import timezone
+
+from accounts.zones import zone_city
+
+register = template.Library()
+
+
+@register.simple_tag
+def current_zone_city() -> str:
+    return zone_city(timezone.get_current_timezone_name())
