@@ -15,6 +15,9 @@ skipped (and logged) instead, so a Redis outage costs database reads, never a
 page.  Deleting a session (log-out, a new key at log-in) still fails when the
 cache cannot be reached, as in Django: a session must not live on in the cache
 after the person was told they are signed out.
+
+As in ``sessions_db``, a key Django could not have made is no session (a NUL in a
+cookie made PostgreSQL fail the page).
 """
 
 from __future__ import annotations
@@ -24,13 +27,15 @@ from typing import Any
 
 from django.contrib.sessions.backends import cached_db
 
+from .sessions_db import MadeKeysOnly
+
 logger = logging.getLogger(__name__)
 
 #: Django's backend (its stubs do not know the cache and database helpers used below).
 CachedDBStore: Any = cached_db.SessionStore
 
 
-class SessionStore(CachedDBStore):
+class SessionStore(MadeKeysOnly, CachedDBStore):
     def load(self) -> dict[str, Any]:
         try:
             data = self._cache.get(self.cache_key)

@@ -264,7 +264,7 @@ if REDIS_URL:
     SESSION_ENGINE = "threethirteen_site.sessions"
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
-    SESSION_ENGINE = "django.contrib.sessions.backends.db"
+    SESSION_ENGINE = "threethirteen_site.sessions_db"
     # One process, one memory: the limits hold (several processes need REDIS_URL anyway).
     SILENCED_SYSTEM_CHECKS += ["django_ratelimit.E003"]
 

@@ -70,6 +70,20 @@ def two_player_game(make_user, classic):
     return game, ann, bob
 
 
+@pytest.mark.parametrize("path", ["/ws/user/", "/ws/games/1/"])
+def test_a_forged_session_cookie_is_a_visitor_not_an_error(path):
+    """Python's cookie parser makes ``\\000`` a NUL, which PostgreSQL refused in the session query."""
+    headers = [(b"origin", ORIGIN), (b"host", b"127.0.0.1"), (b"cookie", b'sessionid="aaaaaaaaaaaa\\000"')]
+    comm = WebsocketCommunicator(application, path, headers=headers)
+
+    async def scenario():
+        result = await comm.connect()
+        await comm.disconnect()
+        return result
+
+    assert async_to_sync(scenario)() == (False, consumers.CLOSE_NOT_LOGGED_IN)
+
+
 def test_a_logged_out_visitor_is_refused(two_player_game):
     game, _, _ = two_player_game
     assert connects(f"/ws/games/{game.pk}/") == (False, consumers.CLOSE_NOT_LOGGED_IN)

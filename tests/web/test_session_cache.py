@@ -40,7 +40,7 @@ def test_the_cached_sessions_come_with_the_shared_cache_only():
     shared_pool = "threethirteen_site.redis_cache.SharedConnectionPool"
     assert engine_with(REDIS_URL="redis://127.0.0.1:6379/0") == ["threethirteen_site.sessions", shared_pool]
     # each process's own memory would keep a session another process ended
-    assert engine_with() == ["django.contrib.sessions.backends.db", None]
+    assert engine_with() == ["threethirteen_site.sessions_db", None]
 
 
 def test_every_cache_object_of_a_process_takes_its_connections_from_one_pool():
