@@ -345,6 +345,14 @@ def test_a_players_own_turns_show_by_default_with_chosen_and_best(finished):
         assert turn["decisions"][1]["chosen"]["kind"] in ("discard", "go_out")
 
 
+@pytest.mark.parametrize("show", ["²", "٣", "9" * 5000, "-1", "99", "1.0", ""])
+def test_a_seat_that_is_not_a_small_ascii_number_shows_the_readers_own_turns(finished, show):
+    game, _, bob = finished
+    _analyse(game)
+    response = logged_in(bob).get(_url(game), {"show": show})
+    assert response.status_code == 200 and response.context["selected"] == 1
+
+
 def test_the_record_shows_the_button_then_the_progress_then_the_accuracies(finished, make_user):
     game, ann, _ = finished
     record = f"/games/{game.pk}/record/"
