@@ -53,7 +53,8 @@ class AuditRecord(models.Model):
         on_delete=models.PROTECT,
         related_name="audit_records",
     )
-    target = models.CharField(_("target"), max_length=200, help_text=_("What the action was done to, in words."))
+    # Text, not a bounded string: the words name a person (150 characters) and a message, in the moderator's language.
+    target = models.TextField(_("target"), help_text=_("What the action was done to, in words."))
 
     class Meta:
         ordering = ("-created_at", "-pk")

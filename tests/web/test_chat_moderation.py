@@ -169,6 +169,25 @@ def test_the_user_admin_mutes_from_chat_too(talk, role_client):
     assert done.status_code == 302 and ChatSuspension.objects.get().user == bob
 
 
+@pytest.mark.parametrize("language", ["en", "af"])
+def test_the_audit_record_keeps_a_long_name_and_message_whole(make_user, classic, role_client, language):
+    """The target's words name a user (up to 150 characters) and a message: over 200 in all, which PostgreSQL
+    refused (a 500 for the moderator), and longer still in Afrikaans."""
+    long = make_user("w" * 150)
+    game = services.game_create(creator=long, variant=classic, seat_count=2, bot_count=1, seed=3)
+    message = services.chat_post(game_id=game.pk, user=long, text="x" * 200, channel="players")
+    client, _moderator = role_client("moderator")
+    client.cookies["django_language"] = language
+    assert (
+        run_action(client, "/admin/games/chatmessage/", "hide_messages", [message.pk], reason=REASON).status_code == 302
+    )
+    done = run_action(client, "/admin/accounts/user/", "mute_from_chat", [long.pk], reason=REASON, hours=1)
+    assert done.status_code == 302
+    hidden, muted = AuditRecord.objects.order_by("pk")
+    assert hidden.action == AuditRecord.Action.CHAT_HIDE and "w" * 150 in hidden.target and len(hidden.target) > 200
+    assert muted.action == AuditRecord.Action.CHAT_MUTE and "w" * 150 in muted.target
+
+
 def test_a_moderator_dismisses_reports_and_the_message_stays(talk, role_client):
     game, ann, bob, cid, polite, rude = talk
     client, moderator = role_client("moderator")
