@@ -29,6 +29,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.translation import gettext as _
@@ -70,7 +71,10 @@ def axes_username(request: HttpRequest, credentials: dict[str, Any] | None) -> s
         username = credentials[field]
     else:
         username = request.POST.get(field)
-    return str(username).strip().casefold() if username else None
+    # No account's name is longer than the user model allows; axes stores the name in 255 characters, and a
+    # longer one typed into a log-in form was a 500 on PostgreSQL.
+    longest = get_user_model()._meta.get_field("username").max_length
+    return str(username).strip().casefold()[:longest] if username else None
 
 
 def _minutes(delta: timedelta | float | None) -> int:

@@ -97,6 +97,17 @@ def test_an_address_locks_after_failures_against_many_accounts(clock, ann):
     assert log_in(own, "ann", PASSWORD).status_code == 302 and is_logged_in(own)
 
 
+@pytest.mark.parametrize("url", ["/accounts/login/", "/admin/login/"])
+def test_a_name_longer_than_any_account_is_a_failed_log_in_that_still_counts(clock, ann, url):
+    """axes keeps the name in 255 characters: a longer one was a 500 on PostgreSQL."""
+    attacker = from_address("192.0.2.77")
+    for n in range(LIMIT - 1):
+        response = log_in(attacker, f"{n}" + "x" * 300, "wrong", url)
+        assert response.status_code == 200 and "correct username and password" in response.content.decode()
+    # The long names count against the address like any other failure.
+    assert log_in(attacker, "y" * 5000, "wrong", url).status_code == 429
+
+
 def test_the_lock_lifts_after_the_cool_off_and_not_before(clock, ann):
     client = from_address("192.0.2.1")
     for _ in range(LIMIT):
