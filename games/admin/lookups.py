@@ -8,7 +8,7 @@ parameters of the admin's own list filters and of its date hierarchy (with
 plain numbers only); anything else makes Django raise
 ``DisallowedModelAdminLookup``, a 400.  The search box (``q``), the ordering
 (``o``), the page (``p``) and the other parameters of the changelist itself
-never reach ``lookup_allowed``.
+never reach ``lookup_allowed``.  An action posted for rows that are not ids of the list is a 400 too.
 
 Every admin of the project uses it; :func:`restrict_lookups` puts it on an
 admin registered by another app (Django's groups).  A test walks
@@ -21,9 +21,11 @@ from typing import TYPE_CHECKING, Any
 
 from django.contrib import admin
 from django.contrib.admin.filters import FieldListFilter, ListFilter, SimpleListFilter
+from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.contrib.admin.utils import get_fields_from_path
+from django.core.exceptions import BadRequest, ValidationError
 from django.db.models import Field, Model, QuerySet
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 
 #: The parts of a date hierarchy's parameters, with the values a calendar allows.
 DATE_HIERARCHY_PARTS = {"year": (1, 9998), "month": (1, 12), "day": (1, 31)}
@@ -81,6 +83,18 @@ class StrictLookupsMixin(_Base):
         if "\x00" in search_term:  # the autocomplete's term (the changelist's form refuses NUL itself)
             return queryset.none(), False
         return super().get_search_results(request, queryset, search_term)
+
+    def response_action(self, request: HttpRequest, queryset: QuerySet[Any]) -> HttpResponse | None:
+        """An action on rows that are no ids of this list (``_selected_action=abc``, a forged post) is a 400:
+        Django's admin passed them to the query, which raised (a 500)."""
+        pk = self.model._meta.pk
+        assert pk is not None
+        for value in request.POST.getlist(ACTION_CHECKBOX_NAME):
+            try:
+                pk.run_validators(pk.to_python(value))  # an integer id's validators hold the database's range
+            except (ValidationError, ValueError, TypeError) as error:
+                raise BadRequest("not a row of this list") from error
+        return super().response_action(request, queryset)
 
 
 def restrict_lookups(site: admin.AdminSite, model: type[Model]) -> None:

@@ -101,6 +101,30 @@ def test_a_games_page_shows_seats_move_log_and_round_results_but_no_hidden_cards
 # -- abort ----------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize(
+    ("changelist", "action"),
+    [
+        ("/admin/games/game/", "abort_games"),
+        ("/admin/games/seat/", "hand_to_bot"),
+        ("/admin/accounts/user/", "deactivate_users"),
+        ("/admin/accounts/user/", "mute_from_chat"),
+        ("/admin/games/chatmessage/", "hide_messages"),
+        ("/admin/games/chatsuspension/", "unmute_users"),
+    ],
+)
+@pytest.mark.parametrize("selected", ["abc", "1.5", "", "9" * 40, "1\x00"])
+def test_an_action_on_rows_that_are_no_ids_is_a_400_and_changes_nothing(
+    two_player_game, role_client, changelist, action, selected
+):
+    game, _ann, _bob = two_player_game
+    client, _moderator = role_client("moderator")
+    before = state_fingerprint(game)
+    form = {"action": action, "_selected_action": [str(game.pk), selected], "confirm": "yes", "reason": REASON}
+    response = client.post(changelist, {**form, "hours": 1})
+    assert response.status_code == 400
+    assert state_fingerprint(game) == before and audit_count() == 0
+
+
 def test_abort_from_the_game_list_asks_for_a_reason_then_stops_the_game(two_player_game, role_client):
     game, ann, bob = two_player_game
     client, moderator = role_client("moderator")
