@@ -204,11 +204,13 @@ def round_story(result: RoundResult, events: Sequence[Mapping[str, Any]], names:
     ``events`` are the public events of the round's last moves, oldest first;
     they must reach back to the first go-out (its last lap is at most two
     moves a seat).  Without that go-out among them, the story says only who
-    went out.  Returns ``went_out`` and ``stock`` (a sentence or None) and
-    ``last_turns`` (one sentence a turn).
+    went out.  Returns ``went_out`` and ``stock`` (a sentence or None),
+    ``last_turns`` (one sentence a turn, ``text``), and whether the bot played
+    the go-out or a turn for a person (``went_out_by_bot``, ``bot_for_person``:
+    the events say so, :func:`games.selectors.round_end_events`).
     """
     went_out, exhausted = result.went_out, result.ended == RoundEnd.STOCK_EXHAUSTED
-    story: dict[str, Any] = {"went_out": None, "last_turns": [], "stock": None}
+    story: dict[str, Any] = {"went_out": None, "went_out_by_bot": False, "last_turns": [], "stock": None}
     if went_out is None:
         if exhausted:
             story["stock"] = _("Nobody went out: the stock ran out, and every hand was scored as it stood.")
@@ -221,8 +223,13 @@ def round_story(result: RoundResult, events: Sequence[Mapping[str, Any]], names:
         story["went_out"] = _("%(name)s went out.") % {"name": names.get(went_out, "?")}
     else:
         story["went_out"] = describe_event(events[start], names)
+        story["went_out_by_bot"] = bool(events[start].get("bot_for_person"))
         turns = _turns(events[start + 1 :])
-        story["last_turns"] = [line for line in (_turn_sentence(turn, names) for turn in turns) if line]
+        story["last_turns"] = [
+            {"text": line, "bot_for_person": any(event.get("bot_for_person") for event in turn)}
+            for turn, line in ((turn, _turn_sentence(turn, names)) for turn in turns)
+            if line
+        ]
     if exhausted:
         stock = _("The stock ran out before the last turns were over.")
         if start is not None:

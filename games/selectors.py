@@ -225,7 +225,7 @@ def game_table(*, game: Game, user: Any, sort: str = "suit", hand_view: str = "o
         view=v,
         recent_moves=[LoggedEvents(*move) for move in moves],
         standings=final_standings(seats, list(v.scores)) if v.is_over else None,
-        round_end_events=round_end_events(game=game, round_number=summarised) if summarised else None,
+        round_end_events=round_end_events(game=game, round_number=summarised, seats=seats) if summarised else None,
     )
     return {**table_context(reading), "seated_ids": _people_of(seats)}
 
@@ -235,15 +235,23 @@ def _people_of(seats: Sequence[Seat]) -> set[int]:
     return {seat.user_id for seat in seats if seat.user_id is not None}
 
 
-def round_end_events(*, game: Game, round_number: int) -> list[dict[str, Any]]:
+def round_end_events(*, game: Game, round_number: int, seats: Iterable[Seat]) -> list[dict[str, Any]]:
     """The public events of a finished round's last moves, oldest first: enough to reach back to its
-    first go-out (the last lap after it is at most two moves a seat), for the story of its end."""
+    first go-out (the last lap after it is at most two moves a seat), for the story of its end.
+
+    An event of a move the bot played for a person (their time ran out, or the seat was handed to it)
+    says so (``bot_for_person``): the story must not tell it as the person's choice."""
+    people = {seat.position for seat in seats if seat.user_id is not None}
     last = (
         Move.objects.filter(game=game, round_number=round_number)
         .order_by("-seq")
-        .values_list("events", flat=True)[: 2 * game.seat_count + 2]
+        .values_list("seat", "by_bot", "events")[: 2 * game.seat_count + 2]
     )
-    return [event for events in reversed(list(last)) for event in events]
+    return [
+        {**event, "bot_for_person": True} if by_bot and seat in people and event.get("seat") == seat else event
+        for seat, by_bot, events in reversed(list(last))
+        for event in events
+    ]
 
 
 def final_standings(seats: list[Seat], scores: list[int]) -> list[dict[str, Any]]:
@@ -337,13 +345,14 @@ def round_summary(*, game: Game, round_number: int) -> dict[str, Any] | None:
     results = view(GameState.from_dict(game.state), None).results
     if not 1 <= round_number <= len(results):
         return None
-    names = {s.position: s.name for s in game.seats.select_related("user")}
+    seats = list(game.seats.select_related("user"))
+    names = {s.position: s.name for s in seats}
     summary = presentation.round_result(
         results[round_number - 1],
         names,
         with_cards=True,
         totals=presentation.running_totals(results, round_number),
-        events=round_end_events(game=game, round_number=round_number),
+        events=round_end_events(game=game, round_number=round_number, seats=seats),
     )
     summary["rounds_played"] = len(results)
     return summary

@@ -181,6 +181,23 @@ def test_the_turns_of_a_bot_seat_are_not_marked_as_played_for_someone(make_user,
     assert not any(marked for _, marked in lines) and "in a row" not in page
 
 
+def test_the_round_story_marks_the_turns_the_bot_played_for_a_person(make_user, classic):
+    ann = make_user("ann")
+    game = services.game_create(
+        creator=ann, variant=classic, seat_count=3, bot_count=2, seed=11, options={"rounds": [3]}
+    )
+    while game.status != Game.Status.FINISHED:  # every turn of ann's times out (then the bot keeps her seat)
+        services.game_timeout(game_id=game.pk, turn_number=game.turn_number, now=game.turn_deadline)
+        game.refresh_from_db()
+    response = logged_in(ann).get(f"/games/{game.pk}/")
+    story = response.context["final_result"]["story"]
+    told = [(story["went_out"], story["went_out_by_bot"])]
+    told += [(turn["text"], turn["bot_for_person"]) for turn in story["last_turns"]]
+    assert any(line.startswith("ann ") for line, _ in told)  # ann's seat is in the story, one way or the other
+    assert all(marked == line.startswith("ann ") for line, marked in told)  # hers marked, the bots' own not
+    assert "bot move" in response.content.decode().split('class="round-story"', 1)[1].split("</div>", 1)[0]
+
+
 def test_a_timeout_that_is_not_due_or_already_played_changes_nothing(make_user, classic):
     game, ann, bob = two_player_game(make_user, classic)
     before = (game.version, game.turn_number, game.moves.count())

@@ -113,8 +113,10 @@ def test_the_story_tells_who_went_out_and_each_last_turn_taken_after_it(against_
     names = {s.position: s.name for s in game.seats.all()}
     assert story["went_out"].startswith(f"{names[result.went_out]} went out, discarding ")
     lap = [(result.went_out + k) % 3 for k in (1, 2)]
-    assert [line.split(" ")[0] for line in story["last_turns"]] == [names[seat] for seat in lap]
-    assert all(re.search(r" (discarded|discarding) (10|[A2-9JQK])[♣♦♥♠]\.", line) for line in story["last_turns"])
+    lines = [turn["text"] for turn in story["last_turns"]]
+    assert [line.split(" ")[0] for line in lines] == [names[seat] for seat in lap]
+    assert all(re.search(r" (discarded|discarding) (10|[A2-9JQK])[♣♦♥♠]\.", line) for line in lines)
+    assert not story["went_out_by_bot"] and not any(turn["bot_for_person"] for turn in story["last_turns"])
     assert story["stock"] is None
     # The round's own page tells the same story, with the same totals.
     page = clients[0].get(f"/games/{game.pk}/rounds/1/")
@@ -142,26 +144,34 @@ def test_the_story_in_words_for_every_way_a_round_ends():
     story = presentation.round_story(_result(1, RoundEnd.WENT_OUT), [went_out, *lap], NAMES)
     assert story == {
         "went_out": "Bob went out, discarding K♠!",
+        "went_out_by_bot": False,
         "last_turns": [
-            "Cid took K♠ from the discard pile and went out too, discarding 9♥.",
-            "Ann drew from the stock and discarded 10♦.",
+            {"text": "Cid took K♠ from the discard pile and went out too, discarding 9♥.", "bot_for_person": False},
+            {"text": "Ann drew from the stock and discarded 10♦.", "bot_for_person": False},
         ],
         "stock": None,
     }
+    # A turn the bot played for a person says so (the events are marked by round_end_events).
+    for_ann = [{**event, "bot_for_person": True} if event["seat"] == 0 else event for event in lap]
+    story = presentation.round_story(_result(1, RoundEnd.WENT_OUT), [went_out, *for_ann], NAMES)
+    assert [turn["bot_for_person"] for turn in story["last_turns"]] == [False, True]
     # The stock ran out in the last lap: who had no last turn is said.
     story = presentation.round_story(_result(1, RoundEnd.STOCK_EXHAUSTED), [went_out, *lap[:2]], NAMES)
-    assert story["last_turns"] == ["Cid took K♠ from the discard pile and went out too, discarding 9♥."]
+    assert [turn["text"] for turn in story["last_turns"]] == [
+        "Cid took K♠ from the discard pile and went out too, discarding 9♥."
+    ]
     assert story["stock"] == "The stock ran out before the last turns were over. No last turn for: Ann."
     # Nobody went out.
     story = presentation.round_story(_result(None, RoundEnd.STOCK_EXHAUSTED), [], NAMES)
     assert story == {
         "went_out": None,
+        "went_out_by_bot": False,
         "last_turns": [],
         "stock": "Nobody went out: the stock ran out, and every hand was scored as it stood.",
     }
     # Events that do not reach back to the go-out: only who went out.
     story = presentation.round_story(_result(1, RoundEnd.WENT_OUT), lap[2:], NAMES)
-    assert story == {"went_out": "Bob went out.", "last_turns": [], "stock": None}
+    assert story == {"went_out": "Bob went out.", "went_out_by_bot": False, "last_turns": [], "stock": None}
     # A turn of another shape (a failed go-out) is told line by line; a rebuilt stock in its own line.
     odd = [
         {"kind": "drew", "seat": 2, "data": {"source": "stock"}},
@@ -170,7 +180,7 @@ def test_the_story_in_words_for_every_way_a_round_ends():
         {"kind": "stock_rebuilt", "seat": None, "data": {"stock_size": 20, "rebuilds": 1}},
     ]
     story = presentation.round_story(_result(1, RoundEnd.WENT_OUT), [went_out, *odd], NAMES)
-    assert story["last_turns"] == [
+    assert [turn["text"] for turn in story["last_turns"]] == [
         "Cid drew from the stock. Cid tried to go out and failed (20 points). Cid discarded 4♣.",
         "The discard pile was shuffled into a new stock.",
     ]
@@ -193,7 +203,8 @@ def test_the_story_is_told_in_the_readers_language(language, words):
             NAMES,
         )
     assert words.lower() in story["stock"].lower()
-    assert "drew from the stock" not in turn["last_turns"][0] and "Cid" in turn["last_turns"][0]
+    line = turn["last_turns"][0]["text"]
+    assert "drew from the stock" not in line and "Cid" in line
 
 
 def test_next_deal_is_remembered_per_seat_on_every_device_and_the_game_never_waits(two_people, make_user):
