@@ -10,8 +10,9 @@ covers the e-mail and the pushes of that notice).
 
 * "your turn": a few minutes after a person's turn starts in an asynchronous
   game (time limit of 12 hours or more; never for live limits), if it is
-  still theirs: one who plays such a game at the table moves before then and
-  gets no message for each turn (``settings.TURN_NOTICE_DELAY_SECONDS``);
+  still theirs and not begun: one who plays such a game at the table moves
+  (or draws) before then and gets no message for each turn
+  (``settings.TURN_NOTICE_DELAY_SECONDS``);
 * a reminder once 80% of the time for the move has gone (counted back
   from the deadline, which time away may have moved on: see
   :mod:`games.services.away`; no notice goes out while the player is away).
@@ -31,7 +32,7 @@ from django.utils import timezone, translation
 
 from accounts import push as push_settings
 from accounts.models import PushSubscription, User
-from games.models import Game, Seat, TurnNotice
+from games.models import Game, Move, Seat, TurnNotice
 
 from . import away, push
 
@@ -69,6 +70,11 @@ def send_due_notices(*, now: datetime.datetime | None = None) -> dict[str, int]:
     )
     # Not while the turn is young: whoever is at the table moves before the message would go out.
     games = games.filter(turn_started_at__lte=now - datetime.timedelta(seconds=settings.TURN_NOTICE_DELAY_SECONDS))
+    # Whether the person has begun the turn (drawn, and thinking over the discard): they were at the table.
+    begun = Move.objects.filter(
+        game=OuterRef("pk"), seat=OuterRef("current_seat"), by_bot=False, created_at__gte=OuterRef("turn_started_at")
+    )
+    games = games.annotate(begun=Exists(begun))
     sent = {"emails": 0, "pushes": 0}
     for game in games:
         if game.current_seat is None or game.turn_started_at is None:
@@ -89,6 +95,8 @@ def send_due_notices(*, now: datetime.datetime | None = None) -> dict[str, int]:
             seconds=limit
         ) + datetime.timedelta(seconds=limit * REMINDER_AT)
         kind = TurnNotice.Kind.REMINDER if reminder_due else TurnNotice.Kind.TURN
+        if kind == TurnNotice.Kind.TURN and game.begun:
+            continue  # no "your turn" to one in the middle of it; the reminder still comes if they leave it there
         # Past 80% only the reminder goes out (if the worker was down when the turn began,
         # one message says it all).  One record for both ways: never a second notice of a kind.
         if not _claim(game, kind, user, now):

@@ -397,6 +397,21 @@ def test_a_turn_played_at_the_table_sends_no_email_and_the_next_waits_its_own_de
     assert not TurnNotice.objects.filter(game=game, user=first.user).exists()
 
 
+def test_a_turn_begun_at_the_table_gets_no_email_but_its_reminder_if_left_unfinished(make_user, classic):
+    game, ann, bob = two_player_game(make_user, classic)
+    ann.notify_by_email = bob.notify_by_email = True
+    ann.save()
+    bob.save()
+    mover = person_to_move(game)
+    assert post_action(logged_in(mover.user), game, {"type": "draw", "source": "stock"}).status_code == 302
+    game.refresh_from_db()
+    assert services.clock_tick(now=game.turn_started_at + NOTICE_DUE)["emails"] == 0  # drew: at the table
+    assert services.clock_tick(now=game.turn_started_at + 2 * NOTICE_DUE)["emails"] == 0
+    at_80 = game.turn_started_at + datetime.timedelta(seconds=DAY * 0.8)
+    assert services.clock_tick(now=at_80)["emails"] == 1  # but never discarded: reminded
+    assert "Reminder" in mail.outbox[0].subject and mail.outbox[0].to == [mover.user.email]
+
+
 def test_no_email_without_opting_in_nor_in_a_live_game(make_user, classic, settings):
     game, ann, bob = two_player_game(make_user, classic)  # nobody opted in
     services.clock_tick(now=game.turn_started_at + NOTICE_DUE)

@@ -156,6 +156,7 @@ def test_two_clocks_at_once_play_a_timed_out_turn_once_and_send_one_email(make_u
     game.refresh_from_db()
     assert game.moves.filter(by_bot=True).count() == 2  # one draw and one discard: the turn played once
     assert game.turn_number == 1
+    assert sum(r["emails"] for r in outcomes) == 0  # the next turn has only just begun: no notice yet
     # and the next person's "your turn" e-mail, once due, goes out once between two clocks
     outcomes = race([lambda: services.clock_tick(now=now + NOTICE_DUE)] * 2, lock=game)
     assert sum(r["emails"] for r in outcomes) == len(mail.outbox) == 1
