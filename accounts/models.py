@@ -20,8 +20,9 @@ def time_zone_names() -> list[str]:
 
 @functools.cache
 def zoneinfo_names() -> frozenset[str]:
-    """Every IANA time zone name the system knows (read once: it walks the zone files)."""
-    return frozenset(zoneinfo.available_timezones())
+    """Every IANA time zone name the system knows (read once: it walks the zone files), but the host's own
+    ``localtime`` (UTC on a host without it) and ``Factory`` (no zone at all), which Debian's list holds."""
+    return frozenset(zoneinfo.available_timezones()) - {"localtime", "Factory"}
 
 
 def validate_time_zone(value: str) -> None:

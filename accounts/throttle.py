@@ -73,7 +73,8 @@ def axes_username(request: HttpRequest, credentials: dict[str, Any] | None) -> s
         username = request.POST.get(field)
     # No account's name is longer than the user model allows; axes stores the name in 255 characters, and a
     # longer one typed into a log-in form was a 500 on PostgreSQL.
-    longest = get_user_model()._meta.get_field("username").max_length
+    user_model = get_user_model()
+    longest = getattr(user_model._meta.get_field(user_model.USERNAME_FIELD), "max_length", None) or 150
     return str(username).strip().casefold()[:longest] if username else None
 
 

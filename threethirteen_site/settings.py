@@ -308,7 +308,7 @@ EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
 SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000")
 # A "your turn" notice waits this long and goes out only if the turn is still the person's
 # (games/services/notices.py): a game over days played at the table sends no message a move.
-TURN_NOTICE_DELAY_SECONDS = int(os.environ.get("TURN_NOTICE_DELAY_SECONDS", "300"))
+TURN_NOTICE_DELAY_SECONDS = max(0, int(os.environ.get("TURN_NOTICE_DELAY_SECONDS", "300")))
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Three Thirteen <noreply@localhost>")
 
 # -- Web Push turn notices (accounts/push.py, games/services/push.py) -------------------------

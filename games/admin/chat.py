@@ -24,6 +24,7 @@ from django.utils.translation import gettext_lazy, ngettext
 
 from games import services
 from games.models import ChatMessage, ChatReport, ChatSuspension
+from games.numbers import plain_number
 
 from .moderation import PlayerFilter, ReadOnlyAdmin, ReadOnlyInline, ReasonForm, game_link, moderation_step, user_link
 
@@ -168,7 +169,7 @@ class GameNumberFilter(PlayerFilter):
         value = (self.value() or "").strip().lstrip("#")
         if not value:
             return queryset
-        if not (value.isascii() and value.isdigit() and len(value) <= 12):
+        if not plain_number(value, 0, 10**12 - 1):
             return queryset.none()
         return queryset.filter(game_id=int(value))
 

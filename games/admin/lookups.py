@@ -27,18 +27,16 @@ from django.core.exceptions import BadRequest, ValidationError
 from django.db.models import Field, Model, QuerySet
 from django.http import HttpRequest, HttpResponse
 
+from games.numbers import plain_number
+
 #: The parts of a date hierarchy's parameters, with the values a calendar allows.
-DATE_HIERARCHY_PARTS = {"year": (1, 9998), "month": (1, 12), "day": (1, 31)}
+#: (Not year 1: the first day of year 1 in a zone east of UTC is before Python's earliest datetime in UTC.)
+DATE_HIERARCHY_PARTS = {"year": (2, 9998), "month": (1, 12), "day": (1, 31)}
 
 if TYPE_CHECKING:
     _Base = admin.ModelAdmin[Any]
 else:
     _Base = object
-
-
-def plain_number(value: str, low: int, high: int) -> bool:
-    """``value`` is written with the digits 0-9 only (no ``²``, no ``١``), short, and in ``low..high``."""
-    return value.isascii() and value.isdigit() and len(value) <= len(str(high)) and low <= int(value) <= high
 
 
 class StrictLookupsMixin(_Base):

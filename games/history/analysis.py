@@ -18,6 +18,7 @@ from django.utils.translation import gettext as _
 from games import analysis, presentation
 from games.engine import Rules, wild_rank_chars
 from games.models import AnalysedDecision, Game, GameAnalysis, Seat
+from games.numbers import plain_number
 
 from . import charts
 
@@ -115,7 +116,7 @@ def game_analysis(*, game: Game, user: Any, show: str | None = None) -> dict[str
     mine = next((s.position for s in seats if s.user_id is not None and s.user_id == getattr(user, "pk", None)), None)
     if show == ALL_FLAGGED:
         selected: int | str = ALL_FLAGGED
-    elif show is not None and show.isascii() and show.isdigit() and len(show) <= 2 and int(show) < len(seats):
+    elif show is not None and plain_number(show, 0, len(seats) - 1):
         selected = int(show)
     else:
         selected = ALL_FLAGGED if mine is None else mine

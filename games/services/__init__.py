@@ -24,7 +24,7 @@ from .chat import (
     chat_report,
     chat_unmute_user,
 )
-from .clock import BOTS_WAITING_AFTER, TIMEOUTS_BEFORE_TAKEOVER, clock_tick, game_timeout
+from .clock import BOTS_WAITING_AFTER, clock_tick, game_timeout
 from .errors import GameError
 from .moderation import REASON_MAX_LENGTH, game_abort, moderation_reason, seat_hand_to_bot, user_deactivate
 from .playing import (
@@ -60,7 +60,6 @@ __all__ = [
     "BotSlice",
     "BOTS_WAITING_AFTER",
     "TIME_LIMITS",
-    "TIMEOUTS_BEFORE_TAKEOVER",
     "TAKEOVER_BOT_LEVEL",
     "game_abort",
     "seat_hand_to_bot",

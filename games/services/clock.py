@@ -34,8 +34,6 @@ from .turns import (
 
 logger = logging.getLogger(__name__)
 
-TIMEOUTS_BEFORE_TAKEOVER = Seat.TIMEOUTS_BEFORE_TAKEOVER
-
 #: A game whose turn has been a bot's this long since it last changed was left by a server that stopped
 #: before it ran the work after its answer (``after_response``), or whose after-answer thread is busy with
 #: other tables: the clock plays a round of it (``play_waiting_bots``; a game whose moves another thread is
@@ -54,7 +52,7 @@ def game_timeout(*, game_id: int, turn_number: int, now: datetime.datetime | Non
     Checked under the game's row lock, like a move: refused (``not_due``,
     nothing changed) unless the game is still at that turn and its deadline
     has passed, so two clock workers never play one turn twice.  After
-    ``TIMEOUTS_BEFORE_TAKEOVER`` timeouts in a row the bot keeps the seat and
+    ``Seat.TIMEOUTS_BEFORE_TAKEOVER`` timeouts in a row the bot keeps the seat and
     the person is marked as having left.
 
     The bot plays the turn from where it stands: all of it, or, when the
@@ -100,7 +98,7 @@ def game_timeout(*, game_id: int, turn_number: int, now: datetime.datetime | Non
         seat.user_id,
         seat.timeouts_in_row,
     )
-    if seat.timeouts_in_row >= TIMEOUTS_BEFORE_TAKEOVER and not seat.bot_level:
+    if seat.timeouts_in_row >= Seat.TIMEOUTS_BEFORE_TAKEOVER and not seat.bot_level:
         hand_seat_to_bot(game, seat, TAKEOVER_BOT_LEVEL, left=Seat.Left.TIMED_OUT, now=now)
         log_on_commit(
             logger, "game %s: a bot keeps seat %s; user %s has left after timeouts", game.pk, position, seat.user_id

@@ -75,6 +75,10 @@ def test_a_zone_is_validated_on_the_model_and_the_profile(make_user):
     assert User.objects.get(username="cyd").time_zone == AUCKLAND
     page = client.get("/accounts/profile/").content.decode()
     assert f'<option value="{AUCKLAND}" selected>' in page
+    # Names that are no place: the host's own zone, and the zone of no zone
+    for pseudo in ("localtime", "Factory"):
+        assert client.post("/accounts/profile/", {**data, "time_zone": pseudo}).status_code == 400
+        assert f'value="{pseudo}"' not in page
 
 
 @pytest.mark.parametrize(
