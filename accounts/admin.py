@@ -120,8 +120,10 @@ class UserAdmin(StrictLookupsMixin, BaseUserAdmin):
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
         # Deactivating goes through the "Deactivate" action (services.user_deactivate: bots take the
         # seats, an audit record is written), never through a bare checkbox.
+        # The dates are the site's record of what happened, not settings: and a date near year 1 or 9999 in the
+        # admin's zone was stored by PostgreSQL past its range in UTC, after which no read of the user worked.
         readonly = tuple(super().get_readonly_fields(request, obj))
-        return readonly + ("is_active",) if obj is not None else readonly
+        return readonly + ("is_active", "last_login", "date_joined") if obj is not None else readonly
 
     def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> Any:
         fieldsets = super().get_fieldsets(request, obj)

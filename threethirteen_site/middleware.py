@@ -3,6 +3,7 @@ address of a button gets a page, not Django's blank 405."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed
@@ -10,30 +11,40 @@ from django.shortcuts import render
 
 
 class RejectNulBytesMiddleware:
-    """A NUL byte in the query string or a posted form is a 400 page, not a 500.
+    """A NUL byte or a lone surrogate in the address, a posted form or a request header is a 400 page, not a 500.
 
     PostgreSQL text cannot hold NUL (``\\x00``): a view that looks a value up
     (``/rules/?variant=%00``, a history filter, a user name) would otherwise
-    fail inside the database.  No real input needs the character.
+    fail inside the database.  A lone surrogate (U+D800 to U+DFFF) cannot be
+    written as UTF-8 at all: a form posted with ``charset=unicode_escape`` or
+    ``utf-7`` decodes ``\\ud800`` into one, which then failed in the database
+    (both of them), in a page that showed it back, or in a redirect.  Headers:
+    the log-in throttle stores the user agent.  No real input needs these.
     """
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        if _has_nul(request):
+        if _holds_unstorable(request):
             return render(request, "400.html", {"bad_character": True}, status=400)
         return self.get_response(request)
 
 
-def _has_nul(request: HttpRequest) -> bool:
-    if "\x00" in request.path:
+#: What no text of the site may hold: NUL and the UTF-16 surrogates.
+UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+
+
+def _holds_unstorable(request: HttpRequest) -> bool:
+    if UNSTORABLE.search(request.path):
+        return True
+    if any(UNSTORABLE.search(value) for name, value in request.META.items() if name.startswith("HTTP_")):
         return True
     for data in (request.GET, request.POST if request.method == "POST" else None):
         if data is None:
             continue
         for key, values in data.lists():
-            if "\x00" in key or any("\x00" in value for value in values):
+            if UNSTORABLE.search(key) or any(UNSTORABLE.search(value) for value in values):
                 return True
     return False
 

@@ -502,6 +502,20 @@ def test_even_a_superuser_deactivates_only_through_the_audited_action(two_player
     assert not ann.is_active and AuditRecord.objects.filter(target_user=ann).exists()
 
 
+def test_a_users_dates_are_the_sites_record_not_a_form_field(two_player_game, role_client):
+    """A date near year 9999 in the admin's zone was past PostgreSQL's range in UTC: no read of the user worked."""
+    _game, ann, _bob = two_player_game
+    client, _root = role_client("superuser", "root")
+    form = client.get(f"/admin/accounts/user/{ann.pk}/change/").content.decode()
+    assert 'name="date_joined_0"' not in form and 'name="last_login_0"' not in form
+    joined = ann.date_joined
+    forged = {"date_joined_0": "9999-12-31", "date_joined_1": "23:59:59", "last_login_0": "0001-01-01"}
+    client.post(f"/admin/accounts/user/{ann.pk}/change/", {"username": "ann", "email": ann.email, **forged})
+    ann.refresh_from_db()
+    assert ann.date_joined == joined
+    assert ann.last_login is None or ann.last_login.year > 1
+
+
 def test_staff_who_may_look_at_games_but_not_moderate_get_no_moderation(two_player_game, role_client):
     game, _ann, _bob = two_player_game
     client, clerk = role_client("staff", "clerk")

@@ -1,4 +1,5 @@
-"""A NUL byte anywhere in a request is a 400 page and changes nothing (PostgreSQL cannot store it)."""
+"""A NUL byte or a lone surrogate anywhere in a request is a 400 page and changes nothing (PostgreSQL cannot
+store a NUL, and no database can store a lone surrogate: it has no UTF-8)."""
 
 from __future__ import annotations
 
@@ -62,3 +63,35 @@ def test_a_session_key_django_never_made_is_no_session_and_never_reaches_the_dat
         assert sessions_read == []
         assert Client().get("/", HTTP_COOKIE=f"sessionid={key}").status_code == 200
         assert signed_in.get("/games/mine/").status_code == 200  # a real session is read as ever
+
+
+def form_in(charset: str, **fields: str) -> tuple[bytes, str]:
+    """A multipart form whose fields are written in ``charset``: Django decodes them with it, whatever it is."""
+    parts = [
+        f'--XyZ\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n' for name, value in fields.items()
+    ]
+    return ("".join(parts) + "--XyZ--\r\n").encode("ascii"), f"multipart/form-data; boundary=XyZ; charset={charset}"
+
+
+@pytest.mark.parametrize(
+    ("path", "fields"),
+    [
+        ("/accounts/login/", {"username": "ann\\ud800", "password": "x"}),
+        ("/accounts/signup/", {"username": "ann\\udfff", "email": "a@example.com", "password1": "x", "password2": "x"}),
+        ("/i18n/setlang/", {"language": "hr", "next": "/rules/\\ud800"}),
+    ],
+)
+def test_a_lone_surrogate_decoded_from_a_form_is_a_400_page(make_user, path, fields):
+    make_user("ann")
+    body, content_type = form_in("unicode_escape", **fields)
+    response = Client().generic("POST", path, body, content_type=content_type)
+    assert response.status_code == 400
+    assert "holds a character this site does not accept" in response.content.decode()
+
+
+def test_a_nul_in_a_header_is_a_400_page_before_the_log_in_stores_it(make_user):
+    make_user("ann")
+    response = Client().post(
+        "/accounts/login/", {"username": "ann", "password": "wrong"}, HTTP_USER_AGENT="Mozilla\x00/5.0"
+    )
+    assert response.status_code == 400
