@@ -39,6 +39,15 @@ def two_player_game(make_user, classic, *, limit=DAY, seed=3, rounds=(3, 4)):
     return game, ann, bob
 
 
+def game_of_people_who_want_emails(make_user, classic, **options):
+    """``two_player_game``, both players with "e-mail me when it is my turn" ticked."""
+    game, ann, bob = two_player_game(make_user, classic, **options)
+    for person in (ann, bob):
+        person.notify_by_email = True
+        person.save()
+    return game, ann, bob
+
+
 def person_to_move(game):
     game.refresh_from_db()
     return game.seats.get(position=game.current_seat)
@@ -365,10 +374,7 @@ def test_exactly_one_email_per_turn_and_one_reminder(make_user, classic):
 
 
 def test_the_next_turn_gets_its_own_email(make_user, classic):
-    game, ann, bob = two_player_game(make_user, classic)
-    ann.notify_by_email = bob.notify_by_email = True
-    ann.save()
-    bob.save()
+    game, ann, bob = game_of_people_who_want_emails(make_user, classic)
     first = person_to_move(game)
     services.clock_tick(now=game.turn_started_at + NOTICE_DUE)
     services.game_timeout(game_id=game.pk, turn_number=game.turn_number, now=game.turn_deadline)
@@ -379,10 +385,7 @@ def test_the_next_turn_gets_its_own_email(make_user, classic):
 
 
 def test_a_turn_played_at_the_table_sends_no_email_and_the_next_waits_its_own_delay(make_user, classic):
-    game, ann, bob = two_player_game(make_user, classic)
-    ann.notify_by_email = bob.notify_by_email = True
-    ann.save()
-    bob.save()
+    game, ann, bob = game_of_people_who_want_emails(make_user, classic)
     first = person_to_move(game)
     assert services.clock_tick(now=game.turn_started_at + NOTICE_DUE - SECOND)["emails"] == 0
     client = logged_in(first.user)
@@ -398,10 +401,7 @@ def test_a_turn_played_at_the_table_sends_no_email_and_the_next_waits_its_own_de
 
 
 def test_a_turn_begun_at_the_table_gets_no_email_but_its_reminder_if_left_unfinished(make_user, classic):
-    game, ann, bob = two_player_game(make_user, classic)
-    ann.notify_by_email = bob.notify_by_email = True
-    ann.save()
-    bob.save()
+    game, ann, bob = game_of_people_who_want_emails(make_user, classic)
     mover = person_to_move(game)
     assert post_action(logged_in(mover.user), game, {"type": "draw", "source": "stock"}).status_code == 302
     game.refresh_from_db()
