@@ -116,6 +116,10 @@ def moderation_step(
         "consequences": consequences,
         "button": button,
         "action_name": action_name,
+        # The changelist's own selection goes back to it as it came: the objects acted on may be others (the
+        # authors of selected messages), whose ids would be read there as ids of its rows.
+        "selected": request.POST.getlist(ACTION_CHECKBOX_NAME) if action_name else [],
+        "select_across": request.POST.get("select_across") == "1",
         "back_url": back_url,
         "action_checkbox_name": ACTION_CHECKBOX_NAME,
     }

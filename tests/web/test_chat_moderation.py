@@ -5,6 +5,7 @@ may do what (a user, staff without the group, a moderator without ``moderate_cha
 from __future__ import annotations
 
 import datetime
+import re
 
 import pytest
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
@@ -158,6 +159,28 @@ def test_a_moderator_mutes_an_author_from_chat_for_a_time_and_lets_them_chat_aga
     with pytest.raises(services.GameError) as refused:
         services.chat_unmute_user(user_id=bob.pk, moderator=moderator, reason="again")
     assert refused.value.code == "chat_not_muted"
+
+
+@pytest.mark.parametrize("changelist", ["/admin/games/chatmessage/", "/admin/games/chatreport/"])
+def test_muting_the_author_through_the_confirmation_page_mutes_that_author(talk, role_client, changelist):
+    """The page's form posts the list's own selection back: it once posted the authors' user ids, which the
+    list read as ids of its messages (or reports), and muted the author of another one."""
+    game, ann, bob, cid, polite, rude = talk
+    later = services.chat_post(game_id=game.pk, user=bob, text="gg", channel="players")
+    services.chat_report(game_id=game.pk, user=ann, message_id=later.pk)
+    row = later.pk if changelist.endswith("chatmessage/") else later.reports.get().pk
+    assert row != bob.pk
+    client, _moderator = role_client("moderator")
+    page = client.post(changelist, {"action": "mute_authors", ACTION_CHECKBOX_NAME: [str(row)]})
+    assert page.status_code == 200 and "bob" in page.content.decode()
+    hidden = re.findall(rf'name="{ACTION_CHECKBOX_NAME}" value="([^"]*)"', page.content.decode())
+    assert hidden == [str(row)]
+    done = client.post(
+        changelist,
+        {"action": "mute_authors", ACTION_CHECKBOX_NAME: hidden, "confirm": "yes", "reason": REASON, "hours": 1},
+    )
+    assert done.status_code == 302
+    assert list(ChatSuspension.objects.values_list("user__username", flat=True)) == ["bob"]
 
 
 def test_the_user_admin_mutes_from_chat_too(talk, role_client):
