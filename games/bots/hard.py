@@ -21,7 +21,17 @@ from typing import Any
 from games.engine import JOKER, STANDARD_DECK, SUIT_CHARS, Action, Card, Discard, EventKind, SeatView
 from games.engine.game import DISCARD_PILE
 
-from .position import Position, allowed_discards, discard_options, draw, draws, isolated, may_draw, remove
+from .position import (
+    Position,
+    allowed_discards,
+    discard_options,
+    draw,
+    draws,
+    isolated,
+    keeping_wilds,
+    may_draw,
+    remove,
+)
 
 __all__ = ["Memory", "choose", "ranked_discards", "hand_value", "wanted_by_next", "feeding_cost"]
 
@@ -122,6 +132,7 @@ class _Judge:
         candidates = [c for c in set(deadwood) if c.code in allowed]
         if not candidates:
             candidates = [card for _, card in discard_options(pos, cards, allowed)[:3]]
+        candidates = keeping_wilds(pos, candidates)
         scored = sorted((self.value(remove(cards, c), c), -pos.points(c), c.code, c) for c in candidates)
         return [(value, card) for value, _, _, card in scored]
 

@@ -1,9 +1,10 @@
 """The ``medium`` bot: greedy.
 
 Takes the top discard when holding it (and discarding the best other card)
-leaves less penalty than the hand has now; goes out at once; otherwise
-discards the card whose discard leaves the least penalty (the
-highest-scoring one on ties).
+leaves less penalty than the hand has now, and a wild card always; goes
+out at once; otherwise discards the card whose discard leaves the least
+penalty (the highest-scoring one on ties), never a wild while another card
+may go, but in its last turn (:func:`~.position.keeping_wilds`).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Sequence
 
 from games.engine import Action, Card, Discard
 
-from .position import Position, allowed_discards, discard_options, draw, draws, isolated, may_draw
+from .position import Position, allowed_discards, discard_options, draw, draws, isolated, keeping_wilds, may_draw
 
 __all__ = ["choose"]
 
@@ -24,7 +25,7 @@ def choose(pos: Position, legal: Sequence[Action]) -> Action:
                 return draw(legal, "discard")
         return draw(legal, "stock" if may_draw(legal, "stock") else "discard")
     options = discard_options(pos, pos.hand, allowed_discards(legal))
-    return Discard(options[0][1])
+    return Discard(keeping_wilds(pos, [card for _, card in options])[0])
 
 
 def _worth_taking(pos: Position, top: Card) -> bool:

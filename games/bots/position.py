@@ -83,6 +83,18 @@ def discard_options(pos: Position, cards: Sequence[Card], allowed: set[str]) -> 
     return [(left, card) for left, _, _, card in options]
 
 
+def keeping_wilds(pos: Position, discards: Sequence[Card]) -> list[Card]:
+    """``discards`` (best first) without the wild cards while another card may go, but in the seat's last turn,
+    when a wild left in hand only costs its points.
+
+    Every level takes a wild card from the pile whenever it is there; two seats that then threw it as their
+    costliest card passed it back and forth, the stock never drawn, in a round that never ended.
+    """
+    if pos.view.final_lap:
+        return list(discards)
+    return [card for card in discards if not pos.is_wild(card)] or list(discards)
+
+
 def allowed_discards(legal: Sequence[Action]) -> set[str]:
     """The codes of the cards the seat may discard."""
     return {a.card.code for a in legal if isinstance(a, Discard)}

@@ -203,6 +203,28 @@ def test_every_level_takes_a_wild_card_from_the_discard_pile(level):
     assert choose_action(view(state, 0), level) == Draw("discard")
 
 
+@pytest.mark.parametrize("level", ["easy", "medium", "hard"])
+def test_a_wild_card_is_kept_while_another_card_may_go(level):
+    # 3-card round: the joker scores most (20) and nothing melds, even with it; the King goes
+    state = position("XX KS 5C 9H", "AC", phase="discard", hand_size=3)
+    assert choose_action(view(state, 0), level) == Discard(Card.from_code("KS"))
+
+
+def test_two_medium_bots_that_both_take_wild_cards_still_end_the_round():
+    """Found by hypothesis in CI: two medium bots passed a joker back and forth (each took it from the pile,
+    then threw it as its costliest card), never drawing from the stock, in a round that never ended."""
+    rules = Rules.from_dict({"jokers_per_deck": 2, "rounds": [3, 10], "decks": "auto"})
+    state = new_game(rules, 2, 6221)
+    history: list[dict] = [deal_event(state).to_dict()]
+    for _move in range(2000):
+        if state.is_over:
+            break
+        seat = state.current_seat
+        state, events = apply(state, seat, choose_action(view(state, seat), "medium", history))
+        history += [e.to_dict() for e in events]
+    assert state.is_over, "two medium bots did not finish a two-round game in 2,000 moves"
+
+
 def test_hard_keeps_a_pair_that_medium_breaks_on_a_tie():
     """Kings and the Ten score the same; medium throws the highest card by code order, a King, breaking
     the pair; hard weighs the pair's chance of becoming a set and throws the lone Ten."""

@@ -19,13 +19,21 @@ from games.engine import Card, Discard, Draw, GameState, Rules, apply, deal_even
 SETTINGS = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
+#: Far more moves than the longest game these variants deal (two rounds, up to 5 seats and 3 stock rebuilds).
+MOVES_AT_MOST = 3000
+
+
 def played(rules: Rules, seats: int, seed: int, level: str = "medium"):
     """Every position of a game the bots play, with the round's public history (from its deal on)."""
     state = new_game(rules, seats, seed)
     history: list[dict] = [deal_event(state).to_dict()]  # the first deal has no event of its own
+    moves = 0
     while not state.is_over:
         seat = state.current_seat
         assert seat is not None
+        # A round the bots never end fails here rather than running CI out of time (it once did).
+        assert moves < MOVES_AT_MOST, f"the bots did not end a game of {rules.rounds} rounds in {moves} moves"
+        moves += 1
         yield state, list(history)
         state, events = apply(state, seat, choose_action(view(state, seat), level, history))
         for event in events:
