@@ -164,6 +164,8 @@ class GameNumberFilter(PlayerFilter):
 
     title = gettext_lazy("game number")
     parameter_name = "game_number"
+    placeholder = gettext_lazy("game number")
+    clear_label = gettext_lazy("Any game")
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
         value = (self.value() or "").strip().lstrip("#")

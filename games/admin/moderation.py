@@ -140,6 +140,9 @@ class PlayerFilter(admin.SimpleListFilter):
     title = gettext_lazy("player")
     parameter_name = "player"
     template = "admin/games/input_filter.html"
+    #: The box's hint and the link that clears it (input_filter.html).
+    placeholder = gettext_lazy("user name")
+    clear_label = gettext_lazy("Any player")
 
     def lookups(self, request: HttpRequest, model_admin: Any) -> tuple[tuple[str, str], ...]:
         return (("", ""),)  # the filter is only shown when it has lookups
@@ -197,7 +200,7 @@ def user_link(user: Any) -> str:
 
 def game_link(game: Game) -> str:
     return format_html(
-        '<a href="{}">#{} {}</a>', reverse("admin:games_game_change", args=[game.pk]), game.pk, game.variant_name
+        '<a href="{}">#{} {}</a>', reverse("admin:games_game_change", args=[game.pk]), game.pk, game.variant_label
     )
 
 
@@ -311,14 +314,14 @@ class GameAdmin(GameModerationAdmin):
     the hands and the stock of a game in play.
     """
 
-    list_display = ("id", "variant_name", "status", "players", "created_at")
+    list_display = ("id", "variant_shown", "status", "players", "created_at")
     list_filter = ("status", "variant", "created_at", PlayerFilter)
     search_fields = ("seats__user__username", "seats__user__display_name", "created_by__username")
     search_help_text = gettext_lazy("Search by a player's user name or display name.")
     date_hierarchy = "created_at"
     list_select_related = ("variant",)
     fields = (
-        "variant_name",
+        "variant_shown",
         "variant",
         "status",
         "created_by",
@@ -341,6 +344,11 @@ class GameAdmin(GameModerationAdmin):
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Game]:
         return super().get_queryset(request).prefetch_related("seats__user")
+
+    @admin.display(description=Game._meta.get_field("variant_name").verbose_name, ordering="variant_name")
+    def variant_shown(self, game: Game) -> str:
+        """The variant's name in the reader's language (a built-in one's stored name is English)."""
+        return game.variant_label
 
     @admin.display(description=gettext_lazy("players"))
     def players(self, game: Game) -> str:
@@ -430,7 +438,7 @@ class GameAdmin(GameModerationAdmin):
                 "An aborted game stops for good: no more moves, nothing is rated. The players see "
                 "that it was aborted, and why, on the game page."
             ),
-            describe=lambda game: f"#{game.pk} {game.variant_name} ({game.get_status_display()}): {self.players(game)}",
+            describe=lambda game: f"{game} ({game.get_status_display()}): {self.players(game)}",
             perform=lambda game, data: services.game_abort(
                 game_id=game.pk, moderator=request.user, reason=data["reason"]
             ),
