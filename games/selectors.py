@@ -214,6 +214,14 @@ def game_table(*, game: Game, user: Any, sort: str = "suit", hand_view: str = "o
             if game.is_aborted
             else None
         ),
+        # A seat a moderator handed to a bot (a bot plays it, and its person neither resigned nor timed out)
+        handover_record=(
+            AuditRecord.objects.filter(game=game, seat_position=me.position, action=AuditRecord.Action.SEAT_TO_BOT)
+            .order_by("-created_at")
+            .first()
+            if me is not None and me.is_bot and not me.has_left and me.user_id is not None
+            else None
+        ),
     )
     if game.state is None:
         return {**table_context(reading), "seated_ids": _people_of(seats)}

@@ -63,6 +63,8 @@ class TableReading:
     clock: dict[str, Any] | None
     rematch_game: Game | None
     abort_record: AuditRecord | None
+    #: Why a moderator handed the reader's seat to a bot (their seat only).
+    handover_record: AuditRecord | None = None
     view: SeatView | None = None
     #: The latest moves, newest first: each move's seat, whether a bot played it, and its public events.
     recent_moves: Sequence[LoggedEvents] = ()
@@ -120,6 +122,9 @@ def table_context(reading: TableReading) -> dict[str, Any]:
         "rules": reading.rules,
         "clock": reading.clock,
         "my_seat_left": me is not None and me.has_left,
+        # a bot plays the reader's seat: they left it, or a moderator handed it over (no resigning then)
+        "my_seat_to_bot": me is not None and me.is_bot,
+        "handover_record": reading.handover_record,
         "can_rematch": game.is_finished and me is not None,
         "rematch_game": reading.rematch_game,
         "invite_path": game.invite_path() if me is not None and game.is_open else "",

@@ -260,6 +260,12 @@ def test_hand_a_seat_to_a_bot_from_the_game_page(two_player_game, role_client):
     assert response.status_code == 409 and "A bot plays your seat" in response.content.decode()
     assert state_fingerprint(game) == frozen
     assert post_action(logged_in(other), game, {"type": "draw", "source": "stock"}).status_code == 302
+    # The person is told, with the moderator's reason, and offered no resignation (it would be refused).
+    table = logged_in(person).get(game.get_absolute_url()).content.decode()
+    assert "A moderator handed your seat to a bot" in table and REASON in table
+    assert f"/games/{game.pk}/resign/" not in table
+    other_table = logged_in(other).get(game.get_absolute_url()).content.decode()
+    assert "handed your seat" not in other_table and REASON not in other_table  # the reason is theirs alone
     # A seat a bot already plays is not handed again.
     response = client.post(
         f"/admin/games/game/{game.pk}/seats/{turn}/bot/",
