@@ -51,7 +51,7 @@ def turns_waiting_count(*, user: Any) -> int:
 
 def my_games(*, user: Any) -> dict[str, list[Game]]:
     """The "my games" page: games waiting on me (most urgent deadline first), then the others in play,
-    the open ones, and the recently finished."""
+    the open ones, and the recently finished (or aborted)."""
     waiting = list(games_waiting_on(user=user).prefetch_related("seats__user"))
     waiting_ids = [g.pk for g in waiting]
     mine = Game.objects.filter(seats__user=user).prefetch_related("seats__user").distinct()
@@ -63,7 +63,10 @@ def my_games(*, user: Any) -> dict[str, list[Game]]:
             .order_by(F("turn_deadline").asc(nulls_last=True), "pk")
         ),
         "open": list(mine.filter(status=Game.Status.OPEN).order_by("-created_at")),
-        "finished": list(mine.filter(status=Game.Status.FINISHED).order_by("-finished_at")[:20]),
+        # an aborted game too: its players would otherwise find it nowhere but by its address
+        "finished": list(
+            mine.filter(status__in=[Game.Status.FINISHED, Game.Status.ABORTED]).order_by("-finished_at")[:20]
+        ),
     }
 
 

@@ -178,6 +178,11 @@ def test_abort_from_the_games_own_page(two_player_game, role_client):
     assert game.status == Game.Status.ABORTED
     page = client.get(f"/admin/games/game/{game.pk}/change/").content.decode()
     assert f"/admin/games/game/{game.pk}/abort/" not in page  # nothing left to abort
+    # Its players still find it in their games, marked as aborted (its page says why)
+    for player in (_ann, _bob):
+        mine = logged_in(player).get("/games/mine/").content.decode()
+        finished = mine.split("<h2>Finished</h2>", 1)[1]
+        assert f'href="/games/{game.pk}/"' in finished and ">aborted</span>" in finished
 
 
 @pytest.mark.parametrize("reason", [None, "", "    \n\t ", "x" * 501])
