@@ -248,11 +248,15 @@ def test_a_user_a_moderator_muted_reads_but_cannot_post_until_the_time_is_up(at_
     _client, moderator = role_client("moderator")
     assert post(logged_in(ann), game, "before").status_code == 302
     services.chat_mute_user(user_id=ann.pk, moderator=moderator, reason="Insults in game chat.", hours=24)
+    ann.time_zone = "America/New_York"
+    ann.save()
     page = logged_in(ann).get(f"/games/{game.pk}/").content.decode()
     assert "A moderator muted you from chat until" in page and 'name="text"' not in page
+    assert re.search(r"muted you from chat until [^<]* \(New York\)\.", page)  # the time's zone, named
     assert "before" in page  # still reads
     refused = post(logged_in(ann), game, "after")
     assert refused.status_code == 403 and "muted you from chat" in refused.content.decode()
+    assert re.search(r"muted you from chat until [^<]* \(New York\)\.", refused.content.decode())
     assert post(logged_in(ann), game, "", phrase="good_game").status_code == 403
     ChatSuspension.objects.update(until=timezone.now() - datetime.timedelta(seconds=1))
     assert post(logged_in(ann), game, "after").status_code == 302
