@@ -64,7 +64,7 @@ class ProfileForm(forms.ModelForm):
             label=capfirst(model_field.verbose_name),  # as Django labels the fields it makes from the model
             help_text=model_field.help_text,
             required=False,
-            choices=zone_choices(),
+            choices=zone_choices(keep=self.instance.time_zone or ""),
             empty_value="",
         )
 

@@ -51,35 +51,63 @@ def _city(zone: str, language: str) -> str:
         return zone.rsplit("/", 1)[-1].replace("_", " ")
 
 
-def zone_choices(language: str | None = None) -> list[tuple[str, str | Sequence[tuple[str, str]]]]:
-    """The profile's choices: the browser's zone, UTC, each part of the world's zones by city (in
-    ``language``, sorted), then every other zone name the system knows, as it is (so a zone saved before stays
-    on the list)."""
+def zone_choices(language: str | None = None, keep: str = "") -> list[tuple[str, str | Sequence[tuple[str, str]]]]:
+    """The profile's choices: the browser's zone, UTC, then each part of the world's zones by city (in
+    ``language``, sorted as its readers look a word up).  The other names the system knows (old aliases such
+    as ``US/Eastern``, ``Etc/GMT+5``, which is five hours *behind* GMT) are not offered, but ``keep`` (the zone
+    saved on the profile, which a browser may have given in an old spelling) stays on the list as it is."""
     language = language or get_language() or "en"
-    aliases = get_global("zone_aliases")  # old names of zones (Europe/Kiev): listed as they are, with the others
+    aliases = get_global("zone_aliases")  # old names of zones (Europe/Kiev, Asia/Calcutta)
     grouped: dict[str, list[tuple[str, str]]] = {region: [] for region in REGIONS}
-    others = []
     for name in time_zone_names():
         region = name.split("/", 1)[0]
         if region in grouped and name not in aliases:
             grouped[region].append((name, zone_city(name, language)))
-        elif name != "UTC":
-            others.append((name, name))
-    return [
+    listed = {name for zones in grouped.values() for name, _city in zones} | {"UTC"}
+    choices: list[tuple[str, str | Sequence[tuple[str, str]]]] = [
         ("", gettext("Same as my browser")),
         ("UTC", "UTC"),
-        *((str(REGIONS[region]), _by_city(zones)) for region, zones in grouped.items()),
-        (gettext("Other time zones"), others),
+        *((str(REGIONS[region]), _by_city(zones, language)) for region, zones in grouped.items()),
     ]
+    if keep and keep not in listed:
+        choices.append((gettext("Other time zones"), [(keep, keep)]))
+    return choices
 
 
-def _by_city(zones: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """Sorted by city as a reader looks one up (Č beside C, not after Z); a city that two zones share (an old
-    name kept as an alias) says its zone's name too."""
+#: Letters that the language sorts after the letter they are written on (Croatian Č after C, not beside it),
+#: each with its base letter; Czech also sorts "ch" after "h".
+OWN_LETTERS = {
+    "hr": {"č": "c", "ć": "c", "đ": "d", "š": "s", "ž": "z"},
+    "cs": {"č": "c", "ř": "r", "š": "s", "ž": "z"},
+}
+
+
+def _by_city(zones: list[tuple[str, str]], language: str) -> list[tuple[str, str]]:
+    """Sorted by city as a reader of ``language`` looks one up; a city that two zones share says its zone's
+    name too."""
     seen = Counter(city for _name, city in zones)
     labelled = [(name, f"{city} ({name})" if seen[city] > 1 else city) for name, city in zones]
-    return sorted(labelled, key=lambda zone: (_unaccented(zone[1]), zone[0]))
+    own = OWN_LETTERS.get(language.split("-")[0], {})
+    czech = language.startswith("cs")
+    return sorted(labelled, key=lambda zone: (_collation_key(zone[1], own, czech), zone[0]))
 
 
-def _unaccented(text: str) -> str:
-    return "".join(ch for ch in unicodedata.normalize("NFKD", text.casefold()) if not unicodedata.combining(ch))
+def _collation_key(text: str, own: dict[str, str], czech: bool) -> list[tuple[str, int]]:
+    """Each letter as (its base letter, 0 for the base itself or its place among the letters of its own that
+    follow it); other accents do not count (Á beside A).  Not a full collation: enough for city names."""
+    key: list[tuple[str, int]] = []
+    folded = text.casefold()
+    i = 0
+    while i < len(folded):
+        ch = folded[i]
+        if czech and folded.startswith("ch", i):
+            key.append(("h", 1))
+            i += 2
+            continue
+        if ch in own:
+            key.append((own[ch], 1 + list(own).index(ch)))
+        else:
+            base = "".join(c for c in unicodedata.normalize("NFKD", ch) if not unicodedata.combining(c))
+            key.append((base or ch, 0))
+        i += 1
+    return key

@@ -96,6 +96,13 @@ def test_the_zones_are_named_by_city_in_the_readers_language_and_grouped(make_us
     assert europe and f'<option value="{PRAGUE}">{prague}</option>' in europe.group(1)
     assert "Europe/Kiev" not in europe.group(1)  # the old name is not a second Kyiv among the cities
     assert '<option value="Europe/Kiev" selected>Europe/Kiev</option>' in page
+    assert 'value="US/Eastern"' not in page and 'value="Etc/GMT+5"' not in page  # old names nobody saved
+    # Sorted as the reader's language sorts: Croatian Č after every C, Czech Ch after H
+    cities = re.findall(r'<option value="[A-Z][a-z]+/[^"]+">([^<]+)</option>', page)
+    if language == "hr":
+        assert cities.index("Colombo") < cities.index("Čita") < cities.index("Damask")
+    if language == "cs":
+        assert cities.index("Hongkong") < cities.index("Chandyga") < cities.index("Irkutsk")
 
 
 def test_sign_up_keeps_the_browsers_zone_and_drops_a_bad_one(client):
