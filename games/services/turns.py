@@ -28,7 +28,7 @@ from games.engine import (
 )
 from games.engine import RoundResult as EngineRoundResult
 from games.history import ratings
-from games.models import BotLevel, Game, Move, RoundResult, Seat
+from games.models import BotLevel, ChatMessage, Game, Move, RoundResult, Seat
 from threethirteen_site import after_response
 
 from .errors import GameError
@@ -476,6 +476,8 @@ def save_state(
     if state.is_over:
         ratings.rate_finished_game(game)  # once: same transaction, game row locked
         log_on_commit(logger, "game %s finished: total scores by seat %s", game.pk, scores)
+        # The players may read the watchers' chat from now on: their open pages fetch it now, not on a reload.
+        live.announce_chat_on_commit(game.pk, ChatMessage.Channel.WATCHERS)
     announce(game, turn_moved=new_turn or state.is_over, seats=seats)
 
 

@@ -93,9 +93,12 @@ def test_players_never_hear_the_watchers_channel_during_play_and_do_after_the_ga
         await database_sync_to_async(finish_with_bot_moves)(game)
         await database_sync_to_async(game.refresh_from_db)()
         assert game.status == Game.Status.FINISHED
-        for comm in comms.values():  # every move's version, up to the last
-            while (await comm.receive_json_from()) != {"type": "version", "version": game.version}:
-                pass
+        for name, comm in comms.items():  # every move's version, up to the last
+            heard = []
+            while (heard and heard[-1]) != {"type": "version", "version": game.version}:
+                heard.append(await comm.receive_json_from())
+            # the game's end tells every open page to fetch its chat: the players' now holds the watchers'
+            assert CHAT in heard, name
         await database_sync_to_async(say)(game, cid, "well played", "watchers")
         for name, comm in comms.items():
             assert await comm.receive_json_from() == CHAT, name
