@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from babel import Locale, UnknownLocaleError
 from babel.core import get_global
 from babel.dates import get_timezone_location
+from django.utils import timezone
 from django.utils.translation import get_language, gettext, to_locale
 from django.utils.translation import gettext_lazy as _
 
@@ -39,6 +40,11 @@ REGIONS = {
 def zone_city(zone: str, language: str | None = None) -> str:
     """The zone's city in ``language`` (the active one when None); the zone's own name when it has no city."""
     return _city(str(zone), language or get_language() or "en")
+
+
+def current_zone_city() -> str:
+    """The active time zone (the reader's) named by its city in the active language."""
+    return zone_city(timezone.get_current_timezone_name())
 
 
 @functools.lru_cache(maxsize=4096)

@@ -25,7 +25,7 @@ from . import presentation
 from .history.ratings import places
 from .models import Absence, AuditRecord, Game, Move, Seat
 from .models.away import time_away_in_year
-from .table import RECENT_MOVES, LoggedEvents, TableReading, round_to_summarise, table_context
+from .table import RECENT_MOVES, TableReading, round_to_summarise, table_context
 
 
 def games_waiting_on(*, user: Any) -> QuerySet[Game]:
@@ -230,11 +230,12 @@ def game_table(*, game: Game, user: Any, sort: str = "suit", hand_view: str = "o
         return {**table_context(reading), "seated_ids": _people_of(seats)}
     v = view(GameState.from_dict(game.state), me.position if me is not None else None)
     moves = Move.objects.filter(game=game).order_by("-seq").values_list("seat", "by_bot", "events")[:RECENT_MOVES]
+    people = _people_at(seats)
     summarised = round_to_summarise(rounds_ended=len(v.results), game_over=v.is_over, me=me)
     reading = replace(
         reading,
         view=v,
-        recent_moves=[LoggedEvents(*move) for move in moves],
+        recent_events=_marked_events(reversed(list(moves)), people)[::-1],
         standings=final_standings(seats, list(v.scores)) if v.is_over else None,
         round_end_events=round_end_events(game=game, round_number=summarised, seats=seats) if summarised else None,
     )
@@ -248,19 +249,28 @@ def _people_of(seats: Sequence[Seat]) -> set[int]:
 
 def round_end_events(*, game: Game, round_number: int, seats: Iterable[Seat]) -> list[dict[str, Any]]:
     """The public events of a finished round's last moves, oldest first: enough to reach back to its
-    first go-out (the last lap after it is at most two moves a seat), for the story of its end.
-
-    An event of a move the bot played for a person (their time ran out, or the seat was handed to it)
-    says so (``bot_for_person``): the story must not tell it as the person's choice."""
-    people = {seat.position for seat in seats if seat.user_id is not None}
+    first go-out (the last lap after it is at most two moves a seat), for the story of its end, marked as
+    :func:`_marked_events` marks them."""
     last = (
         Move.objects.filter(game=game, round_number=round_number)
         .order_by("-seq")
         .values_list("seat", "by_bot", "events")[: 2 * game.seat_count + 2]
     )
+    return _marked_events(reversed(list(last)), _people_at(seats))
+
+
+def _people_at(seats: Iterable[Seat]) -> set[int]:
+    """The positions a person holds (a bot may play some of them for that person)."""
+    return {seat.position for seat in seats if seat.user_id is not None}
+
+
+def _marked_events(moves: Iterable[tuple[int, bool, list[dict[str, Any]]]], people: set[int]) -> list[dict[str, Any]]:
+    """The public events of ``moves`` (seat, played by a bot, events), in their order: an event of a move the bot
+    played for a person (their time ran out, or the seat was handed to it) says so (``bot_for_person``), for
+    the recent moves and the round's story, which must not tell it as the person's choice."""
     return [
         {**event, "bot_for_person": True} if by_bot and seat in people and event.get("seat") == seat else event
-        for seat, by_bot, events in reversed(list(last))
+        for seat, by_bot, events in moves
         for event in events
     ]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -43,14 +43,6 @@ RECENT_MOVES = 12
 HAND_VIEWS = ("own", "melds")
 
 
-class LoggedEvents(NamedTuple):
-    """One move of the log as the recent-moves list reads it."""
-
-    seat: int
-    by_bot: bool
-    events: Sequence[Mapping[str, Any]]
-
-
 @dataclass(frozen=True)
 class TableReading:
     """Everything the table shows, as read from the database (``view`` is None before the deal)."""
@@ -66,8 +58,8 @@ class TableReading:
     #: Why a moderator handed the reader's seat to a bot (their seat only).
     handover_record: AuditRecord | None = None
     view: SeatView | None = None
-    #: The latest moves, newest first: each move's seat, whether a bot played it, and its public events.
-    recent_moves: Sequence[LoggedEvents] = ()
+    #: Public events of the latest moves, newest first (``bot_for_person`` on those the bot played for a person).
+    recent_events: Sequence[Mapping[str, Any]] = ()
     #: Final places, once the game is over.
     standings: list[dict[str, Any]] | None = None
     #: Time away going on, by seat position (games over days in play only).
@@ -76,20 +68,6 @@ class TableReading:
     hand_view: str = "own"
     #: Public events of the last moves of the round the summary shows (``round_to_summarise``), oldest first.
     round_end_events: Sequence[Mapping[str, Any]] | None = None
-
-
-def _recent_lines(reading: TableReading, names: Mapping[int, str]) -> list[dict[str, Any]]:
-    """The recent-moves list, newest first: each line with whether the bot played it for a person
-    (time ran out, or the seat was handed to the bot), so a turn nobody chose does not read as theirs."""
-    people = {seat.position for seat in reading.seats if seat.user_id is not None}
-    lines = []
-    for move in reading.recent_moves:
-        for event in reversed(move.events):
-            text = presentation.describe_event(event, names)
-            if text:
-                for_person = move.by_bot and move.seat in people and event.get("seat") == move.seat
-                lines.append({"text": text, "bot_for_person": for_person})
-    return lines
 
 
 def round_to_summarise(*, rounds_ended: int, game_over: bool, me: Seat | None) -> int | None:
@@ -192,7 +170,8 @@ def _dealt(reading: TableReading, v: SeatView) -> dict[str, Any]:
         if reading.hand_view == "melds" and hand:
             arranged = _arranged_hand(v, hand)
 
-    recent = _recent_lines(reading, names)
+    lines = ((presentation.describe_event(event, names), event) for event in reading.recent_events)
+    recent = [{"text": text, "bot_for_person": bool(event.get("bot_for_person"))} for text, event in lines if text]
     results = v.results
     taken = v.taken_from_discard
     summarised = round_to_summarise(rounds_ended=len(results), game_over=v.is_over, me=me)

@@ -4,13 +4,8 @@
 from __future__ import annotations
 
 from django import template
-from django.utils import timezone
 
-from accounts.zones import zone_city
+from accounts.zones import current_zone_city
 
 register = template.Library()
-
-
-@register.simple_tag
-def current_zone_city() -> str:
-    return zone_city(timezone.get_current_timezone_name())
+register.simple_tag(current_zone_city, name="current_zone_city")

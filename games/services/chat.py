@@ -29,7 +29,7 @@ from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from accounts.zones import zone_city
+from accounts.zones import current_zone_city
 from games import chat_selectors, live
 from games.models import (
     MESSAGE_MAX_LENGTH,
@@ -124,7 +124,7 @@ def _span(seconds: int) -> str:
 def when(moment: datetime.datetime) -> str:
     """A moment in the reader's time zone and language (the active ones), with the zone's city."""
     shown = date_format(timezone.localtime(moment), "DATETIME_FORMAT")
-    return f"{shown} ({zone_city(timezone.get_current_timezone_name())})"
+    return f"{shown} ({current_zone_city()})"
 
 
 @transaction.atomic

@@ -24,7 +24,7 @@ from pywebpush import WebPushException, webpush
 
 from accounts import push as push_settings
 from accounts.models import PushSubscription, User
-from accounts.zones import zone_city
+from accounts.zones import current_zone_city
 from games.models import Game
 
 logger = logging.getLogger(__name__)
@@ -52,7 +52,7 @@ def notice_payload(game: Game, *, reminder: bool, link: str) -> dict[str, str]:
     if game.turn_deadline is not None:
         body = _("Move before %(deadline)s (%(zone)s), or a bot plays this turn for you.") % {
             "deadline": formats.date_format(timezone.localtime(game.turn_deadline), "DATETIME_FORMAT"),
-            "zone": zone_city(timezone.get_current_timezone_name()),
+            "zone": current_zone_city(),
         }
     icon = static("games/favicon-turn.svg")
     return {"title": title, "body": body, "url": link, "tag": f"game-{game.pk}", "icon": icon}
