@@ -13,6 +13,7 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin
+from django.core import validators
 from django.http import HttpRequest, HttpResponse
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext as _
@@ -20,7 +21,7 @@ from django.utils.translation import gettext_lazy, ngettext
 
 from games.engine import Rules, RulesError, wild_rank_label
 from games.engine.rules import MAX_SEATS, MIN_SEATS
-from games.models import Variant
+from games.models import Variant, variant_label
 from games.services.rule_errors import describe_rules_error
 
 from .lookups import StrictLookupsMixin
@@ -107,6 +108,12 @@ class WholeNumberField(forms.IntegerField):
 
 class RoundsField(forms.CharField):
     # Typed in text, cleaned to the list of hand sizes (CharField's to_python returns text).
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        # max_length limits the text typed, checked in to_python; CharField's own validator would
+        # measure the cleaned list and refuse a long game "in at most 200 characters".
+        self.validators = [v for v in self.validators if not isinstance(v, validators.MaxLengthValidator)]
+
     def to_python(self, value: Any) -> list[int]:  # type: ignore[override]
         text = super().to_python(value) or ""
         if self.max_length is not None and len(text) > self.max_length:
@@ -335,7 +342,7 @@ class VariantAdmin(StrictLookupsMixin, admin.ModelAdmin):
     """Only superusers add, change or delete variants; moderators may look."""
 
     form = VariantForm
-    list_display = ("name", "slug", "is_active", "position", "round_count", "changed_options", "game_count")
+    list_display = ("label", "slug", "is_active", "position", "round_count", "changed_options", "game_count")
     list_filter = ("is_active",)
     search_fields = ("name", "slug")
     prepopulated_fields = {"slug": ("name",)}
@@ -365,6 +372,10 @@ class VariantAdmin(StrictLookupsMixin, admin.ModelAdmin):
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
         return ("rules_in_words",) if not self.has_change_permission(request, obj) else ()
+
+    @admin.display(description=gettext_lazy("name"), ordering="name")
+    def label(self, obj: Variant) -> str:
+        return variant_label(obj.name)
 
     @admin.display(description=gettext_lazy("rule options"))
     def rules_in_words(self, obj: Variant) -> str:

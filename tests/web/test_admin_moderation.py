@@ -528,7 +528,9 @@ def test_a_users_dates_are_the_sites_record_not_a_form_field(two_player_game, ro
 
 
 @pytest.mark.parametrize("language", ["hr", "af", "cs"])
-@pytest.mark.parametrize("changelist", ["/admin/games/chatmessage/", "/admin/games/game/", "/admin/games/seat/"])
+@pytest.mark.parametrize(
+    "changelist", ["/admin/games/chatmessage/", "/admin/games/game/", "/admin/games/seat/", "/admin/games/variant/"]
+)
 def test_a_moderators_lists_speak_their_language(two_player_game, role_client, language, changelist):
     """Django's Croatian admin catalog lacks some of the admin's words; the site's catalogs carry them."""
     client, _moderator = role_client("moderator")
@@ -536,7 +538,7 @@ def test_a_moderators_lists_speak_their_language(two_player_game, role_client, l
     page = client.get(changelist).content.decode()
     for english in ("Skip to main content", "Start typing to filter", "Show counts", "Toggle theme", "to view"):
         assert english not in page, english
-    if changelist.endswith("game/"):  # a built-in variant by its name in the reader's language
+    if changelist.endswith(("game/", "variant/")):  # a built-in variant by its name in the reader's language
         assert {"hr": "Klasična", "af": "Klassiek", "cs": "Klasická"}[language] in page and "Classic" not in page
     if changelist.endswith("chatmessage/"):
         # the game-number box asks for a game number, not a user name

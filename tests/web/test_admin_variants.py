@@ -389,3 +389,15 @@ def test_plain_numbers_still_pass(classic, superuser_client):
     assert classic.options["rounds"] == [3, 4, 5, 7]
     assert classic.options["max_stock_rebuilds"] == 12 and classic.options["max_wilds_per_meld"] == 2
     assert classic.position == 7
+
+
+def test_a_long_game_typed_in_few_characters_is_judged_by_its_text_not_its_round_count(classic, superuser_client):
+    typed = ", ".join(["3-15, 15-3"] * 8)  # 79 characters, 208 rounds
+    response = superuser_client.post(change_url(classic), form_data(classic, rounds=typed))
+    assert response.status_code == 302, response.context["adminform"].form.errors
+    classic.refresh_from_db()
+    assert len(classic.options["rounds"]) == 208
+    # The limit on the text still holds, in its own words.
+    response = superuser_client.post(change_url(classic), form_data(classic, rounds=", ".join(["3-15"] * 41)))
+    assert response.status_code == 200
+    assert response.context["adminform"].form.errors["rounds"] == ["Write the rounds in at most 200 characters."]
