@@ -19,6 +19,7 @@ from django.utils.translation import gettext_lazy, ngettext
 
 from games import services
 from games.admin import (
+    AuditTargetMixin,
     ReadOnlyInline,
     ReasonForm,
     StrictLookupsMixin,
@@ -65,19 +66,19 @@ class UserSeatInline(ReadOnlyInline):
         return localize(timezone.localtime(seat.game.created_at))
 
 
-class AuditAboutUserInline(ReadOnlyInline):
+class AuditAboutUserInline(AuditTargetMixin, ReadOnlyInline):
     model = AuditRecord
     fk_name = "target_user"
-    fields = ("created_at", "actor", "action", "target", "reason")
+    fields = ("created_at", "actor", "action", "target_words", "reason")
     readonly_fields = fields
     verbose_name = gettext_lazy("moderation of this user")
     verbose_name_plural = gettext_lazy("audit history: moderation of this user")
 
 
-class AuditByUserInline(ReadOnlyInline):
+class AuditByUserInline(AuditTargetMixin, ReadOnlyInline):
     model = AuditRecord
     fk_name = "actor"
-    fields = ("created_at", "action", "target", "reason")
+    fields = ("created_at", "action", "target_words", "reason")
     readonly_fields = fields
     verbose_name = gettext_lazy("moderation by this user")
     verbose_name_plural = gettext_lazy("audit history: moderation done by this user")

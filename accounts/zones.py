@@ -8,6 +8,7 @@ Croatian, "Praag" in Afrikaans).  A zone with no city (``UTC``, ``Etc/GMT+5``, t
 
 from __future__ import annotations
 
+import datetime
 import functools
 import unicodedata
 from collections import Counter
@@ -17,6 +18,7 @@ from babel import Locale, UnknownLocaleError
 from babel.core import get_global
 from babel.dates import get_timezone_location
 from django.utils import timezone
+from django.utils.formats import date_format
 from django.utils.translation import get_language, gettext, to_locale
 from django.utils.translation import gettext_lazy as _
 
@@ -40,6 +42,11 @@ REGIONS = {
 def zone_city(zone: str, language: str | None = None) -> str:
     """The zone's city in ``language`` (the active one when None); the zone's own name when it has no city."""
     return _city(str(zone), language or get_language() or "en")
+
+
+def when(moment: datetime.datetime) -> str:
+    """A moment in the reader's time zone and language (the active ones), with the zone's city."""
+    return f"{date_format(timezone.localtime(moment), 'DATETIME_FORMAT')} ({current_zone_city()})"
 
 
 def current_zone_city() -> str:

@@ -27,6 +27,7 @@ from .lookups import StrictLookupsMixin, restrict_lookups
 from .moderation import (
     AbortForm,
     AuditRecordAdmin,
+    AuditTargetMixin,
     GameAdmin,
     MoveAdmin,
     ReadOnlyAdmin,
@@ -42,6 +43,7 @@ from .moderation import (
 from .variants import VariantAdmin, VariantForm, deck_table, parse_rounds, round_table, rounds_text
 
 __all__ = [
+    "AuditTargetMixin",
     "ChatMessageAdmin",
     "ChatReportAdmin",
     "ChatSuspensionAdmin",

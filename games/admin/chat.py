@@ -70,7 +70,7 @@ def hide_messages_step(
             "A hidden message disappears from every page at once (the open tables update by themselves); "
             "it stays here for the record. Its reports count as dealt with."
         ),
-        describe=services.chat.message_label,
+        describe=services.audit.message_label,
         perform=lambda m, data: services.chat_hide(message_id=m.pk, moderator=request.user, reason=data["reason"]),
         done=lambda count: (
             ngettext("%(count)s message hidden.", "%(count)s messages hidden.", count) % {"count": count}
@@ -91,7 +91,7 @@ def dismiss_reports_step(
         title=_("Dismiss reports"),
         button=_("Dismiss"),
         consequences=_("The messages stay where they are; their open reports count as dealt with."),
-        describe=services.chat.message_label,
+        describe=services.audit.message_label,
         perform=lambda m, data: services.chat_dismiss_reports(
             message_id=m.pk, moderator=request.user, reason=data["reason"]
         ),

@@ -186,6 +186,14 @@ class ReadOnlyInline(admin.TabularInline):
         return False
 
 
+class AuditTargetMixin:
+    """An audit record's target in the reader's language."""
+
+    @admin.display(description=gettext_lazy("target"))
+    def target_words(self, record: AuditRecord) -> str:
+        return record.target_in_words()
+
+
 def user_link(user: Any) -> str:
     if user is None:
         return "—"
@@ -242,10 +250,10 @@ def describe_action(action: dict[str, Any]) -> str:
     return str(action)
 
 
-class GameAuditInline(ReadOnlyInline):
+class GameAuditInline(AuditTargetMixin, ReadOnlyInline):
     model = AuditRecord
     fk_name = "game"
-    fields = ("created_at", "actor", "action", "target", "reason")
+    fields = ("created_at", "actor", "action", "target_words", "reason")
     readonly_fields = fields
     verbose_name_plural = gettext_lazy("moderation of this game")
 
@@ -504,15 +512,15 @@ class RoundResultAdmin(ReadOnlyAdmin):
 
 
 @admin.register(AuditRecord)
-class AuditRecordAdmin(ReadOnlyAdmin):
+class AuditRecordAdmin(AuditTargetMixin, ReadOnlyAdmin):
     """The audit log: nobody adds, changes or deletes a record here (superusers neither)."""
 
-    list_display = ("created_at", "actor", "action", "target", "reason")
+    list_display = ("created_at", "actor", "action", "target_words", "reason")
     list_filter = ("action", "created_at")
     search_fields = ("actor__username", "target_user__username", "target", "reason", "=game__id")
     date_hierarchy = "created_at"
     list_select_related = ("actor", "target_user", "game")
-    fields = ("created_at", "actor", "action", "target", "game", "seat_position", "target_user", "reason")
+    fields = ("created_at", "actor", "action", "target_words", "game", "seat_position", "target_user", "reason")
     readonly_fields = fields
 
     def get_actions(self, request: HttpRequest) -> dict:

@@ -8,7 +8,7 @@ from .analysis import AnalysedDecision, GameAnalysis
 from .away import Absence
 from .chat import MESSAGE_MAX_LENGTH, QUICK_PHRASES, ChatMessage, ChatMute, ChatReport, ChatSuspension
 from .history import GameResult, Rating
-from .moderation import AuditRecord
+from .moderation import TARGETS, AuditRecord
 from .play import BotLevel, Game, InvalidGameStatus, Move, RoundResult, Seat, TurnNotice, Variant, variant_label
 
 __all__ = [
@@ -22,6 +22,7 @@ __all__ = [
     "TurnNotice",
     "variant_label",
     "AuditRecord",
+    "TARGETS",
     "Rating",
     "GameResult",
     "ChatMessage",

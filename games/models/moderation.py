@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 from typing import Any, NoReturn
 
 from django.conf import settings
@@ -9,7 +10,18 @@ from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from .play import Game
+from accounts.zones import when
+
+from .play import Game, variant_label
+
+#: What an action was done to, by the ``words`` of a record's ``target_params`` (the rest are its parts).
+TARGETS = {
+    "game": _("game #%(id)s (%(variant)s)"),
+    "seat": _("seat %(position)s of game #%(id)s (%(name)s)"),
+    "user": _("user %(name)s"),
+    "mute": _("user %(name)s, from chat until %(until)s"),
+    "message": _("chat message #%(id)s by %(name)s in game #%(game)s: “%(text)s”"),
+}
 
 
 class AuditRecord(models.Model):
@@ -55,6 +67,8 @@ class AuditRecord(models.Model):
     )
     # Text, not a bounded string: the words name a person (150 characters) and a message, in the moderator's language.
     target = models.TextField(_("target"), help_text=_("What the action was done to, in words."))
+    # The same target in parts, read in each reader's language: target_in_words().
+    target_params = models.JSONField(default=dict, blank=True, editable=False)
 
     class Meta:
         ordering = ("-created_at", "-pk")
@@ -66,7 +80,7 @@ class AuditRecord(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.created_at:%Y-%m-%d %H:%M} {self.actor}: {self.get_action_display()} {self.target}"
+        return f"{self.created_at:%Y-%m-%d %H:%M} {self.actor}: {self.get_action_display()} {self.target_in_words()}"
 
     def save(self, *args: Any, **kwargs: Any) -> None:
         if self.pk is not None and AuditRecord.objects.filter(pk=self.pk).exists():
@@ -75,3 +89,17 @@ class AuditRecord(models.Model):
 
     def delete(self, *args: Any, **kwargs: Any) -> NoReturn:
         raise ValueError("audit records are append-only: a stored record is never deleted")
+
+    def target_in_words(self) -> str:
+        """The target in the active language and time zone (the stored words of a record made before the
+        parts were kept), so that a Czech moderator does not read a Croatian colleague's record in Croatian."""
+        parts = self.target_params or {}
+        words = TARGETS.get(parts.get("words", ""))
+        if words is None:
+            return self.target
+        values = dict(parts)
+        if "variant" in values:
+            values["variant"] = variant_label(values["variant"])
+        if "until" in values:
+            values["until"] = when(datetime.datetime.fromisoformat(values["until"]))
+        return str(words) % values

@@ -25,11 +25,10 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.utils import timezone, translation
-from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from accounts.zones import current_zone_city
+from accounts.zones import when
 from games import chat_selectors, live
 from games.models import (
     MESSAGE_MAX_LENGTH,
@@ -42,6 +41,7 @@ from games.models import (
     Game,
 )
 
+from . import audit
 from .errors import GameError
 from .moderation import check_moderator, moderation_reason
 from .turns import log_on_commit
@@ -119,12 +119,6 @@ def _span(seconds: int) -> str:
         hours = seconds // 3600
         return ngettext("%(count)s hour", "%(count)s hours", hours) % {"count": hours}
     return ngettext("%(count)s second", "%(count)s seconds", seconds) % {"count": seconds}
-
-
-def when(moment: datetime.datetime) -> str:
-    """A moment in the reader's time zone and language (the active ones), with the zone's city."""
-    shown = date_format(timezone.localtime(moment), "DATETIME_FORMAT")
-    return f"{shown} ({current_zone_city()})"
 
 
 @transaction.atomic
@@ -238,15 +232,6 @@ def chat_report(*, game_id: Any, user: Any, message_id: Any, note: Any = "", inv
 # -- moderation ---------------------------------------------------------------------------
 
 
-def message_label(message: ChatMessage) -> str:
-    """A message in the audit log's words: its number, author, game and (shortened) text."""
-    text = message.text if len(message.text) <= 60 else message.text[:59] + "…"
-    return str(
-        _("chat message #%(id)s by %(name)s in game #%(game)s: “%(text)s”")
-        % {"id": message.pk, "name": message.author.username, "game": message.game_id, "text": text}
-    )
-
-
 def _locked_message(message_id: Any) -> ChatMessage:
     try:
         return ChatMessage.objects.select_for_update().select_related("author").get(pk=message_id)
@@ -270,13 +255,14 @@ def chat_hide(*, message_id: Any, moderator: Any, reason: str) -> ChatMessage:
     message.hidden_at, message.hidden_by, message.hidden_reason = now, moderator, reason
     message.save(update_fields=["hidden_at", "hidden_by", "hidden_reason"])
     _resolve_reports(message, moderator, now)
-    AuditRecord.objects.create(
+    audit.record(
         actor=moderator,
         action=AuditRecord.Action.CHAT_HIDE,
         reason=reason,
-        game_id=message.game_id,
+        game=message.game,
         target_user=message.author,
-        target=message_label(message),
+        words="message",
+        parts=audit.message_parts(message),
     )
     log_on_commit(logger, "moderator %s hid chat message %s of game %s", moderator.pk, message.pk, message.game_id)
     live.announce_chat_on_commit(message.game_id, message.channel)
@@ -291,13 +277,14 @@ def chat_dismiss_reports(*, message_id: Any, moderator: Any, reason: str) -> Cha
     message = _locked_message(message_id)
     if not _resolve_reports(message, moderator, timezone.now()):
         raise GameError("chat_no_reports", _("No open report about that message."))
-    AuditRecord.objects.create(
+    audit.record(
         actor=moderator,
         action=AuditRecord.Action.CHAT_DISMISS,
         reason=reason,
-        game_id=message.game_id,
+        game=message.game,
         target_user=message.author,
-        target=message_label(message),
+        words="message",
+        parts=audit.message_parts(message),
     )
     log_on_commit(logger, "moderator %s dismissed the reports of chat message %s", moderator.pk, message.pk)
     return message
@@ -323,12 +310,13 @@ def chat_mute_user(*, user_id: Any, moderator: Any, reason: str, hours: Any) -> 
         raise GameError("chat_mute_self", _("You cannot mute yourself."))
     until = timezone.now() + datetime.timedelta(hours=hours)
     suspension = ChatSuspension.objects.create(user=user, until=until, reason=reason, moderator=moderator)
-    AuditRecord.objects.create(
+    audit.record(
         actor=moderator,
         action=AuditRecord.Action.CHAT_MUTE,
         reason=reason,
         target_user=user,
-        target=str(_("user %(name)s, from chat until %(until)s") % {"name": user.username, "until": when(until)}),
+        words="mute",
+        parts=audit.mute_parts(user, until),
     )
     log_on_commit(logger, "moderator %s muted user %s from chat for %s h", moderator.pk, user.pk, hours)
     return suspension
@@ -343,12 +331,13 @@ def chat_unmute_user(*, user_id: Any, moderator: Any, reason: str) -> Any:
     now = timezone.now()
     if not ChatSuspension.objects.filter(user=user, until__gt=now).update(until=now):
         raise GameError("chat_not_muted", _("%(name)s is not muted from chat.") % {"name": user.username})
-    AuditRecord.objects.create(
+    audit.record(
         actor=moderator,
         action=AuditRecord.Action.CHAT_UNMUTE,
         reason=reason,
         target_user=user,
-        target=str(_("user %(name)s") % {"name": user.username}),
+        words="user",
+        parts=audit.user_parts(user),
     )
     log_on_commit(logger, "moderator %s let user %s chat again", moderator.pk, user.pk)
     return user

@@ -17,6 +17,7 @@ from django.utils.translation import ngettext
 
 from games.models import AuditRecord, BotLevel, Game, Seat
 
+from . import audit
 from .errors import GameError
 from .playing import vacate_seat
 from .turns import Recorder, announce, engine_state, hand_seat_to_bot, lock_game, log_on_commit, play_bots
@@ -68,12 +69,13 @@ def game_abort(*, game_id: int, moderator: Any, reason: str) -> Game:
     changed = game.set_status(Game.Status.ABORTED)
     game.version += 1
     game.save(update_fields=[*changed, "version", "updated_at"])
-    AuditRecord.objects.create(
+    audit.record(
         actor=moderator,
         action=AuditRecord.Action.GAME_ABORT,
         reason=reason,
         game=game,
-        target=str(_("game #%(id)s (%(variant)s)") % {"id": game.pk, "variant": game.variant_label}),
+        words="game",
+        parts=audit.game_parts(game),
     )
     log_on_commit(logger, "moderator %s aborted game %s", moderator.pk, game.pk)
     announce(game, turn_moved=True)
@@ -109,14 +111,15 @@ def seat_hand_to_bot(
             _("A bot already plays seat %(position)s of game #%(id)s.") % {"position": position, "id": game.pk},
         )
     _seat_to_bot(game, seat, bot_level)
-    AuditRecord.objects.create(
+    audit.record(
         actor=moderator,
         action=AuditRecord.Action.SEAT_TO_BOT,
         reason=reason,
         game=game,
         seat_position=seat.position,
         target_user=seat.user,
-        target=seat_label(game, seat),
+        words="seat",
+        parts=audit.seat_parts(game, seat),
     )
     log_on_commit(
         logger,
@@ -153,12 +156,13 @@ def user_deactivate(*, user_id: int, moderator: Any, reason: str) -> Any:
         raise GameError("already_inactive", _("%(name)s is already deactivated.") % {"name": user.username})
     user.is_active = False
     user.save(update_fields=["is_active"])
-    AuditRecord.objects.create(
+    audit.record(
         actor=moderator,
         action=AuditRecord.Action.USER_DEACTIVATE,
         reason=reason,
         target_user=user,
-        target=str(_("user %(name)s") % {"name": user.username}),
+        words="user",
+        parts=audit.user_parts(user),
     )
     log_on_commit(logger, "moderator %s deactivated user %s", moderator.pk, user.pk)
     game_ids = (
@@ -172,20 +176,22 @@ def user_deactivate(*, user_id: int, moderator: Any, reason: str) -> Any:
         if game.status == Game.Status.ACTIVE:
             _seat_to_bot(game, seat, BotLevel.MEDIUM)
             action = AuditRecord.Action.SEAT_TO_BOT
+            parts = audit.seat_parts(game, seat)
         elif game.status == Game.Status.OPEN:
             action = AuditRecord.Action.SEAT_VACATE
-            label = seat_label(game, seat)
+            parts = audit.seat_parts(game, seat)  # before the seat is emptied
             vacate_seat(game, seat)
         else:
             continue
-        AuditRecord.objects.create(
+        audit.record(
             actor=moderator,
             action=action,
             game=game,
             seat_position=seat.position,
             target_user=user,
             reason=_("%(name)s was deactivated: %(reason)s") % {"name": user.username, "reason": reason},
-            target=label if action == AuditRecord.Action.SEAT_VACATE else seat_label(game, seat),
+            words="seat",
+            parts=parts,
         )
         log_on_commit(
             logger, "moderator %s: %s in game %s for deactivated user %s", moderator.pk, action, game.pk, user.pk
@@ -198,10 +204,3 @@ def _seat_to_bot(game: Game, seat: Seat, bot_level: str) -> None:
     game.version += 1
     # The bot plays if the turn is its own (and on until a person must move): after the answer, in a request.
     play_bots(game, engine_state(game), Recorder(game))
-
-
-def seat_label(game: Game, seat: Seat) -> str:
-    return str(
-        _("seat %(position)s of game #%(id)s (%(name)s)")
-        % {"position": seat.position, "id": game.pk, "name": seat.user.username if seat.user is not None else seat.name}
-    )

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime
 import re
+import zoneinfo
 
 import pytest
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
@@ -294,3 +295,29 @@ def test_chat_audit_records_show_on_the_users_admin_page_and_are_read_only(talk,
     assert "hid a chat message" in page and REASON in page
     record = AuditRecord.objects.get()
     assert client.post(f"/admin/games/auditrecord/{record.pk}/delete/", {"post": "yes"}).status_code == 403
+
+
+def test_each_moderator_reads_the_audit_log_in_their_own_language_and_time_zone(talk, role_client, classic):
+    """The target is kept in parts: a record a Croatian moderator in New York wrote reads in Czech, in
+    Prague's time, to a Czech colleague (it was stored in the first one's words, date and zone)."""
+    game, ann, bob, cid, polite, rude = talk
+    croatian, first = role_client("moderator", "first")
+    first.language, first.time_zone = "hr", "America/New_York"
+    first.save()
+    run_action(croatian, "/admin/games/chatmessage/", "hide_messages", [rude.pk], reason=REASON)
+    run_action(croatian, "/admin/accounts/user/", "mute_from_chat", [bob.pk], reason=REASON, hours=1)
+    services.game_abort(game_id=game.pk, moderator=first, reason=REASON)
+    until = ChatSuspension.objects.get().until
+    assert "korisnik bob, u razgovoru do" in AuditRecord.objects.get(action=AuditRecord.Action.CHAT_MUTE).target
+
+    czech, second = role_client("moderator", "second")
+    second.language, second.time_zone = "cs", "Europe/Prague"
+    second.save()
+    prague = timezone.localtime(until, zoneinfo.ZoneInfo("Europe/Prague"))
+    for page in ("/admin/games/auditrecord/", f"/admin/accounts/user/{bob.pk}/change/"):
+        body = czech.get(page).content.decode()
+        assert "uživatel bob, v chatu do" in body and f"{prague.hour}:{prague:%M} (Praha)" in body, page
+        assert f"zpráva #{rude.pk} od bob ve hře #{game.pk}" in body, page
+        assert "korisnik" not in body and "New York" not in body, page
+    body = czech.get("/admin/games/auditrecord/").content.decode()
+    assert f"hra č. {game.pk} (Klasická)" in body and "igra #" not in body
