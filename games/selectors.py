@@ -228,7 +228,9 @@ def game_table(*, game: Game, user: Any, sort: str = "suit", hand_view: str = "o
     )
     if game.state is None:
         return {**table_context(reading), "seated_ids": _people_of(seats)}
-    v = view(GameState.from_dict(game.state), me.position if me is not None else None)
+    # A person a bot has replaced (resigned, timed out, handed over) sees the table as a watcher does: the
+    # cards are the bot's now, another player's, and the person may be talking to someone still playing.
+    v = view(GameState.from_dict(game.state), me.position if me is not None and me.person_plays else None)
     moves = Move.objects.filter(game=game).order_by("-seq").values_list("seat", "by_bot", "events")[:RECENT_MOVES]
     people = _people_at(seats)
     summarised = round_to_summarise(rounds_ended=len(v.results), game_over=v.is_over, me=me)

@@ -190,6 +190,7 @@ def _dealt(reading: TableReading, v: SeatView) -> dict[str, Any]:
         "view": v,
         "players": players,
         "hand": hand,
+        "holds_cards": v.hand is not None,  # a seated person a bot has not replaced
         "hand_count": len(hand),
         "hand_view": reading.hand_view,
         "arranged": arranged,

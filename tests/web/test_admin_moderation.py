@@ -278,6 +278,13 @@ def test_hand_a_seat_to_a_bot_from_the_game_page(two_player_game, role_client):
         follow=True,
     )
     assert "already plays seat" in response.content.decode() and audit_count() == 1
+    # Once the game is over (the other seat handed too, the bots play it out) the person is still told why.
+    services.seat_hand_to_bot(game_id=game.pk, position=1 - turn, moderator=moderator, reason="both idle")
+    game.refresh_from_db()
+    assert game.status == Game.Status.FINISHED
+    table = logged_in(person).get(game.get_absolute_url()).content.decode()
+    assert "A moderator handed your seat to a bot, which played it to the end of the game." in table
+    assert REASON in table and "Rematch" in table
 
 
 def test_hand_seats_to_a_bot_from_the_seat_list(two_player_game, role_client):

@@ -748,3 +748,22 @@ def test_the_checker_reads_websocket_messages(dealt):
     assert Leak("word", hidden) in find_leaks_in_message(f'{{"type": "version", "card": "{hidden}"}}', secrets)
     dump = json.dumps({"type": "state", "stock": [c.code for c in state.stock][:5]})
     assert {leak.kind for leak in find_leaks_in_message(dump, secrets)} == {"word", "sequence"}
+
+
+@pytest.mark.parametrize("how", ["resigned", "handed over"])
+def test_a_person_a_bot_replaced_sees_the_table_as_a_watcher_does(dealt, role_client, how):
+    """Her seat's cards are the bot's now, another player's: she might be talking to bob."""
+    game, ann, bob = dealt
+    client = logged_in(ann)
+    assert find_leaks(client.get(f"/games/{game.pk}/").content.decode(), game_secrets(game, None))  # her hand
+    if how == "resigned":
+        services.game_resign(game_id=game.pk, user=ann)
+    else:
+        moderator = role_client("moderator")[1]
+        services.seat_hand_to_bot(game_id=game.pk, position=0, moderator=moderator, reason="idle for days")
+    game.refresh_from_db()
+    assert game.in_play and game.seats.get(position=0).is_bot
+    for url in (f"/games/{game.pk}/", f"/games/{game.pk}/table/"):
+        body = client.get(url).content.decode()
+        assert find_leaks(body, game_secrets(game, None)) == [], url
+        assert 'class="hand-area' not in body, url
