@@ -395,7 +395,8 @@ def game_rematch(*, game_id: int, user: Any) -> Game:
     """A new game with the same people, bots, seats and options, once per finished game.
 
     The first player to ask creates it; everyone else who asks is sent to it.
-    People who left the first game come back as people (they are invited again).
+    People who left the first game come back as people (they are invited again); a bot
+    takes the seat of an account a moderator has deactivated since.
     It is dealt at once, with a new server seed and random contributions; the
     finished game's pages hear a new version, and show the way to it.
     """
@@ -424,19 +425,17 @@ def game_rematch(*, game_id: int, user: Any) -> Game:
         rematch_of=game,
     )
     seats = []
-    for old in game.seats.order_by("position"):
-        if old.user_id is not None:
+    old_seats = list(game.seats.select_related("user").order_by("position"))
+    free_names = iter(name for name in bots.BOT_NAMES if name not in {old.bot_name for old in old_seats})
+    for old in old_seats:
+        if old.user is not None and old.user.is_active:
             seats.append(Seat(game=new, position=old.position, user_id=old.user_id, joined_at=now))
-        else:
-            seats.append(
-                Seat(
-                    game=new,
-                    position=old.position,
-                    bot_level=old.bot_level or BotLevel.MEDIUM,
-                    bot_name=old.bot_name,
-                    joined_at=now,
-                )
-            )
+        elif old.user is None:
+            level = old.bot_level or BotLevel.MEDIUM
+            seats.append(Seat(game=new, position=old.position, bot_level=level, bot_name=old.bot_name, joined_at=now))
+        else:  # as deactivating hands a seat in play to a bot
+            name = next(free_names, bots.BOT_NAMES[0])
+            seats.append(Seat(game=new, position=old.position, bot_level=BotLevel.MEDIUM, bot_name=name, joined_at=now))
     Seat.objects.bulk_create(seats)
     deal(new)
     # The finished table's open pages fetch it again: it now leads to the rematch, whose clock runs.

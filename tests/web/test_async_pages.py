@@ -222,6 +222,29 @@ def test_rematch_creates_one_new_game_with_the_same_people_and_options(make_user
     assert "Go to the rematch" in page
 
 
+def test_a_rematch_gives_a_deactivated_persons_seat_to_a_bot(make_user, classic, role_client):
+    """Seated again, an account nobody can log in to would hold the game up for days of timeouts."""
+    ann, bob = make_user("ann"), make_user("bob")
+    game = services.game_create(
+        creator=ann, variant=classic, seat_count=3, bot_count=1, invitees=[bob], options={"rounds": [3]}, seed=9
+    )
+    for person in (ann, bob):  # the bots play the game out
+        services.game_resign(game_id=game.pk, user=person)
+    game.refresh_from_db()
+    assert game.status == Game.Status.FINISHED
+    services.user_deactivate(user_id=bob.pk, moderator=role_client("moderator")[1], reason="spam")
+    response = logged_in(ann).post(f"/games/{game.pk}/rematch/")
+    assert response.status_code == 302
+    new = Game.objects.get(rematch_of=game)
+    seats = {s.position: s for s in new.seats.all()}
+    bob_position = game.seats.get(user=bob).position
+    assert seats[bob_position].user_id is None and seats[bob_position].bot_level == "medium"
+    assert seats[game.seats.get(user=ann).position].user_id == ann.pk
+    names = [s.bot_name for s in seats.values() if s.is_bot]
+    assert len(names) == 2 and len(set(names)) == 2 and all(names)
+    assert new.status == Game.Status.ACTIVE and new.current_seat is not None
+
+
 def test_the_create_form_offers_live_and_asynchronous_time_limits_and_refuses_others(make_user, classic):
     client = logged_in(make_user("ann"))
     page = client.get("/").content.decode()
