@@ -20,7 +20,10 @@ Which cards a page shows is not decided here: the page's HTTP fetch goes
 through ``games.selectors``, which builds the table from the engine's
 ``view(state, seat)`` (the one rule about hidden cards).  Who may watch is
 decided by ``selectors.may_watch``, the same rule the table view applies,
-asked on connect and again before every version is passed on.
+asked on connect and again before every version is passed on.  A socket
+closes (``CLOSE_NOT_LOGGED_IN``) when its session signs out or its account is
+deactivated, told through its session's and account's groups, or, if that
+message was lost, at its next heartbeat, which reads the session afresh.
 Nothing a client sends changes anything: ``{"type": "ping"}`` is answered
 ``{"type": "pong"}`` (the page's heartbeat: "Live" shows only while answers
 come back; a game's socket also rejoins its group and says the version
@@ -31,11 +34,14 @@ from __future__ import annotations
 
 import json
 import time
+from importlib import import_module
+from types import SimpleNamespace
 from typing import Any
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
+from django.contrib import auth
 from django.contrib.auth import get_user_model
 from django.utils import translation
 from django.utils.translation import gettext as _
@@ -86,8 +92,41 @@ def reader_language(scope: dict[str, Any]) -> str:
     return settings.LANGUAGE_CODE
 
 
+def still_signed_in(scope: dict[str, Any], user: Any) -> bool:
+    """Whether the socket's session still signs ``user`` in, as a page's request would find it now (read
+    afresh: the socket's own copy is from its connect): not signed out, the same password, an active account."""
+    key = getattr(scope.get("session"), "session_key", None)
+    if not key or user is None or not user.is_authenticated:
+        return False
+    session = import_module(settings.SESSION_ENGINE).SessionStore(key)
+    found = auth.get_user(SimpleNamespace(session=session))  # type: ignore[arg-type]
+    return bool(found.is_authenticated and found.pk == user.pk)
+
+
 class _ReadOnlyConsumer(AsyncJsonWebsocketConsumer):
-    """Answers the heartbeat; refuses every other message from the client with an error that says why."""
+    """Answers the heartbeat; refuses every other message from the client with an error that says why.
+
+    A signed-in socket also listens to its session's and its account's groups, and closes with
+    ``CLOSE_NOT_LOGGED_IN`` when either says the person signed out (``groups.send_signed_out``).
+    """
+
+    signed_in_groups: tuple[str, ...] = ()
+
+    async def join_signed_in_groups(self) -> None:
+        user = self.scope.get("user")
+        key = getattr(self.scope.get("session"), "session_key", None)
+        self.signed_in_groups = (groups.account_group(user.pk),) + ((groups.session_group(key),) if key else ())
+        for group in self.signed_in_groups:
+            await self.channel_layer.group_add(group, self.channel_name)
+
+    async def leave_groups(self) -> None:
+        joined, self.signed_in_groups = self.signed_in_groups, ()
+        for group in joined:
+            await self.channel_layer.group_discard(group, self.channel_name)
+
+    async def signed_out(self, event: dict[str, Any]) -> None:
+        await self.leave_groups()
+        await self.close(code=CLOSE_NOT_LOGGED_IN)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None, **kwargs: Any) -> None:
         if _is_ping(text_data):
@@ -121,12 +160,13 @@ class GameConsumer(_ReadOnlyConsumer):
         self.game_id = game_id
         self.group = groups.game_group(game_id)
         await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.join_signed_in_groups()
         await self.accept()
         version = await self._version(game_id)
         await self.send_json(groups.version_message(version))
 
     async def disconnect(self, code: int) -> None:
-        await self._leave_group()
+        await self.leave_groups()
 
     async def game_version(self, event: dict[str, Any]) -> None:
         """Pass the new version on, if this person may still watch.
@@ -140,7 +180,7 @@ class GameConsumer(_ReadOnlyConsumer):
         a database read; a version without them asks the database.
         """
         if self.game_id is None or not await self._may_still_watch(event, self.game_id):
-            await self._leave_group()
+            await self.leave_groups()
             await self.close(code=CLOSE_FORBIDDEN)
             return
         await self.send_json(groups.version_message(event["version"]))
@@ -165,12 +205,16 @@ class GameConsumer(_ReadOnlyConsumer):
             await self.send_json(PONG)  # a page pings after 15 s of silence: more often is only answered
             return
         self.refreshed_at = now
+        if not await database_sync_to_async(still_signed_in)(self.scope, self.scope.get("user")):
+            await self.signed_out({})  # the signal of it was lost (the channel layer was down)
+            return
         version = await self._version_if_watching(self.scope.get("user"), self.game_id)
         if version is None:
-            await self._leave_group()
+            await self.leave_groups()
             await self.close(code=CLOSE_FORBIDDEN)
             return
-        await self.channel_layer.group_add(self.group, self.channel_name)
+        for group in (self.group, *self.signed_in_groups):
+            await self.channel_layer.group_add(group, self.channel_name)
         await self.send_json(PONG)
         await self.send_json(groups.version_message(version))
 
@@ -181,10 +225,11 @@ class GameConsumer(_ReadOnlyConsumer):
             return selectors.may_watch_given(watch, user=user, invited=self.invited)
         return await self._may_watch(user, game_id)
 
-    async def _leave_group(self) -> None:
+    async def leave_groups(self) -> None:
         if self.group is not None:
             group, self.group = self.group, None
             await self.channel_layer.group_discard(group, self.channel_name)
+        await super().leave_groups()
 
     @database_sync_to_async
     def _may_watch(self, user: Any, game_id: int) -> bool:
@@ -230,11 +275,17 @@ class UserConsumer(_ReadOnlyConsumer):
             return
         self.group = groups.user_group(user.pk)
         await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.join_signed_in_groups()
         await self.accept()
 
     async def disconnect(self, code: int) -> None:
+        await self.leave_groups()
+
+    async def leave_groups(self) -> None:
         if self.group is not None:
-            await self.channel_layer.group_discard(self.group, self.channel_name)
+            group, self.group = self.group, None
+            await self.channel_layer.group_discard(group, self.channel_name)
+        await super().leave_groups()
 
     async def user_message(self, event: dict[str, Any]) -> None:
         await self.send_json(event["data"])

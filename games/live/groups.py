@@ -14,6 +14,8 @@ every table.
 
 from __future__ import annotations
 
+import hashlib
+import logging
 from collections.abc import Mapping
 from typing import Any
 
@@ -26,6 +28,9 @@ GAME_VERSION = "game.version"
 CHAT_CHANGED = "chat.changed"
 USER_MESSAGE = "user.message"
 USER_TURNS = "user.turns"
+SIGNED_OUT = "signed.out"
+
+logger = logging.getLogger(__name__)
 
 #: What a page hears when a chat channel it may read changed: ``{"type": "chat"}`` (no words, no names).
 CHAT_MESSAGE = {"type": "chat"}
@@ -37,6 +42,46 @@ def game_group(game_id: int) -> str:
 
 def user_group(user_id: int) -> str:
     return f"user-{int(user_id)}"
+
+
+def session_group(session_key: str) -> str:
+    """Every socket opened under one session (a log-out there closes them); the key itself stays secret."""
+    return f"session-{hashlib.sha256(session_key.encode()).hexdigest()[:40]}"
+
+
+def account_group(user_id: int) -> str:
+    """Every socket of one person, whatever the session (a deactivated account's are closed)."""
+    return f"account-{int(user_id)}"
+
+
+def send_signed_out(group: str) -> None:
+    """Close the sockets of ``group`` (``session_group`` or ``account_group``): their person is signed out.
+
+    Never raises: a log-out must not fail because the channel layer is down.
+    A socket that missed it finds out at its next heartbeat, which reads the
+    session again (``GameConsumer.heartbeat``).
+    """
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    try:
+        async_to_sync(layer.group_send)(group, {"type": SIGNED_OUT})
+    except Exception:
+        logger.warning("could not tell the sockets of %s that their person signed out", group, exc_info=True)
+
+
+def close_sockets_on_log_out(sender: Any, request: Any, user: Any, **kwargs: Any) -> None:
+    """``user_logged_out``'s receiver: the session's sockets close (the page that logged out goes on as a
+    signed-out visitor; a socket kept open by hand would otherwise go on hearing the game)."""
+    key = getattr(getattr(request, "session", None), "session_key", None)
+    if key:
+        send_signed_out(session_group(key))
+
+
+def close_sockets_of_account_on_commit(user_id: int) -> None:
+    """Once the transaction commits, every socket of ``user_id`` closes (a deactivated account)."""
+    group = account_group(user_id)
+    transaction.on_commit(lambda: send_signed_out(group))
 
 
 def version_message(version: int) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from django.db import transaction
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from games import live
 from games.models import AuditRecord, BotLevel, Game, Seat
 
 from . import audit
@@ -156,6 +157,7 @@ def user_deactivate(*, user_id: int, moderator: Any, reason: str) -> Any:
         raise GameError("already_inactive", _("%(name)s is already deactivated.") % {"name": user.username})
     user.is_active = False
     user.save(update_fields=["is_active"])
+    live.close_sockets_of_account_on_commit(user.pk)
     audit.record(
         actor=moderator,
         action=AuditRecord.Action.USER_DEACTIVATE,

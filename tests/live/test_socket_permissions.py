@@ -17,7 +17,7 @@ import pytest
 from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
-from django.contrib.auth.models import AnonymousUser
+from django.contrib.auth.models import AnonymousUser, Group
 from django.test import Client
 
 from games import live, selectors, services
@@ -253,3 +253,96 @@ def test_asking_again_on_each_version_costs_at_most_two_reads(private_game, make
         consumer.scope = {"user": user, "session": session}
         with django_assert_max_num_queries(2):
             assert check(consumer, user, game.pk) is expected
+
+
+def test_signing_out_closes_that_sessions_sockets_and_no_other(private_game, make_user):
+    """A socket kept open after its session signed out heard the game on (a private game's versions and
+    chat signals, found by an adversarial test): the log-out closes it, the person's other sessions stay."""
+    game, ann = private_game
+    dave = make_user("dave")
+    browser = logged_in(dave)
+    assert browser.get(game.invite_path()).status_code == 200
+    tab, turns = socket_with_session(f"/ws/games/{game.pk}/", browser), socket_with_session("/ws/user/", browser)
+    elsewhere = communicator("/ws/user/", dave)  # dave on another device: its own session
+    player = communicator(f"/ws/games/{game.pk}/", ann)
+
+    async def scenario():
+        for comm in (tab, turns, elsewhere, player):
+            assert (await comm.connect())[0]
+        for comm in (tab, player):
+            await comm.receive_json_from()
+        assert (await database_sync_to_async(browser.post)("/accounts/logout/")).status_code == 302
+        assert await closed_with(tab) == consumers.CLOSE_NOT_LOGGED_IN
+        assert await closed_with(turns) == consumers.CLOSE_NOT_LOGGED_IN
+        facts = await database_sync_to_async(lambda: selectors.watch_facts(game, list(game.seats.all())))()
+        await database_sync_to_async(live.send_game_version)(game.pk, 99, facts)
+        assert await player.receive_json_from() == {"type": "version", "version": 99}
+        await elsewhere.send_json_to(consumers.PING)
+        assert await elsewhere.receive_json_from() == consumers.PONG
+        for comm in (elsewhere, player):
+            await comm.disconnect()
+
+    async_to_sync(scenario)()
+
+
+def test_a_socket_that_missed_the_sign_out_finds_it_at_its_next_heartbeat(private_game, monkeypatch):
+    """The channel layer was down as the person signed out: the heartbeat reads the session afresh."""
+    game, ann = private_game
+    browser = logged_in(ann)
+    tab = socket_with_session(f"/ws/games/{game.pk}/", browser)
+
+    class LayerDown:
+        async def group_send(self, group: str, message: dict[str, Any]) -> None:
+            raise ConnectionError("the channel layer is down")
+
+    async def scenario():
+        assert (await tab.connect())[0]
+        await tab.receive_json_from()
+        with monkeypatch.context() as patched:
+            patched.setattr(live.groups, "get_channel_layer", LayerDown)
+            response = await database_sync_to_async(browser.post)("/accounts/logout/")
+        assert response.status_code == 302  # the log-out itself does not fail
+        assert await tab.receive_nothing(timeout=0.1)
+        await tab.send_json_to(consumers.PING)
+        assert await closed_with(tab) == consumers.CLOSE_NOT_LOGGED_IN
+
+    async_to_sync(scenario)()
+    # Signed in, the same heartbeat is answered and says the version.
+    tab = socket_with_session(f"/ws/games/{game.pk}/", logged_in(ann))
+
+    async def signed_in():
+        assert (await tab.connect())[0]
+        await tab.receive_json_from()
+        await tab.send_json_to(consumers.PING)
+        assert await tab.receive_json_from() == consumers.PONG
+        assert (await tab.receive_json_from())["type"] == "version"
+        await tab.disconnect()
+
+    async_to_sync(signed_in)()
+
+
+def test_deactivating_an_account_closes_its_sockets(make_user, classic):
+    ann, bob = make_user("ann"), make_user("bob")
+    game = services.game_create(creator=ann, variant=classic, seat_count=2, invitees=[bob], seed=21)
+    moderator = make_user("mod")
+    moderator.is_staff = True
+    moderator.save()
+    moderator.groups.add(Group.objects.get(name="Moderators"))
+    tabs = [communicator(f"/ws/games/{game.pk}/", bob), communicator("/ws/user/", bob)]
+    player = communicator(f"/ws/games/{game.pk}/", ann)
+
+    async def scenario():
+        for comm in (*tabs, player):
+            assert (await comm.connect())[0]
+        await tabs[0].receive_json_from()
+        await player.receive_json_from()
+        await database_sync_to_async(services.user_deactivate)(user_id=bob.pk, moderator=moderator, reason="spam")
+        for comm in tabs:
+            output = await comm.receive_output(timeout=2)
+            while output["type"] != "websocket.close":  # the version of the handover may come first
+                output = await comm.receive_output(timeout=2)
+            assert output.get("code") == consumers.CLOSE_NOT_LOGGED_IN
+        assert (await player.receive_json_from())["type"] == "version"  # ann's table goes on
+        await player.disconnect()
+
+    async_to_sync(scenario)()
