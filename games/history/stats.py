@@ -183,9 +183,14 @@ def leaderboard() -> QuerySet[Rating]:
 
 
 def leaderboard_rows(
-    people: list[Rating], *, offset: int, bots: list[Rating], last_page: bool, first_page: bool
+    people: list[Rating], *, offset: int, bots: list[Rating], last_page: bool, previous: float | None
 ) -> list[dict[str, Any]]:
-    """One page of the leaderboard with the bot levels placed where their rating falls."""
+    """One page of the leaderboard with the bot levels placed where their rating falls.
+
+    A bot shows once: just above the first person rated below it, or at the very end.  ``previous``
+    is the rating (ordinal) of the last person of the page before (None on the first page): a bot
+    above everyone here belongs on this page only if it is not above that person too.
+    """
     level_names = dict(BotLevel.choices)
     rows: list[dict[str, Any]] = [
         {"rank": offset + i + 1, "rating": r, "name": r.user.shown_name if r.user else "", "user": r.user, "bot": False}
@@ -194,8 +199,10 @@ def leaderboard_rows(
     for bot in bots:
         above = [i for i, row in enumerate(rows) if row["rating"].ordinal >= bot.ordinal]
         index = (above[-1] + 1) if above else 0
-        if (index == 0 and not first_page) or (index == len(rows) and not last_page and rows):
-            continue  # it falls on another page
+        if index == 0 and previous is not None and previous < bot.ordinal:
+            continue  # above the page before's last person: on an earlier page
+        if index == len(rows) and rows and not last_page:
+            continue  # everyone here is rated at least as high: on a later page
         rows.insert(
             index,
             {

@@ -177,12 +177,10 @@ def player_stats(request: HttpRequest, username: str) -> HttpResponse:
 def leaderboard(request: HttpRequest) -> HttpResponse:
     page = Paginator(stats.leaderboard(), LEADERBOARD_PAGE_SIZE).get_page(request.GET.get("page"))
     bots = list(Rating.objects.filter(user__isnull=True).order_by("-ordinal"))
+    offset = page.start_index() - 1 if page.object_list else 0
+    previous = stats.leaderboard().values_list("ordinal", flat=True)[offset - 1] if offset else None
     rows = stats.leaderboard_rows(
-        list(page.object_list),
-        offset=page.start_index() - 1 if page.object_list else 0,
-        bots=bots,
-        first_page=page.number == 1,
-        last_page=not page.has_next(),
+        list(page.object_list), offset=offset, bots=bots, previous=previous, last_page=not page.has_next()
     )
     mine = Rating.objects.filter(user=request.user).first() if request.user.is_authenticated else None
     played = mine.games if mine else 0

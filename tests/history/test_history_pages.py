@@ -97,3 +97,24 @@ def test_leaderboard_lists_people_with_five_rated_games_and_places_the_bots(make
     from django.test import Client
 
     assert Client().get("/leaderboard/").status_code == 200
+
+
+@pytest.mark.parametrize("bot_rating", [11, 10, 9.5, 8, 7.5, 7, 6.5, 5, 4.5, 4, 3])
+def test_a_bot_shows_once_on_the_leaderboards_pages_where_its_rating_falls(bot_rating):
+    """Rated between the last person of one page and the first of the next, a bot was on neither page."""
+    from games.history import leaderboard_rows
+
+    people = [Rating(ordinal=value, games=5) for value in (10, 9, 8, 7, 6, 5, 4)]
+    bot = Rating(ordinal=bot_rating, bot_level="medium")
+    size, shown = 3, []
+    for start in range(0, len(people), size):
+        page = leaderboard_rows(
+            people[start : start + size],
+            offset=start,
+            bots=[bot],
+            previous=people[start - 1].ordinal if start else None,
+            last_page=start + size >= len(people),
+        )
+        shown += [row["rating"].ordinal for row in page]
+    assert shown.count(bot_rating) == 1 + sum(p.ordinal == bot_rating for p in people)
+    assert shown == sorted(shown, reverse=True)
