@@ -19,7 +19,7 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 from threethirteen_site.errors import NotFound
 
@@ -79,7 +79,7 @@ def unsubscribe(request: HttpRequest) -> HttpResponse:
     return redirect("profile")
 
 
-@require_GET
+@require_safe
 def service_worker(request: HttpRequest) -> HttpResponse:
     """``/sw.js``: shows a turn notice when a push arrives, opens its table when it is clicked."""
     if not push.enabled():

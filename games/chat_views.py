@@ -16,7 +16,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 from . import chat_selectors, selectors, services
 from .forms import ChatPostForm
@@ -83,7 +83,7 @@ def _game_for(request: HttpRequest, game_id: int) -> tuple[Game | None, HttpResp
 
 
 @login_required
-@require_GET
+@require_safe
 def chat_partial(request: HttpRequest, game_id: int) -> HttpResponse:
     """The chat alone, for live updates to fetch (``?record=1``: the whole history, as on the record)."""
     game, refusal = game_to_watch(request, game_id)

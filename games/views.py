@@ -18,7 +18,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.crypto import constant_time_compare
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_GET, require_http_methods
+from django.views.decorators.http import require_http_methods, require_safe
 
 from games.engine import PRESETS, Rules, RulesError
 from threethirteen_site.errors import NotFound
@@ -223,14 +223,14 @@ def game_to_watch(request: HttpRequest, game_id: int) -> tuple[Game, HttpRespons
 
 
 @login_required
-@require_GET
+@require_safe
 def table(request: HttpRequest, game_id: int) -> HttpResponse:
     game, refusal = game_to_watch(request, game_id)
     return refusal or _table_response(request, game, template="games/table.html")
 
 
 @login_required
-@require_GET
+@require_safe
 def table_partial(request: HttpRequest, game_id: int) -> HttpResponse:
     """The table body alone, for live updates to fetch and swap in (the same context as the page)."""
     game, refusal = game_to_watch(request, game_id)
@@ -372,13 +372,13 @@ def invite(request: HttpRequest, game_id: int, token: str) -> HttpResponse:
 
 
 @login_required
-@require_GET
+@require_safe
 def my_games(request: HttpRequest) -> HttpResponse:
     return render(request, "games/my_games.html", selectors.my_games(user=request.user))
 
 
 @login_required
-@require_GET
+@require_safe
 def round_summary(request: HttpRequest, game_id: int, round_number: int) -> HttpResponse:
     game, refusal = game_to_watch(request, game_id)
     if refusal:
@@ -400,7 +400,7 @@ def round_seen(request: HttpRequest, game_id: int, round_number: int) -> HttpRes
     return redirect(game)
 
 
-@require_GET
+@require_safe
 def rules(request: HttpRequest, game_id: int | None = None) -> HttpResponse:
     """The rules of a variant (open to all), or of one game (for those who may watch it, like its table)."""
     game = None

@@ -51,8 +51,9 @@ def _holds_unstorable(request: HttpRequest) -> bool:
 
 class NotAllowedPageMiddleware:
     """A GET of an address that only a button posts to (``/accounts/logout/``, ``/accounts/turn-sound/``,
-    typed or bookmarked) is answered with the site's 405 page, in the reader's language, instead of the
-    empty body of Django's ``HttpResponseNotAllowed``, which browsers show as an error of their own.
+    typed or bookmarked), or a POST to a page that only shows, is answered with the site's 405 page, in
+    the reader's language, instead of the empty body of Django's ``HttpResponseNotAllowed``, which
+    browsers show as an error of their own.  (A HEAD's answer has no body anyway.)
 
     The game's buttons do the same with a way back to their table (``games.views.post_only``).
     """
@@ -62,8 +63,10 @@ class NotAllowedPageMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         response = self.get_response(request)
-        if isinstance(response, HttpResponseNotAllowed) and request.method == "GET" and not response.content:
-            page = render(request, "405.html", {"game": None}, status=405)
+        if isinstance(response, HttpResponseNotAllowed) and request.method != "HEAD" and not response.content:
+            # A page that only shows (GET in Allow) is linked: the reader may have meant to open it.
+            shows = "GET" in response["Allow"] and request.method != "GET"
+            page = render(request, "405.html", {"game": None, "page_url": request.path if shows else ""}, status=405)
             page["Allow"] = response["Allow"]
             return page
         return response

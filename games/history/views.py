@@ -16,7 +16,7 @@ from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 from games import chat_selectors, selectors, services
 from games.models import Game, Rating
@@ -35,20 +35,22 @@ def _int_param(request: HttpRequest, name: str) -> int | None:
         return None
 
 
-def _not_over(request: HttpRequest, game: Game, message: str) -> HttpResponse:
+def _not_over(request: HttpRequest, game: Game, message: str, *, called_off: str = "") -> HttpResponse:
+    """409: the game is not over (``message``), or was called off (``called_off``, by default about the
+    record and the replay)."""
     if game.is_aborted:
-        message = _("This game was called off before its end: it has no record and no replay.")
+        message = called_off or _("This game was called off before its end: it has no record and no replay.")
     return render(request, "games/refused.html", {"error": message, "game": game}, status=409)
 
 
 @login_required
-@require_GET
+@require_safe
 def my_history(request: HttpRequest) -> HttpResponse:
     return redirect("games:history", username=request.user.username)
 
 
 @login_required
-@require_GET
+@require_safe
 def player_history(request: HttpRequest, username: str) -> HttpResponse:
     player = get_object_or_404(get_user_model(), username=username)
     invited = selectors.invited_game_ids(request.session)
@@ -80,7 +82,7 @@ def player_history(request: HttpRequest, username: str) -> HttpResponse:
 
 
 @login_required
-@require_GET
+@require_safe
 def game_record(request: HttpRequest, game_id: int) -> HttpResponse:
     game, refusal = game_to_watch(request, game_id)
     if refusal:
@@ -97,7 +99,7 @@ def game_record(request: HttpRequest, game_id: int) -> HttpResponse:
 
 
 @login_required
-@require_GET
+@require_safe
 def game_record_export(request: HttpRequest, game_id: int) -> HttpResponse:
     """A finished game's record as JSON, with its revealed seed: ``python -m games.engine.verify`` checks it."""
     game, refusal = game_to_watch(request, game_id)
@@ -123,7 +125,7 @@ def game_record_export(request: HttpRequest, game_id: int) -> HttpResponse:
 
 
 @login_required
-@require_GET
+@require_safe
 def game_replay(request: HttpRequest, game_id: int) -> HttpResponse:
     game, refusal = game_to_watch(request, game_id)
     if refusal:
@@ -136,14 +138,19 @@ def game_replay(request: HttpRequest, game_id: int) -> HttpResponse:
 
 
 @login_required
-@require_GET
+@require_safe
 def game_analysis(request: HttpRequest, game_id: int) -> HttpResponse:
     """A finished game's move-by-move analysis (or its progress, or the button that asks for it)."""
     game, refusal = game_to_watch(request, game_id)
     if refusal:
         return refusal
     if not game.is_finished:
-        return _not_over(request, game, _("A game is analysed only once it is over."))
+        return _not_over(
+            request,
+            game,
+            _("A game is analysed only once it is over."),
+            called_off=_("This game was called off before its end: there is nothing to analyse."),
+        )
     context = analysis.game_analysis(game=game, user=request.user, show=request.GET.get("show"))
     return render(request, "games/analysis.html", context)
 
@@ -158,14 +165,14 @@ def game_analysis_request(request: HttpRequest, game_id: int) -> HttpResponse:
         services.analysis_request(game_id=game.pk, user=request.user)
     except services.GameError as error:
         if error.code == "game_not_finished" or error.code == "game_aborted":
-            return _not_over(request, game, error.message)
+            return _not_over(request, game, error.message, called_off=error.message)
         return render(request, "games/refused.html", {"error": error.message, "game": game}, status=http_status(error))
     messages.success(request, _("The analysis has started: this page shows how far it has got."))
     return redirect("games:analysis", game_id=game.pk)
 
 
 @login_required
-@require_GET
+@require_safe
 def player_stats(request: HttpRequest, username: str) -> HttpResponse:
     player = get_object_or_404(get_user_model(), username=username)
     context = stats.player_stats(user=player, viewer=request.user, invited=selectors.invited_game_ids(request.session))
@@ -173,7 +180,7 @@ def player_stats(request: HttpRequest, username: str) -> HttpResponse:
     return render(request, "games/stats.html", context)
 
 
-@require_GET
+@require_safe
 def leaderboard(request: HttpRequest) -> HttpResponse:
     page = Paginator(stats.leaderboard(), LEADERBOARD_PAGE_SIZE).get_page(request.GET.get("page"))
     bots = list(Rating.objects.filter(user__isnull=True).order_by("-ordinal"))

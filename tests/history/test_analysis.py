@@ -245,8 +245,14 @@ def test_no_analysis_of_a_game_in_play_ever(make_user, classic):
 def test_an_aborted_game_has_no_analysis(make_user, classic):
     game, ann, _ = _game(make_user, classic)
     Game.objects.filter(pk=game.pk).update(status=Game.Status.ABORTED)
-    response = logged_in(ann).post(_url(game, "request/"))
+    client = logged_in(ann)
+    response = client.post(_url(game, "request/"))
     assert response.status_code == 409 and not GameAnalysis.objects.exists()
+    # It says why in the analysis's own words (it said the game had no record and no replay).
+    for response in (client.post(_url(game, "request/")), client.get(_url(game, ""))):
+        body = response.content.decode()
+        assert response.status_code == 409 and "called off before its end: there is nothing to analyse" in body
+        assert "no replay" not in body
 
 
 def test_a_get_on_the_request_address_is_the_button_page_and_asks_nothing(finished):

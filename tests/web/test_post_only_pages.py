@@ -68,3 +68,34 @@ def test_the_page_is_translated(game, language, words):
     assert response.status_code == 405
     assert "This address belongs to a button" not in response.content.decode()
     assert words in response.content.decode()
+
+
+SHOW_ONLY_PAGES = (
+    "/leaderboard/",
+    "/players/ann/games/",
+    "/players/ann/",
+    "/rules/",
+    "/games/{pk}/",
+    "/games/{pk}/rules/",
+)
+
+
+@pytest.mark.parametrize("path", SHOW_ONLY_PAGES)
+def test_a_post_to_a_page_that_only_shows_gets_the_sites_page_linking_to_it(game, path):
+    """It was Django's empty 405, which a browser shows as an error of its own; HEAD was refused too."""
+    ann = game.created_by
+    url = path.format(pk=game.pk)
+    before = state_fingerprint(game)
+    response = logged_in(ann).post(url, {"anything": "x"})
+    assert response.status_code == 405 and "GET" in response["Allow"]
+    text = response.content.decode()
+    assert "<html" in text and "Nothing to send here" in text and f'href="{url}"' in text
+    assert "belongs to a button" not in text
+    assert state_fingerprint(game) == before
+    head = logged_in(ann).head(url)
+    assert head.status_code == 200 and head.content == b""
+
+
+def test_the_page_about_sending_is_translated(game):
+    response = Client(HTTP_ACCEPT_LANGUAGE="cs").post("/rules/")
+    assert response.status_code == 405 and "Sem se nic neodesílá" in response.content.decode()
