@@ -54,6 +54,7 @@ HTTP_STATUS = {
     "seat_left": 409,
     "game_not_finished": 409,
     "game_aborted": 409,
+    "analysis_waiting": 409,
     "round_not_over": 409,
     "seat_played_by_bot": 409,
     "game_not_abortable": 409,

@@ -23,6 +23,7 @@ import logging
 import time
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import Max, Q
 from django.utils import timezone
@@ -39,6 +40,8 @@ logger = logging.getLogger(__name__)
 
 #: How long a worker holds an analysis it took (another takes it over after that).
 LEASE = datetime.timedelta(minutes=5)
+#: An analysis still to be worked out.
+WAITING = (GameAnalysis.Status.PENDING, GameAnalysis.Status.RUNNING)
 
 
 def analysis_request(*, game_id: int | str, user: Any, now: datetime.datetime | None = None) -> GameAnalysis:
@@ -47,9 +50,12 @@ def analysis_request(*, game_id: int | str, user: Any, now: datetime.datetime | 
     Refused, changing nothing: ``not_logged_in``, ``not_found``,
     ``not_seated`` (only a player of the game may ask; everyone who may see
     the record sees the analysis once it is there), ``game_not_finished``
-    and ``game_aborted`` (never an analysis of a game in play).  Asking
-    again changes nothing, unless the analysis was made by another version
-    of the analysis or failed: then it starts again.
+    and ``game_aborted`` (never an analysis of a game in play), and
+    ``analysis_waiting``: one analysis waits for each person at a time, so
+    nobody's requests fill the queue ahead of everyone else's (the worker
+    takes them oldest first).  Asking again changes nothing, unless the
+    analysis was made by another version of the analysis or failed: then it
+    starts again.
     """
     now = now or timezone.now()
     if user is None or not user.is_authenticated:
@@ -63,9 +69,27 @@ def analysis_request(*, game_id: int | str, user: Any, now: datetime.datetime | 
         if not game.is_finished:
             raise GameError("game_not_finished", _("A game is analysed only once it is over."))
         existing = GameAnalysis.objects.filter(game=game).first()
+        if (
+            existing is not None
+            and existing.version == analysis.VERSION
+            and existing.status != GameAnalysis.Status.FAILED
+        ):
+            return existing
+        # The person's row is locked: two requests of theirs for two games are judged one after the other.
+        get_user_model().objects.select_for_update().filter(pk=user.pk).first()
+        waiting = (
+            GameAnalysis.objects.filter(requested_by=user, version=analysis.VERSION, status__in=WAITING)
+            .exclude(game=game)
+            .values_list("game_id", flat=True)
+            .first()
+        )
+        if waiting is not None:
+            raise GameError(
+                "analysis_waiting",
+                _("Your analysis of game #%(id)s is still being worked out: ask for this one once it is done.")
+                % {"id": waiting},
+            )
         if existing is not None:
-            if existing.version == analysis.VERSION and existing.status != GameAnalysis.Status.FAILED:
-                return existing
             existing.delete()
         made = GameAnalysis.objects.create(
             game=game,
@@ -91,7 +115,7 @@ def _take(analysis_id: int, now: datetime.datetime) -> bool:
         GameAnalysis.objects.filter(
             pk=analysis_id,
             version=analysis.VERSION,
-            status__in=[GameAnalysis.Status.PENDING, GameAnalysis.Status.RUNNING],
+            status__in=WAITING,
             game__status=Game.Status.FINISHED,
         )
         .filter(Q(lease_until__isnull=True) | Q(lease_until__lte=now))
@@ -187,7 +211,7 @@ def analysis_tick(
     waiting = list(
         GameAnalysis.objects.filter(
             version=analysis.VERSION,
-            status__in=[GameAnalysis.Status.PENDING, GameAnalysis.Status.RUNNING],
+            status__in=WAITING,
             game__status=Game.Status.FINISHED,
         )
         .filter(Q(lease_until__isnull=True) | Q(lease_until__lte=now))

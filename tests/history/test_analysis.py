@@ -91,6 +91,32 @@ def test_a_player_asks_and_the_worker_goes_through_it_in_bounded_passes(finished
     assert services.analysis_tick(max_decisions=5) == 0  # nothing left
 
 
+def test_one_analysis_waits_for_each_person_at_a_time(finished, make_user, classic):
+    """Eight games queued by one person in ten seconds held up everyone else's for an hour and a half."""
+    game, ann, bob = finished
+    other = finish_with_bot_moves(
+        services.game_create(creator=ann, variant=classic, seat_count=2, bot_count=1, options={"rounds": [3]}, seed=8)
+    )
+    client = logged_in(ann)
+    assert client.post(_url(game, "request/")).status_code == 302
+    refused = client.post(_url(other, "request/"))
+    assert refused.status_code == 409 and not GameAnalysis.objects.filter(game=other).exists()
+    assert f"Your analysis of game #{game.pk} is still being worked out" in refused.content.decode()
+    assert client.post(_url(game, "request/")).status_code == 302  # asking again for the waiting one is fine
+    # Someone else's queue is their own; once ann's is done she may ask again.
+    cleo = make_user("cleo")
+    theirs = finish_with_bot_moves(
+        services.game_create(creator=cleo, variant=classic, seat_count=2, bot_count=1, options={"rounds": [3]}, seed=8)
+    )
+    assert services.analysis_request(game_id=theirs.pk, user=cleo).status == "pending"
+    while services.analysis_tick(max_decisions=50):
+        pass
+    # (Failed, as a done one, it would not hold her up either.)
+    GameAnalysis.objects.filter(game=game).update(status=GameAnalysis.Status.FAILED, error="boom")
+    assert client.post(_url(other, "request/")).status_code == 302
+    assert GameAnalysis.objects.get(game=other).requested_by == ann
+
+
 def test_asking_again_changes_nothing_and_a_failed_or_outdated_analysis_starts_again(finished):
     game, ann, bob = finished
     first = services.analysis_request(game_id=game.pk, user=ann)
