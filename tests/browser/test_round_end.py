@@ -88,11 +88,25 @@ def test_a_round_against_a_bot_in_best_melds_ends_in_its_summary_and_next_deal_m
 
     # A bot that opens round 2 plays after the answer that ended round 1: its move comes live first.
     expect(page.locator("#table .turn-line:has-text('Your turn')")).to_be_visible()
-    version = version_of(page)
-    page.get_by_role("button", name="Next deal").click()
-    expect(summary).to_have_count(0)
-    expect(page.locator("#table .last-round")).to_contain_text("Round 1 result")
-    assert page.evaluate(NOT_RELOADED) and version_of(page) == version  # swapped in; the game did not change
+
+    # "Next deal", pressed on a phone at the foot of the summary.
+    phone = signed_in(ann, viewport={"width": 390, "height": 844}).new_page()
+    phone.goto(f"/games/{game.pk}/")
+    expect(phone.locator("[data-live-status]")).to_have_text("Live")
+    phone.evaluate("window.__sameDocument = true")
+    version = version_of(phone)
+    next_deal = phone.get_by_role("button", name="Next deal")
+    # read down to the button, which is near the top of the screen as it is pressed
+    next_deal.evaluate("b => window.scrollTo(0, b.getBoundingClientRect().top + window.scrollY - 150)")
+    next_deal.click()
+    expect(phone.locator("#table .round-end")).to_have_count(0)
+    expect(phone.locator("#table .last-round")).to_contain_text("Round 1 result")
+    assert phone.evaluate(NOT_RELOADED) and version_of(phone) == version  # swapped in; the game did not change
+    # The new deal is shown from its top (the round and wild rank, then the piles), not from where the
+    # summary's foot was, with the piles under the turn line that stays at the top.
+    top = phone.locator("#table .round-bar").evaluate("bar => bar.getBoundingClientRect().top")
+
+    assert 0 <= top < 844 / 2, top
     assert Seat.objects.get(game=game, position=0).summary_dismissed_round == 1
     page.reload()
     expect(page.locator("#table .round-bar")).to_contain_text("Round 2 of 2")

@@ -461,6 +461,10 @@
           return;
         }
         swapIn(fresh);
+        // "Next deal" was pressed at the foot of a long summary: the new deal starts at the table's top
+        // (its round and wild rank, then the piles), not somewhere below, under the sticky turn line.
+        var t = tableEl();
+        if (/\/seen\/$/.test(action) && t && t.getBoundingClientRect().top < 0) t.scrollIntoView({ block: "start" });
         if (behind()) refresh();
       })
       .catch(function () {
