@@ -464,10 +464,16 @@ def rules_text(rules: Rules, *, seat_count: int | None = None) -> dict[str, Any]
     if rules.jokers_per_deck:
         ends = _first_fitting([["JD", "QD", "KD"], ["5D", "6D", "7D"]], wild)
         example("run_joker", ends and [ends[0], JOKER.code, ends[2]])
-    leftover = (_first_fitting([["KS", "QD", "AC"], ["7S", "4D", "9C"]], wild) or []) + [wild_card]
-    if rules.jokers_per_deck:
-        leftover.append(JOKER.code)
-    score_points = sum(rules.card_points(card, size) for card in parse_cards(leftover)) * rules.round_multiplier(size)
+    # What three natural cards, a wild one and a joker left out of melds cost, in the first round that deals
+    # that many cards (the first round may deal fewer than the example shows); in the biggest round, cut down.
+    shown = 5 if rules.jokers_per_deck else 4
+    score_size = next((r for r in rounds if r >= shown), max(rounds))
+    score_wild = wild_rank_chars(score_size)
+    naturals = _first_fitting([["KS", "QD", "AC"], ["7S", "4D", "9C"]], set(score_wild)) or []
+    extras = [f"{score_wild[0]}H"] + ([JOKER.code] if rules.jokers_per_deck else [])
+    leftover = (naturals + extras)[-score_size:]
+    score_multiplier = rules.round_multiplier(score_size)
+    score_points = sum(rules.card_points(card, score_size) for card in parse_cards(leftover)) * score_multiplier
     decks = None if rules.decks == "auto" else int(rules.decks)
     table_decks = rules.deck_count(seat_count) if seat_count else None
     doubled = [r for r in dict.fromkeys(rounds) if rules.round_multiplier(r) == 2]
@@ -501,8 +507,9 @@ def rules_text(rules: Rules, *, seat_count: int | None = None) -> dict[str, Any]
         "bad_go_out_penalty": rules.bad_go_out_penalty,
         "max_stock_rebuilds": rules.max_stock_rebuilds,
         "score_example": {
-            "cards": presentation.card_faces(leftover, wild_chars),
+            "size": score_size,
+            "cards": presentation.card_faces(leftover, score_wild),
             "points": score_points,
-            "doubled": rules.round_multiplier(size) == 2,
+            "doubled": score_multiplier == 2,
         },
     }

@@ -73,8 +73,8 @@ def test_the_classic_rules_say_the_classic_sentences_and_no_alternative(classic)
         GO_OUT_REFUSED,
         NO_LAYING_OFF,
         "The stock is rebuilt at most 3 times in a round.",
-        # K, Q, A and the 3 (wild in the 3-card round, its own value): 10 + 10 + 1 + 3
-        "at the end of the 3-card round cost you 24 points.",
+        # K, Q, A and the 4 (wild in the 4-card round, the first that deals four cards, its own value)
+        "at the end of the 4-card round cost you 25 points.",
         "After the last round the player with the lowest total wins.",
     ):
         assert sentence in text, sentence
@@ -129,8 +129,8 @@ def test_a_variant_with_other_options_says_its_own_sentences_instead(classic):
         JOKER_FREE,
         "it costs you 20 penalty points",
         "The stock is rebuilt at most 1 time in a round.",
-        # K 13, Q 12, A 15, the wild 3 15 and a free joker 0
-        "at the end of the 3-card round cost you 55 points.",
+        # K 13, Q 12, A 15, the wild 5 15 and a free joker 0, in the first round of five cards
+        "at the end of the 5-card round cost you 55 points.",
     ):
         assert sentence in text, sentence
     for other in (
@@ -196,10 +196,17 @@ def test_every_example_meld_is_a_meld_of_the_variant_and_shows_the_cards(classic
 
 
 def test_a_wild_example_card_is_marked_wild_on_the_page(classic):
-    page = Client().get("/rules/").content.decode()
+    page, scoring = Client().get("/rules/").content.decode().split('<figure class="score-example">')
     # the classic first round has 3s wild: the example sets and runs use the 3 of hearts as their wild card
     assert re.search(r'class="card red wild" data-card="3H"', page)
     assert not re.search(r'class="card [a-z]+ wild" data-card="[^3X]', page)
+    # the scoring example is laid out in the 4-card round (four cards left over), where 4s are wild
+    assert re.findall(r'class="card [a-z]+( wild)?" data-card="(..)"', scoring) == [
+        ("", "KS"),
+        ("", "QD"),
+        ("", "AC"),
+        (" wild", "4H"),
+    ]
 
 
 def test_the_rules_of_a_game_follow_the_games_own_options(make_user, classic):
@@ -242,3 +249,12 @@ def test_an_unknown_or_broken_variant_shows_the_classic_rules(classic, query):
     Variant.objects.create(slug="broken", name="Broken", options={"aces": "sideways"})
     text = page_text(Client().get(f"/rules/{query}"))
     assert LOW_ACES in text and "This variant: Classic" in text
+
+
+def test_the_scoring_example_never_shows_more_cards_than_a_round_deals(classic):
+    variant("short", jokers_per_deck=1, rounds=(3,))
+    text = page_text(Client().get("/rules/?variant=short"))
+    # the one round deals three: an Ace (1), the wild 3 (its own value, 3) and a joker (20)
+    assert "at the end of the 3-card round cost you 24 points." in text
+    scoring = Client().get("/rules/?variant=short").content.decode().split('<figure class="score-example">')[1]
+    assert len(re.findall(r'data-card="', scoring.split("</figure>")[0])) == 3
