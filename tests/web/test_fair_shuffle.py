@@ -99,7 +99,11 @@ def test_joining_from_the_lobby_or_the_table_adds_the_contribution(make_user, cl
     game.refresh_from_db()
     assert game.status == Game.Status.OPEN and contributions(game) == ["ann", "bob was here", ""]
     lobby = logged_in(cid).get("/").content.decode()
-    assert 'name="seed_contribution"' in lobby  # the lobby's join button has the field
+    # The lobby's join button has the field, folded away, and the table's name leads to the table.
+    assert re.search(
+        r'<details class="seed-field"><summary>[^<]+</summary> <input type="text" name="seed_contribution"', lobby
+    )
+    assert f'<a class="game-title" href="/games/{game.pk}/">' in lobby
     assert logged_in(cid).post(f"/games/{game.pk}/join/").status_code == 302  # none given: a random one
     game.refresh_from_db()
     assert game.status == Game.Status.ACTIVE
