@@ -100,3 +100,20 @@ def test_a_150_character_name_never_widens_the_page(width, make_user, classic, s
     last = phrases.get_by_role("button").last.bounding_box()
     box = phrases.bounding_box()
     assert last is not None and box is not None and last["x"] + last["width"] <= box["x"] + box["width"] + 1
+
+
+def test_a_short_name_is_not_cut_for_the_score_beside_it_on_a_phone(make_user, classic, signed_in):
+    """ "teste… (jy) 65 punte": in Afrikaans the score's longer label squeezed a nine-letter name."""
+    person = make_user("tester_af")
+    person.language = "af"
+    off_loop(person.save)
+    game = off_loop(
+        services.game_create, creator=person, variant=classic, seat_count=4, bot_count=3, bot_level="easy", seed=5
+    )
+    page = signed_in(person, viewport={"width": 390, "height": 844}).new_page()
+    page.goto(f"/games/{game.pk}/")
+    name = page.locator(".player.me .player-name-text")
+    expect(name).to_have_text("tester_af")
+    assert name.evaluate("text => text.scrollWidth <= text.clientWidth"), "the name is cut short"
+    expect(page.locator(".player.me .player-score")).to_be_visible()
+    assert_no_sideways_scroll(page, "The table")
