@@ -136,3 +136,30 @@ def test_every_card_has_its_full_name_for_screen_readers(make_user: Any, classic
     top = page.locator("#table .piles [data-card]")
     assert " of " in (top.get_attribute("aria-label") or "")
     assert page.locator("#table .card-suit:not([aria-hidden='true'])").count() == 0
+
+
+def test_what_a_thumb_taps_on_a_phone_is_big_enough(make_user: Any, classic: Any, signed_in: Any) -> None:
+    """A play-test measured 19 px high sort links, a 19 px language menu and 13 px checkboxes on a phone."""
+    ann = make_user("ann")
+    game = off_loop(
+        services.game_create, creator=ann, variant=classic, seat_count=2, bot_count=1, seed=5, options={"rounds": [3]}
+    )
+    page = signed_in(ann, viewport={"width": 390, "height": 844}).new_page()
+    page.goto(f"/games/{game.pk}/")
+    expect(page.locator("[data-live-status]")).to_have_text("Live")
+    page.locator(".resign summary").click()
+    smallest = {  # the selector: the least height (CSS pixels) each of its elements must have
+        ".site-nav a": 36,
+        ".site-footer select": 36,
+        ".hand-view-links a": 44,
+        ".sort-links a": 44,
+        ".resign input[type=checkbox]": 22,
+    }
+    for selector, least in smallest.items():
+        heights = page.locator(selector).evaluate_all("els => els.map(el => el.getBoundingClientRect().height)")
+        assert heights and min(heights) >= least, (selector, heights)
+    page.get_by_role("button", name="Arrange").click()
+    arrows = page.locator(".arrange-move").evaluate_all(
+        "els => els.map(el => [el.getBoundingClientRect().width, el.getBoundingClientRect().height])"
+    )
+    assert arrows and min(min(box) for box in arrows) >= 44, arrows
