@@ -23,7 +23,9 @@ decided by ``selectors.may_watch``, the same rule the table view applies,
 asked on connect and again before every version is passed on.  A socket
 closes (``CLOSE_NOT_LOGGED_IN``) when its session signs out or its account is
 deactivated, told through its session's and account's groups, or, if that
-message was lost, at its next heartbeat, which reads the session afresh.
+message was lost, at its next heartbeat (a page pings after 15 s of silence),
+which reads the session afresh; a connect reads it once more after joining
+those groups, so a log-out during the handshake is not missed either.
 Nothing a client sends changes anything: ``{"type": "ping"}`` is answered
 ``{"type": "pong"}`` (the page's heartbeat: "Live" shows only while answers
 come back; a game's socket also rejoins its group and says the version
@@ -111,13 +113,34 @@ class _ReadOnlyConsumer(AsyncJsonWebsocketConsumer):
     """
 
     signed_in_groups: tuple[str, ...] = ()
+    checked_at: float = float("-inf")  # when the heartbeat last read the session afresh (time.monotonic)
 
-    async def join_signed_in_groups(self) -> None:
+    async def join_signed_in_groups(self) -> bool:
+        """Listen for the person's sign-out; False (and nothing joined) if they are signed out already:
+        a log-out between the handshake's reading of the session and this join would not be heard."""
         user = self.scope.get("user")
         key = getattr(self.scope.get("session"), "session_key", None)
         self.signed_in_groups = (groups.account_group(user.pk),) + ((groups.session_group(key),) if key else ())
         for group in self.signed_in_groups:
             await self.channel_layer.group_add(group, self.channel_name)
+        if await database_sync_to_async(still_signed_in)(self.scope, user):
+            return True
+        await self.leave_groups()
+        return False
+
+    async def heartbeat(self) -> None:
+        """Answer the page's ping; at most every ``HEARTBEAT_REFRESH_SECONDS`` first read the session
+        afresh (a sign-out whose message the channel layer lost closes the socket here) and join the
+        groups again (a Redis restart forgets them)."""
+        now = time.monotonic()
+        if self.signed_in_groups and now - self.checked_at >= HEARTBEAT_REFRESH_SECONDS:
+            self.checked_at = now
+            if not await database_sync_to_async(still_signed_in)(self.scope, self.scope.get("user")):
+                await self.signed_out({})
+                return
+            for group in self.signed_in_groups:
+                await self.channel_layer.group_add(group, self.channel_name)
+        await self.send_json(PONG)
 
     async def leave_groups(self) -> None:
         joined, self.signed_in_groups = self.signed_in_groups, ()
@@ -135,9 +158,6 @@ class _ReadOnlyConsumer(AsyncJsonWebsocketConsumer):
         with translation.override(reader_language(self.scope)):
             message = _("This connection only announces changes; play through the table's buttons.")
         await self.send_json({"type": "error", "message": message})
-
-    async def heartbeat(self) -> None:
-        await self.send_json(PONG)
 
 
 class GameConsumer(_ReadOnlyConsumer):
@@ -160,7 +180,10 @@ class GameConsumer(_ReadOnlyConsumer):
         self.game_id = game_id
         self.group = groups.game_group(game_id)
         await self.channel_layer.group_add(self.group, self.channel_name)
-        await self.join_signed_in_groups()
+        if not await self.join_signed_in_groups():
+            await self.leave_groups()
+            await self.close(code=CLOSE_NOT_LOGGED_IN)
+            return
         await self.accept()
         version = await self._version(game_id)
         await self.send_json(groups.version_message(version))
@@ -206,8 +229,9 @@ class GameConsumer(_ReadOnlyConsumer):
             return
         self.refreshed_at = now
         if not await database_sync_to_async(still_signed_in)(self.scope, self.scope.get("user")):
-            await self.signed_out({})  # the signal of it was lost (the channel layer was down)
+            await self.signed_out({})  # the message of it was lost (the channel layer was down)
             return
+        self.checked_at = now
         version = await self._version_if_watching(self.scope.get("user"), self.game_id)
         if version is None:
             await self.leave_groups()
@@ -275,7 +299,10 @@ class UserConsumer(_ReadOnlyConsumer):
             return
         self.group = groups.user_group(user.pk)
         await self.channel_layer.group_add(self.group, self.channel_name)
-        await self.join_signed_in_groups()
+        if not await self.join_signed_in_groups():
+            await self.leave_groups()
+            await self.close(code=CLOSE_NOT_LOGGED_IN)
+            return
         await self.accept()
 
     async def disconnect(self, code: int) -> None:

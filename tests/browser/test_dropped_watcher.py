@@ -8,6 +8,8 @@ showing the dealt table.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -33,3 +35,16 @@ def test_a_watcher_of_a_players_only_game_is_shown_the_refusal_when_it_starts(ma
 
     expect(watcher.get_by_text("Only the players of this game may look at it")).to_be_visible()
     expect(watcher.locator("#table")).to_have_count(0)
+
+
+def test_signing_out_in_one_tab_takes_the_other_tabs_to_the_log_in_page(make_user, classic, signed_in):
+    """Their sockets are closed as signed out: before, each tab's socket went on trying to reconnect."""
+    ann = make_user("ann")
+    game = off_loop(services.game_create, creator=ann, variant=classic, seat_count=2, bot_count=1, seed=8)
+    browser = signed_in(ann)
+    table, lobby = browser.new_page(), browser.new_page()
+    table.goto(f"/games/{game.pk}/")
+    expect(table.locator("[data-live-status]")).to_have_text("Live")
+    lobby.goto("/")
+    lobby.locator("form[action='/accounts/logout/'] button").click()
+    expect(table).to_have_url(re.compile(rf"/accounts/login/\?next=/games/{game.pk}/$"))

@@ -290,21 +290,23 @@ def test_a_socket_that_missed_the_sign_out_finds_it_at_its_next_heartbeat(privat
     game, ann = private_game
     browser = logged_in(ann)
     tab = socket_with_session(f"/ws/games/{game.pk}/", browser)
+    turns = socket_with_session("/ws/user/", browser)
 
     class LayerDown:
         async def group_send(self, group: str, message: dict[str, Any]) -> None:
             raise ConnectionError("the channel layer is down")
 
     async def scenario():
-        assert (await tab.connect())[0]
+        assert (await tab.connect())[0] and (await turns.connect())[0]
         await tab.receive_json_from()
         with monkeypatch.context() as patched:
             patched.setattr(live.groups, "get_channel_layer", LayerDown)
             response = await database_sync_to_async(browser.post)("/accounts/logout/")
         assert response.status_code == 302  # the log-out itself does not fail
-        assert await tab.receive_nothing(timeout=0.1)
-        await tab.send_json_to(consumers.PING)
-        assert await closed_with(tab) == consumers.CLOSE_NOT_LOGGED_IN
+        assert await tab.receive_nothing(timeout=0.1) and await turns.receive_nothing(timeout=0.1)
+        for socket in (tab, turns):
+            await socket.send_json_to(consumers.PING)
+            assert await closed_with(socket) == consumers.CLOSE_NOT_LOGGED_IN
 
     async_to_sync(scenario)()
     # Signed in, the same heartbeat is answered and says the version.

@@ -65,9 +65,9 @@
     socket.onclose = function (event) {
       if (self.socket !== socket) return;
       if (self.handlers.close) self.handlers.close();
-      // 4403: this person may no longer watch (e.g. a players-only game started):
-      // reconnecting would be refused again; reload to show why.
-      if (event && event.code === 4403) { location.reload(); return; }
+      // 4403: this person may no longer watch (e.g. a players-only game started); 4401: they signed
+      // out (in another tab): reconnecting would be refused again; reload to show why.
+      if (event && (event.code === 4403 || event.code === 4401)) { location.reload(); return; }
       self.later();
     };
   };
