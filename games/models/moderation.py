@@ -14,10 +14,11 @@ from accounts.zones import when
 
 from .play import Game, variant_label
 
-#: What an action was done to, by the ``words`` of a record's ``target_params`` (the rest are its parts).
+#: What an action was done to, by the ``kind`` of a record's ``target_params`` (the rest are its parts).
 TARGETS = {
     "game": _("game #%(id)s (%(variant)s)"),
     "seat": _("seat %(position)s of game #%(id)s (%(name)s)"),
+    "deactivated_seat": _("seat %(position)s of game #%(id)s (%(name)s), whose account was deactivated"),
     "user": _("user %(name)s"),
     "mute": _("user %(name)s, from chat until %(until)s"),
     "message": _("chat message #%(id)s by %(name)s in game #%(game)s: “%(text)s”"),
@@ -94,7 +95,7 @@ class AuditRecord(models.Model):
         """The target in the active language and time zone (the stored words of a record made before the
         parts were kept), so that a Czech moderator does not read a Croatian colleague's record in Croatian."""
         parts = self.target_params or {}
-        words = TARGETS.get(parts.get("words", ""))
+        words = TARGETS.get(parts.get("kind", ""))
         if words is None:
             return self.target
         values = dict(parts)

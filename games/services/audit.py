@@ -1,6 +1,6 @@
 """Writing the audit log: what a moderator's action was done to, kept in parts.
 
-A record keeps its target as parts (which of ``AuditRecord``'s words, and the
+A record keeps its target as parts (its kind, a key of ``TARGETS``, and the
 names, numbers and time they name), and ``AuditRecord.target_in_words()`` reads
 them in each reader's language and time zone.  ``AuditRecord.target`` keeps
 the words as the moderator who acted read them: the log's search looks there.
@@ -19,13 +19,13 @@ def record(
     actor: Any,
     action: str,
     reason: str,
-    words: str,
+    kind: str,
     parts: dict[str, Any],
     game: Game | None = None,
     seat_position: int | None = None,
     target_user: Any = None,
 ) -> AuditRecord:
-    """Write one audit record whose target reads as ``TARGETS[words]`` with ``parts``."""
+    """Write one audit record whose target reads as ``TARGETS[kind]`` with ``parts``."""
     entry = AuditRecord(
         actor=actor,
         action=action,
@@ -33,7 +33,7 @@ def record(
         game=game,
         seat_position=seat_position,
         target_user=target_user,
-        target_params={"words": words, **parts},
+        target_params={"kind": kind, **parts},
     )
     entry.target = entry.target_in_words()
     entry.save()

@@ -261,7 +261,7 @@ def chat_hide(*, message_id: Any, moderator: Any, reason: str) -> ChatMessage:
         reason=reason,
         game=message.game,
         target_user=message.author,
-        words="message",
+        kind="message",
         parts=audit.message_parts(message),
     )
     log_on_commit(logger, "moderator %s hid chat message %s of game %s", moderator.pk, message.pk, message.game_id)
@@ -283,7 +283,7 @@ def chat_dismiss_reports(*, message_id: Any, moderator: Any, reason: str) -> Cha
         reason=reason,
         game=message.game,
         target_user=message.author,
-        words="message",
+        kind="message",
         parts=audit.message_parts(message),
     )
     log_on_commit(logger, "moderator %s dismissed the reports of chat message %s", moderator.pk, message.pk)
@@ -315,7 +315,7 @@ def chat_mute_user(*, user_id: Any, moderator: Any, reason: str, hours: Any) -> 
         action=AuditRecord.Action.CHAT_MUTE,
         reason=reason,
         target_user=user,
-        words="mute",
+        kind="mute",
         parts=audit.mute_parts(user, until),
     )
     log_on_commit(logger, "moderator %s muted user %s from chat for %s h", moderator.pk, user.pk, hours)
@@ -336,7 +336,7 @@ def chat_unmute_user(*, user_id: Any, moderator: Any, reason: str) -> Any:
         action=AuditRecord.Action.CHAT_UNMUTE,
         reason=reason,
         target_user=user,
-        words="user",
+        kind="user",
         parts=audit.user_parts(user),
     )
     log_on_commit(logger, "moderator %s let user %s chat again", moderator.pk, user.pk)

@@ -75,7 +75,7 @@ def game_abort(*, game_id: int, moderator: Any, reason: str) -> Game:
         action=AuditRecord.Action.GAME_ABORT,
         reason=reason,
         game=game,
-        words="game",
+        kind="game",
         parts=audit.game_parts(game),
     )
     log_on_commit(logger, "moderator %s aborted game %s", moderator.pk, game.pk)
@@ -119,7 +119,7 @@ def seat_hand_to_bot(
         game=game,
         seat_position=seat.position,
         target_user=seat.user,
-        words="seat",
+        kind="seat",
         parts=audit.seat_parts(game, seat),
     )
     log_on_commit(
@@ -163,7 +163,7 @@ def user_deactivate(*, user_id: int, moderator: Any, reason: str) -> Any:
         action=AuditRecord.Action.USER_DEACTIVATE,
         reason=reason,
         target_user=user,
-        words="user",
+        kind="user",
         parts=audit.user_parts(user),
     )
     log_on_commit(logger, "moderator %s deactivated user %s", moderator.pk, user.pk)
@@ -191,8 +191,8 @@ def user_deactivate(*, user_id: int, moderator: Any, reason: str) -> Any:
             game=game,
             seat_position=seat.position,
             target_user=user,
-            reason=_("%(name)s was deactivated: %(reason)s") % {"name": user.username, "reason": reason},
-            words="seat",
+            reason=reason,
+            kind="deactivated_seat",
             parts=parts,
         )
         log_on_commit(

@@ -11,7 +11,7 @@ import zoneinfo
 import pytest
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.contrib.auth.models import Group, Permission
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from games import services
 from games.models import AuditRecord, ChatMessage, ChatReport, ChatSuspension
@@ -321,3 +321,25 @@ def test_each_moderator_reads_the_audit_log_in_their_own_language_and_time_zone(
         assert "korisnik" not in body and "New York" not in body, page
     body = czech.get("/admin/games/auditrecord/").content.decode()
     assert f"hra č. {game.pk} (Klasická)" in body and "igra #" not in body
+
+
+def test_a_deactivations_seat_records_keep_the_moderators_reason_and_word_the_rest_for_the_reader(talk, role_client):
+    game, ann, bob, cid, polite, rude = talk
+    _client, moderator = role_client("moderator")
+    with translation.override("hr"):
+        services.user_deactivate(user_id=bob.pk, moderator=moderator, reason=REASON)
+    seat = AuditRecord.objects.get(action=AuditRecord.Action.SEAT_TO_BOT)
+    assert seat.reason == REASON  # not wrapped in the Croatian moderator's words
+    with translation.override("cs"):
+        assert seat.target_in_words() == f"místo 1 ve hře č. {game.pk} (bob), jehož účet byl deaktivován"
+
+
+def test_a_record_written_before_its_target_was_kept_in_parts_reads_as_it_was_written(talk, role_client):
+    game, ann, bob, cid, polite, rude = talk
+    _client, moderator = role_client("moderator")
+    old = AuditRecord.objects.create(
+        actor=moderator, action=AuditRecord.Action.CHAT_UNMUTE, reason=REASON, target_user=bob, target="user bob"
+    )
+    with translation.override("cs"):
+        assert old.target_in_words() == "user bob"
+        assert "user bob" in str(old)
