@@ -36,10 +36,17 @@ from games.engine import Action, SeatView
 from . import easy, expert, hard, medium
 from .position import Position, going_out
 
-__all__ = ["choose_action", "reads_history", "BOT_NAMES", "LEVELS", "Level"]
+__all__ = ["choose_action", "free_bot_name", "reads_history", "BOT_NAMES", "LEVELS", "Level"]
 
 #: Names shown for bot seats, in order of the seat they take.
 BOT_NAMES = ("Ada", "Blaise", "Carl", "Dora", "Emmy", "Felix", "Grace", "Hugo")
+
+
+def free_bot_name(taken: Iterable[str]) -> str:
+    """The first bot name not in ``taken`` (the names at the table), or the first of all if every one is."""
+    used = set(taken)
+    return next((name for name in BOT_NAMES if name not in used), BOT_NAMES[0])
+
 
 Level = Literal["easy", "medium", "hard", "expert"]
 LEVELS: tuple[Level, ...] = ("easy", "medium", "hard", "expert")

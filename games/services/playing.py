@@ -426,15 +426,16 @@ def game_rematch(*, game_id: int, user: Any) -> Game:
     )
     seats = []
     old_seats = list(game.seats.select_related("user").order_by("position"))
-    free_names = iter(name for name in bots.BOT_NAMES if name not in {old.bot_name for old in old_seats})
+    taken = {old.bot_name for old in old_seats if old.user is None}
     for old in old_seats:
         if old.user is not None and old.user.is_active:
             seats.append(Seat(game=new, position=old.position, user_id=old.user_id, joined_at=now))
         elif old.user is None:
             level = old.bot_level or BotLevel.MEDIUM
             seats.append(Seat(game=new, position=old.position, bot_level=level, bot_name=old.bot_name, joined_at=now))
-        else:  # as deactivating hands a seat in play to a bot
-            name = next(free_names, bots.BOT_NAMES[0])
+        else:  # as deactivating hands a seat in play to a bot (under the name it had then, if it did)
+            name = old.bot_name or bots.free_bot_name(taken)
+            taken.add(name)
             seats.append(Seat(game=new, position=old.position, bot_level=BotLevel.MEDIUM, bot_name=name, joined_at=now))
     Seat.objects.bulk_create(seats)
     deal(new)

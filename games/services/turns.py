@@ -91,7 +91,7 @@ def hand_seat_to_bot(
     now = now or timezone.now()
     taken = set(game.seats.exclude(pk=seat.pk).exclude(bot_name="").values_list("bot_name", flat=True))
     seat.bot_level = level
-    seat.bot_name = next((name for name in bots.BOT_NAMES if name not in taken), bots.BOT_NAMES[0])
+    seat.bot_name = bots.free_bot_name(taken)
     fields = ["bot_level", "bot_name"]
     if left:
         seat.left, seat.left_at = left, now
