@@ -144,7 +144,13 @@ def test_what_a_thumb_taps_on_a_phone_is_big_enough(make_user: Any, classic: Any
     game = off_loop(
         services.game_create, creator=ann, variant=classic, seat_count=2, bot_count=1, seed=5, options={"rounds": [3]}
     )
+    off_loop(services.game_create, creator=make_user("bob"), variant=classic, seat_count=3)  # an open table
     page = signed_in(ann, viewport={"width": 390, "height": 844}).new_page()
+    page.goto("/")
+    summaries = page.locator(".join-form details.seed-field summary").evaluate_all(
+        "els => els.map(el => el.getBoundingClientRect().height)"
+    )
+    assert summaries and min(summaries) >= 36, summaries
     page.goto(f"/games/{game.pk}/")
     expect(page.locator("[data-live-status]")).to_have_text("Live")
     page.locator(".resign summary").click()
@@ -162,4 +168,4 @@ def test_what_a_thumb_taps_on_a_phone_is_big_enough(make_user: Any, classic: Any
     arrows = page.locator(".arrange-move").evaluate_all(
         "els => els.map(el => [el.getBoundingClientRect().width, el.getBoundingClientRect().height])"
     )
-    assert arrows and min(min(box) for box in arrows) >= 44, arrows
+    assert arrows and min(width for width, _ in arrows) >= 32 and min(height for _, height in arrows) >= 44, arrows
