@@ -182,6 +182,11 @@ def leaderboard() -> QuerySet[Rating]:
     )
 
 
+def rating_before(offset: int) -> float | None:
+    """The rating of the person ranked just above place ``offset + 1`` (None for the first place)."""
+    return leaderboard().values_list("ordinal", flat=True)[offset - 1] if offset else None
+
+
 def leaderboard_rows(
     people: list[Rating], *, offset: int, bots: list[Rating], last_page: bool, previous: float | None
 ) -> list[dict[str, Any]]:

@@ -149,7 +149,7 @@ def game_analysis(request: HttpRequest, game_id: int) -> HttpResponse:
             request,
             game,
             _("A game is analysed only once it is over."),
-            called_off=_("This game was called off before its end: there is nothing to analyse."),
+            called_off=services.analysis_called_off(),
         )
     context = analysis.game_analysis(game=game, user=request.user, show=request.GET.get("show"))
     return render(request, "games/analysis.html", context)
@@ -185,9 +185,12 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
     page = Paginator(stats.leaderboard(), LEADERBOARD_PAGE_SIZE).get_page(request.GET.get("page"))
     bots = list(Rating.objects.filter(user__isnull=True).order_by("-ordinal"))
     offset = page.start_index() - 1 if page.object_list else 0
-    previous = stats.leaderboard().values_list("ordinal", flat=True)[offset - 1] if offset else None
     rows = stats.leaderboard_rows(
-        list(page.object_list), offset=offset, bots=bots, previous=previous, last_page=not page.has_next()
+        list(page.object_list),
+        offset=offset,
+        bots=bots,
+        previous=stats.rating_before(offset),
+        last_page=not page.has_next(),
     )
     mine = Rating.objects.filter(user=request.user).first() if request.user.is_authenticated else None
     played = mine.games if mine else 0

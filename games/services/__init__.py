@@ -11,7 +11,7 @@
 Each raises :class:`GameError` and changes nothing when it refuses.
 """
 
-from .analysis import analyse_game, analysis_request, analysis_step, analysis_tick
+from .analysis import analyse_game, analysis_called_off, analysis_request, analysis_step, analysis_tick
 from .away import away_come_back, away_declare
 from .chat import (
     MUTE_HOURS,
@@ -77,6 +77,7 @@ __all__ = [
     "RATE_LIMITS",
     "away_declare",
     "away_come_back",
+    "analysis_called_off",
     "analysis_request",
     "analysis_step",
     "analysis_tick",

@@ -44,6 +44,11 @@ LEASE = datetime.timedelta(minutes=5)
 WAITING = (GameAnalysis.Status.PENDING, GameAnalysis.Status.RUNNING)
 
 
+def analysis_called_off() -> str:
+    """Why a game that was called off has no analysis (the refusal of a request, and the page's)."""
+    return _("This game was called off before its end: there is nothing to analyse.")
+
+
 def analysis_request(*, game_id: int | str, user: Any, now: datetime.datetime | None = None) -> GameAnalysis:
     """A player of the finished game asks for its analysis; the analysis (new, or the one already asked for).
 
@@ -65,7 +70,7 @@ def analysis_request(*, game_id: int | str, user: Any, now: datetime.datetime | 
         if not game.seats.filter(user=user).exists():
             raise GameError("not_seated", _("Only the players of this game may ask for its analysis."))
         if game.is_aborted:
-            raise GameError("game_aborted", _("This game was called off before its end: there is nothing to analyse."))
+            raise GameError("game_aborted", analysis_called_off())
         if not game.is_finished:
             raise GameError("game_not_finished", _("A game is analysed only once it is over."))
         existing = GameAnalysis.objects.filter(game=game).first()

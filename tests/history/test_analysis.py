@@ -111,10 +111,15 @@ def test_one_analysis_waits_for_each_person_at_a_time(finished, make_user, class
     assert services.analysis_request(game_id=theirs.pk, user=cleo).status == "pending"
     while services.analysis_tick(max_decisions=50):
         pass
-    # (Failed, as a done one, it would not hold her up either.)
-    GameAnalysis.objects.filter(game=game).update(status=GameAnalysis.Status.FAILED, error="boom")
+    assert GameAnalysis.objects.get(game=game).status == GameAnalysis.Status.DONE
     assert client.post(_url(other, "request/")).status_code == 302
     assert GameAnalysis.objects.get(game=other).requested_by == ann
+    # A failed one does not hold her up either: asked again, it starts afresh, the other still waiting.
+    GameAnalysis.objects.filter(game=other).update(status=GameAnalysis.Status.FAILED, error="boom")
+    third = finish_with_bot_moves(
+        services.game_create(creator=ann, variant=classic, seat_count=2, bot_count=1, options={"rounds": [3]}, seed=9)
+    )
+    assert services.analysis_request(game_id=third.pk, user=ann).status == "pending"
 
 
 def test_asking_again_changes_nothing_and_a_failed_or_outdated_analysis_starts_again(finished):
