@@ -4,7 +4,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractUser
+from django.contrib.auth.models import AbstractUser, UserManager
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models.functions import Lower
@@ -33,8 +33,18 @@ def validate_time_zone(value: str) -> None:
 NAME_TAKEN = _("That name is in use, or looks too much like a name in use: choose another.")
 
 
+class CaseInsensitiveUserManager(UserManager["User"]):
+    """Finds an account by its name whatever the case typed ("bertha" logs in as "Bertha"): names are
+    unique regardless of case (the Lower("username") constraint below), so at most one matches."""
+
+    def get_by_natural_key(self, username: str | None) -> "User":
+        return self.get(**{f"{self.model.USERNAME_FIELD}__iexact": username})
+
+
 class User(AbstractUser):
     """A person who plays.  Bots are not users: they live on their seat."""
+
+    objects = CaseInsensitiveUserManager()  # type: ignore[misc]
 
     display_name = models.CharField(
         _("display name"),

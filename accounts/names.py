@@ -7,7 +7,8 @@ every "format" character), accents, runs of spaces, and the Cyrillic and Greek l
 Latin ones.  It is not a full Unicode confusables skeleton (UTS #39); it covers the look-alikes a
 person can type on a common keyboard layout.
 
-``reserved_reason`` refuses names that pose as a bot (the bots' names, alone or with "bot") or as
+``reserved_reason`` refuses names without a letter or digit a reader can see ("..", blank letters),
+and names that pose as a bot (the bots' names, alone or with "bot") or as
 the site's people, after the same folding with digits read as the letters they imitate ("4dm1n"):
 a name is cut into words at spaces, signs and lower-to-upper case changes ("Ada_bot", "SiteAdmin",
 "Staff-Anna"; single letters in a row are read as one word, "b.o.t"), and a word that is a reserved
@@ -87,8 +88,16 @@ def _words(name: str) -> list[str]:
 _BOT_WORDS = frozenset(word for bot in BOT_NAMES for word in _words(bot))
 
 
+#: Letters that show as nothing (the Hangul fillers): a name of them alone looks empty.
+_BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0")
+
+
 def reserved_reason(name: str) -> str | None:
     """Why ``name`` may not be chosen, or None if it may."""
+    shown = unicodedata.normalize("NFKC", name)
+    if not any(ch.isalnum() and ch not in _BLANK_LETTERS for ch in shown):
+        # "..", "-", a Braille blank or a Hangul filler: nothing a reader can tell apart, or link to
+        return str(_("A name needs at least one visible letter."))
     words = _words(name)
     joined = "".join(words)
     if joined in _BOT_WORDS or any(joined in (bot + "bot", "bot" + bot) for bot in _BOT_WORDS):

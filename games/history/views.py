@@ -7,6 +7,7 @@ Bad input (an unknown player, a page or step that is not a number) gets a
 
 from __future__ import annotations
 
+from typing import Any
 from urllib.parse import urlencode
 
 from django.contrib import messages
@@ -43,6 +44,11 @@ def _not_over(request: HttpRequest, game: Game, message: str, *, called_off: str
     return render(request, "games/refused.html", {"error": message, "game": game}, status=409)
 
 
+def _player(username: str) -> Any:
+    """The person whose name this is, whatever its case (names are unique regardless of case), or 404."""
+    return get_object_or_404(get_user_model(), username__iexact=username)
+
+
 @login_required
 @require_safe
 def my_history(request: HttpRequest) -> HttpResponse:
@@ -52,7 +58,9 @@ def my_history(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_safe
 def player_history(request: HttpRequest, username: str) -> HttpResponse:
-    player = get_object_or_404(get_user_model(), username=username)
+    player = _player(username)
+    if player.username != username:
+        return redirect("games:history", username=player.username)
     invited = selectors.invited_game_ids(request.session)
     filters = records.history_filters(user=player, viewer=request.user, invited=invited)
     variant = request.GET.get("variant", "")
@@ -174,7 +182,9 @@ def game_analysis_request(request: HttpRequest, game_id: int) -> HttpResponse:
 @login_required
 @require_safe
 def player_stats(request: HttpRequest, username: str) -> HttpResponse:
-    player = get_object_or_404(get_user_model(), username=username)
+    player = _player(username)
+    if player.username != username:
+        return redirect("games:stats", username=player.username)
     context = stats.player_stats(user=player, viewer=request.user, invited=selectors.invited_game_ids(request.session))
     context["is_me"] = player.pk == request.user.pk
     return render(request, "games/stats.html", context)

@@ -144,6 +144,44 @@ def test_sign_up_refuses_a_look_alike_of_a_taken_name(make_user):
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize("username", ["..", ".", "-_-", "\u3164", "\u3164\u3164\u3164", "\uffa0"])
+def test_sign_up_refuses_a_name_nobody_can_see_or_link_to(username):
+    """Blank letters showed as an empty seat; ".." made a stats link that led to the lobby."""
+    response = sign_up(username)
+    assert response.status_code == 400
+    assert response.context["form"].errors["username"] == ["A name needs at least one visible letter."]
+    assert not User.objects.exists()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name", ["\u2800", "\u115f\u1160", "..."])
+def test_a_display_name_nobody_can_see_is_refused(make_user, name):
+    client = logged_in(make_user("ann"))
+    response = set_display_name(client, name)
+    assert response.status_code == 400
+    assert "A name needs at least one visible letter." in response.content.decode()
+    assert User.objects.get(username="ann").display_name == ""
+
+
+@pytest.mark.django_db
+def test_a_name_is_found_whatever_the_case_it_is_typed_in(make_user):
+    """Names are unique regardless of case: signing up "bertha" was refused, yet logging in as "bertha"
+    failed (and counted towards the lock-out) and /players/bertha/ was a 404."""
+    make_user("Bertha")
+    client = Client()
+    response = client.post("/accounts/login/", {"username": "bertha", "password": PASSWORD})
+    assert response.status_code == 302 and client.session["_auth_user_id"]
+    for path, canonical in (
+        ("/players/bertha/", "/players/Bertha/"),
+        ("/players/BERTHA/games/", "/players/Bertha/games/"),
+    ):
+        response = client.get(path)
+        assert response.status_code == 302 and response["Location"] == canonical
+    assert client.get("/players/Bertha/").status_code == 200
+    assert client.get("/players/berth/").status_code == 404
+
+
+@pytest.mark.django_db
 def test_sign_up_with_a_free_name_works(make_user):
     make_user("ann")
     assert sign_up("anna").status_code == 302
