@@ -1,5 +1,6 @@
 from collections.abc import Callable
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.utils import timezone, translation
 
@@ -13,7 +14,9 @@ class UserLanguageMiddleware:
     """Speak the language a signed-in person chose on their profile.
 
     Runs after ``LocaleMiddleware`` and ``AuthenticationMiddleware``; an empty
-    choice keeps what ``LocaleMiddleware`` found (cookie, browser).
+    choice keeps what ``LocaleMiddleware`` found (cookie, browser).  The choice is
+    also kept in the language cookie, so that a page that cannot read the profile
+    (the database is down: the "try again" page) still speaks it.
     """
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
@@ -25,7 +28,19 @@ class UserLanguageMiddleware:
         if language:
             translation.activate(language)
             request.LANGUAGE_CODE = translation.get_language()
-        return self.get_response(request)
+        response = self.get_response(request)
+        if language and request.COOKIES.get(settings.LANGUAGE_COOKIE_NAME) != language:
+            response.set_cookie(
+                settings.LANGUAGE_COOKIE_NAME,
+                language,
+                max_age=settings.LANGUAGE_COOKIE_AGE,
+                path=settings.LANGUAGE_COOKIE_PATH,
+                domain=settings.LANGUAGE_COOKIE_DOMAIN,
+                secure=settings.LANGUAGE_COOKIE_SECURE,
+                httponly=settings.LANGUAGE_COOKIE_HTTPONLY,
+                samesite=settings.LANGUAGE_COOKIE_SAMESITE,
+            )
+        return response
 
 
 class UserTimeZoneMiddleware:

@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 from asgiref.sync import async_to_sync
+from django.conf import settings
 from django.db import OperationalError, close_old_connections, connection, connections
 from django.test import AsyncClient, Client
 from django.utils import translation
@@ -237,3 +238,17 @@ def test_a_join_that_loses_its_connection_while_dealing_leaves_the_seat_open(mak
     assert client.post(f"/games/{game.pk}/join/").status_code == 302
     game.refresh_from_db()
     assert game.status == Game.Status.ACTIVE and game.seats.get(position=1).user == bob
+
+
+def test_the_try_again_page_speaks_the_profiles_language_though_the_profile_cannot_be_read(game):
+    """An English browser, Croatian on the profile: the page that could not read the profile was English."""
+    person = player_to_move(game)
+    person.language = "hr"
+    person.save()
+    client = signed_in(person, HTTP_ACCEPT_LANGUAGE="en")
+    assert client.get(f"/games/{game.pk}/").cookies[settings.LANGUAGE_COOKIE_NAME].value == "hr"
+    with connection_lost_at("SELECT"):
+        response = client.get(f"/games/{game.pk}/")
+    assert response.status_code == 503
+    with translation.override("hr"):
+        assert gettext(TRY_AGAIN) in response.content.decode()
