@@ -35,13 +35,14 @@ from games.live.clock import enabled as clock_in_server  # noqa: E402
 from games.live.clock import server_clock  # noqa: E402
 from games.live.consumers import NoRouteConsumer  # noqa: E402
 from games.live.routing import websocket_urlpatterns  # noqa: E402
+from threethirteen_site.socket_faults import ServiceDownCloses  # noqa: E402
 
 websocket_routes = [*websocket_urlpatterns, re_path(r"", NoRouteConsumer.as_asgi(), name="ws_no_route")]
 
 router = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
-        "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_routes))),
+        "websocket": ServiceDownCloses(AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_routes)))),
     }
 )
 

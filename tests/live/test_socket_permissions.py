@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import AnonymousUser, Group
 from django.test import Client
@@ -348,3 +349,31 @@ def test_deactivating_an_account_closes_its_sockets(make_user, classic):
         await player.disconnect()
 
     async_to_sync(scenario)()
+
+
+@pytest.mark.parametrize("down", ["the channel layer", "the database"])
+def test_a_socket_opened_while_a_service_is_down_is_told_to_try_again_later(
+    make_user, classic, monkeypatch, caplog, down
+):
+    """It was a 500 with an error and its traceback in the log, once for each page trying to reconnect."""
+    from django.db import OperationalError
+    from redis.exceptions import ConnectionError as RedisConnectionError
+
+    ann = make_user("ann")
+    game = services.game_create(creator=ann, variant=classic, seat_count=2, bot_count=1, seed=4)
+
+    async def refuse(*args: Any, **kwargs: Any) -> None:
+        if down == "the database":
+            raise OperationalError("the connection to the database was lost")
+        raise RedisConnectionError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
+
+    if down == "the database":
+        monkeypatch.setattr("channels.auth.get_user", refuse)
+    else:
+        monkeypatch.setattr(type(get_channel_layer()), "group_add", refuse)
+    with caplog.at_level(logging.WARNING):
+        assert connects(f"/ws/games/{game.pk}/", ann) == (False, 1013)
+    assert not [record for record in caplog.records if record.levelno >= logging.ERROR]
+    assert any("a service is down" in record.getMessage() for record in caplog.records)
+    monkeypatch.undo()
+    assert connects(f"/ws/games/{game.pk}/", ann)[0] is True  # back: the page's next try opens it
