@@ -25,3 +25,14 @@ def test_the_pool_can_be_turned_off_and_sqlite_has_none():
     url = "postgres://cards:secret@db.example.com:5432/cards"
     assert database_settings(DATABASE_URL=url, DATABASE_POOL="0", CONN_MAX_AGE="60") == {"age": 60, "pool": None}
     assert database_settings(DATABASE_URL="sqlite:///tmp-unused.sqlite3")["pool"] is None
+
+
+def test_the_pool_tries_to_reconnect_every_second_however_long_the_database_is_down():
+    """Its own backoff doubled the pause (1, 2, 4, 8, 16 s): the site came back 20 s after the database."""
+    from psycopg_pool.base import AttemptWithBackoff
+
+    attempt, pauses = AttemptWithBackoff(timeout=300), []
+    for second in range(8):
+        attempt.update_delay(now=float(second))
+        pauses.append(attempt.delay)
+    assert max(pauses) < 1.2, pauses
