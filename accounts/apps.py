@@ -8,8 +8,11 @@ class AccountsConfig(AppConfig):
     verbose_name = _("Accounts")
 
     def ready(self) -> None:
+        from django.contrib.auth.signals import user_logged_in
         from django.core import checks
 
         from .push import check_vapid_keys
+        from .throttle import remember_device
 
         checks.register(check_vapid_keys)
+        user_logged_in.connect(remember_device, dispatch_uid="accounts.throttle.remember_device")

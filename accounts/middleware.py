@@ -4,6 +4,7 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.utils import timezone, translation
 
+from . import throttle
 from .models import User, zone_or_none
 
 #: The cookie games/static/games/timezone.js writes with the browser's IANA time zone.
@@ -73,3 +74,26 @@ class UserTimeZoneMiddleware:
             return self.get_response(request)
         finally:
             timezone.deactivate()
+
+
+class KnownDeviceMiddleware:
+    """Writes the cookie that makes this browser known to the accounts that logged in on it
+    (``accounts.throttle.remember_device``): their log-ins here are spared the account's lock-out."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        ids = getattr(request, "known_device_ids", None)
+        if ids:
+            response.set_signed_cookie(
+                throttle.KNOWN_DEVICE_COOKIE,
+                ",".join(str(known) for known in ids),
+                salt=throttle.KNOWN_DEVICE_SALT,
+                max_age=int(throttle.KNOWN_DEVICE_AGE.total_seconds()),
+                secure=settings.SESSION_COOKIE_SECURE,
+                httponly=True,
+                samesite="Lax",
+            )
+        return response

@@ -9,6 +9,12 @@ reset an address's count by logging in to an account of their own between guesse
 chosen through a reset link does not lift the lock either: axes keeps one row per account and address,
 so wiping the account's rows would also give the attacking address its tries back.
 
+The lock of an account would let anyone keep its owner out (five wrong passwords every quarter of an
+hour, before a game's turn), so a browser the owner has logged in on is spared it: a log-in leaves a
+signed cookie naming the accounts that logged in there (``known_device``), and a try for one of them
+from that browser is counted by its address alone (``lockout_parameters``).  Guessing from anywhere
+else still meets the account's lock; the cookie cannot be made without the site's secret key.
+
 Password resets and sign-ups send e-mail and create rows whether they "fail" or not, so they are
 limited by request rate instead (django-ratelimit, counted in the cache): per address, and for
 resets per e-mail address too, so that nobody can flood someone's inbox.
@@ -76,6 +82,38 @@ def axes_username(request: HttpRequest, credentials: dict[str, Any] | None) -> s
     user_model = get_user_model()
     longest = getattr(user_model._meta.get_field(user_model.USERNAME_FIELD), "max_length", None) or 150
     return str(username).strip().casefold()[:longest] if username else None
+
+
+KNOWN_DEVICE_COOKIE = "known_device"
+KNOWN_DEVICE_SALT = "accounts.throttle.known_device"
+KNOWN_DEVICE_AGE = timedelta(days=365)
+#: The most accounts one browser is remembered for (the latest to log in there).
+KNOWN_DEVICE_ACCOUNTS = 5
+
+
+def known_accounts(request: HttpRequest) -> list[int]:
+    """The ids of the accounts that logged in on this browser (its signed cookie; none if forged or old)."""
+    value = request.get_signed_cookie(KNOWN_DEVICE_COOKIE, default="", salt=KNOWN_DEVICE_SALT, max_age=KNOWN_DEVICE_AGE)
+    return [int(part) for part in str(value).split(",") if part.isdigit()][:KNOWN_DEVICE_ACCOUNTS]
+
+
+def remember_device(sender: Any, request: HttpRequest | None, user: Any, **kwargs: Any) -> None:
+    """``user_logged_in``'s receiver: this browser is now known to ``user`` (``KnownDeviceMiddleware``
+    writes the cookie on the answer)."""
+    if request is not None and user is not None and user.pk is not None:
+        others = [known for known in known_accounts(request) if known != user.pk]
+        request.known_device_ids = [user.pk, *others][:KNOWN_DEVICE_ACCOUNTS]  # type: ignore[attr-defined]
+
+
+def lockout_parameters(request: Any, credentials: dict[str, Any] | None = None) -> list[str]:
+    """What locks a log-in try (``AXES_LOCKOUT_PARAMETERS``): its account or its address, except that a
+    try from a browser the account has logged in on is locked by its address alone."""
+    if isinstance(request, HttpRequest):
+        username = axes_username(request, credentials)
+        known = known_accounts(request) if username else []
+        if known and get_user_model().objects.filter(pk__in=known, username__iexact=username).exists():
+            return ["ip_address"]
+    return ["username", "ip_address"]
 
 
 def _minutes(delta: timedelta | float | None) -> int:

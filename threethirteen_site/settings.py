@@ -106,6 +106,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "accounts.middleware.UserLanguageMiddleware",
     "accounts.middleware.UserTimeZoneMiddleware",  # the reader's time zone (profile, else browser cookie)
+    "accounts.middleware.KnownDeviceMiddleware",  # a log-in makes the browser known to the account
     "threethirteen_site.middleware.RejectNulBytesMiddleware",  # a NUL byte is a 400 page (PostgreSQL refuses it)
     "django.contrib.messages.middleware.MessageMiddleware",
     # A GET of a button's address: a page, not a blank 405 (inside the messages: the page shows them, once).
@@ -225,7 +226,8 @@ AUTHENTICATION_BACKENDS = [
 ]
 AXES_FAILURE_LIMIT = int(os.environ.get("LOGIN_FAILURE_LIMIT", "5"))
 AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("LOGIN_COOLOFF_MINUTES", "15")))
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # either one locks: per account, per address
+# Either one locks, per account and per address; a browser the account logged in on, per address alone.
+AXES_LOCKOUT_PARAMETERS = "accounts.throttle.lockout_parameters"
 AXES_RESET_ON_SUCCESS = False  # a success must not give an address its tries back
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False  # the cool-off ends when it says it does
 AXES_USERNAME_CALLABLE = "accounts.throttle.axes_username"

@@ -85,6 +85,35 @@ def test_an_account_locks_after_failures_from_many_addresses(clock, ann):
     assert log_in(from_address("203.0.113.9"), "bob", PASSWORD).status_code == 302
 
 
+def test_a_browser_the_owner_logged_in_on_is_spared_the_lock_others_put_on_the_account(clock, ann):
+    """Anyone could keep ann out with five wrong passwords a quarter of an hour (before her turn, say):
+    her own browser still lets her in, while guesses from elsewhere still meet the account's lock."""
+    home = from_address("203.0.113.20")
+    assert log_in(home, "ann", PASSWORD).status_code == 302  # the browser is now known to her account
+    assert home.cookies["known_device"].value
+    assert home.post("/accounts/logout/").status_code == 302
+    for n in range(LIMIT):  # a stranger locks the account
+        log_in(from_address(f"198.51.100.{n + 1}"), "ann", "wrong")
+    assert_refused_page(log_in(from_address("203.0.113.21"), "ann", PASSWORD), LOCKED_WORDS)  # a new browser
+    # Her own browser, on another network even: let in.
+    home.defaults["REMOTE_ADDR"] = "203.0.113.99"
+    assert log_in(home, "ANN", PASSWORD).status_code == 302 and is_logged_in(home)
+    # A cookie it did not sign, or one of another account's, spares nothing.
+    forged = from_address("203.0.113.22")
+    forged.cookies["known_device"] = str(ann.pk)
+    assert log_in(forged, "ann", PASSWORD).status_code == 429
+    bob = User.objects.create_user("bob", "bob@example.com", PASSWORD)
+    bobs = from_address("203.0.113.23")
+    assert log_in(bobs, "bob", PASSWORD).status_code == 302 and bob.pk
+    bobs.post("/accounts/logout/")
+    assert log_in(bobs, "ann", PASSWORD).status_code == 429
+    # On her browser her own failures still count, by its address.
+    home.post("/accounts/logout/")
+    for _ in range(LIMIT):
+        log_in(home, "ann", "wrong")
+    assert_refused_page(log_in(home, "ann", PASSWORD), LOCKED_WORDS)
+
+
 def test_an_address_locks_after_failures_against_many_accounts(clock, ann):
     attacker = from_address("192.0.2.66")
     for n in range(LIMIT):
