@@ -235,7 +235,7 @@ class Cluster:
     def _pg_ctl(self, action: str) -> None:
         options = f"-p {self.pg_port} -k {self.pg_data} {POSTGRES_OPTIONS}"
         log = str(self.pg_data / "log")
-        mode = ["-m", "fast"] if action == "restart" else []
+        mode = ["-m", "fast"] if action in ("restart", "stop") else []
         subprocess.run(
             as_postgres([pg_binary("pg_ctl"), "-D", str(self.pg_data), "-o", options, "-l", log, *mode])
             + ["-w", action],
@@ -243,9 +243,15 @@ class Cluster:
             stdout=subprocess.DEVNULL,
         )
 
-    def restart_postgres(self) -> None:
-        """Stop PostgreSQL (``-m fast``: every session is ended, open transactions rolled back) and start it."""
-        self._pg_ctl("restart")
+    def restart_postgres(self, outage: float = 0.0) -> None:
+        """Stop PostgreSQL (``-m fast``: every session is ended, open transactions rolled back) and start it,
+        after ``outage`` seconds down."""
+        if not outage:
+            self._pg_ctl("restart")
+            return
+        self._pg_ctl("stop")
+        time.sleep(outage)
+        self._pg_ctl("start")
 
     def postgres_pids(self) -> list[int]:
         try:

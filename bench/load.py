@@ -1,7 +1,7 @@
 """Many games at once on the multi-process set-up, with both pages listening, and faults; prints figures.
 
     python bench/load.py [--games 20] [--seconds 60] [--think 10] [--servers 2]
-                         [--fault kill-server|restart-redis|restart-postgres] [--rate-seconds 3]
+                         [--fault kill-server|restart-redis|restart-postgres] [--outage 0] [--rate-seconds 3]
 
 Starts the set-up of ``bench/cluster.py`` (PostgreSQL, ``redis-server``,
 ``--servers`` daphne processes with ``DEBUG=0`` and ``manage.py gameclock``),
@@ -26,8 +26,9 @@ easy bot chooses for both seats): the version shown says which is next.
 
 It plays for ``--seconds``.  With ``--fault``, a third of the way in it kills
 the first server process (``SIGKILL``) and starts it again, or restarts Redis
-(which forgets every group), or restarts PostgreSQL (every connection ends);
-the pages carry on by themselves.  Then it stops making moves, waits for
+(which forgets every group), or restarts PostgreSQL (every connection ends;
+``--outage`` keeps it down that many seconds first); the pages carry on by
+themselves.  Then it stops making moves, waits for
 every page to show its game's stored version, and checks every game: its
 move log replays to its stored state (``games.integrity``), its version is
 its number of moves (nothing applied twice), and every move that was
@@ -578,7 +579,7 @@ async def loop_lag(lags: list[float], every: float = 0.05) -> None:
         lags.append(time.monotonic() - before - every)
 
 
-async def play_games(run: Run, seconds: float, fault: str | None) -> dict[str, Any]:
+async def play_games(run: Run, seconds: float, fault: str | None, outage: float = 0.0) -> dict[str, Any]:
     database = Database()
     run.pages = [Page(run, plan, seat) for plan in run.plans for seat in (0, 1)]
     connect_started = time.monotonic()
@@ -606,7 +607,7 @@ async def play_games(run: Run, seconds: float, fault: str | None) -> dict[str, A
         elif fault == "restart-redis":
             await asyncio.to_thread(run.cluster.restart_redis)
         else:
-            await asyncio.to_thread(run.cluster.restart_postgres)
+            await asyncio.to_thread(run.cluster.restart_postgres, outage)
         run.recovered_at = time.monotonic()
         result["fault took"] = run.recovered_at - run.fault_at
         targets = await database.call(lambda: versions([p.pk for p in run.plans]))
@@ -781,6 +782,7 @@ def main() -> None:
     parser.add_argument("--think", type=float, default=10.0, help="mean pause before each move (seconds)")
     parser.add_argument("--servers", type=int, default=2, help="daphne processes (at least 2)")
     parser.add_argument("--fault", choices=FAULTS)
+    parser.add_argument("--outage", type=float, default=0.0, help="seconds PostgreSQL stays down (restart-postgres)")
     parser.add_argument("--rate-seconds", type=float, default=3, help="each rate measured (0: none)")
     args = parser.parse_args()
     if args.servers < 2:
@@ -798,7 +800,7 @@ def main() -> None:
         plans = set_up_games(args.games, moves_each, csrf)
         run = Run(cluster=cluster, plans=plans, csrf=csrf, think=args.think)
         print(f"{args.games} games set up; playing for {args.seconds:g} s", flush=True)
-        result = asyncio.run(play_games(run, args.seconds, args.fault))
+        result = asyncio.run(play_games(run, args.seconds, args.fault, args.outage))
         rate_figures = rates(run, args.rate_seconds) if args.rate_seconds > 0 else {}
     report(args, run, result, rate_figures)
 
