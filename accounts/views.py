@@ -64,7 +64,10 @@ def _next_page(request: HttpRequest) -> str:
 @login_required
 @require_http_methods(["GET", "POST"])
 def profile(request: HttpRequest) -> HttpResponse:
-    form = ProfileForm(request.POST or None, instance=request.user)
+    # The form fills its own copy of the person: a refused change must not show in the page's header.
+    person = request.user
+    assert isinstance(person, User)  # login_required
+    form = ProfileForm(request.POST or None, instance=User.objects.get(pk=person.pk))
     if request.method == "POST" and form.is_valid() and _save_unless_name_taken(form, "display_name"):
         messages.success(request, _("Your profile is saved."))
         return redirect("profile")

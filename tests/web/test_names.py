@@ -206,6 +206,9 @@ def test_a_display_name_may_not_look_like_another_users_name(make_user, name):
     assert "looks too much like a name in use" in response.context["form"].errors["display_name"][0]
     ann.refresh_from_db()
     assert ann.display_name == ""
+    # The page's header names her as she is, not by the name refused (the form's copy held that).
+    assert response.context["user"].display_name == ""
+    assert 'title="ann">ann</a>' in response.content.decode()
 
 
 @pytest.mark.django_db
