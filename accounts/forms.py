@@ -3,13 +3,16 @@ from typing import Any
 
 from django import forms
 from django.conf import settings
-from django.contrib.auth.forms import PasswordResetForm, UserCreationForm
+from django.contrib.auth.forms import PasswordChangeForm, PasswordResetForm, UserCreationForm
+from django.contrib.auth.signals import user_login_failed
+from django.http import HttpRequest
 from django.utils import translation
 from django.utils.text import capfirst
 from django.utils.translation import gettext_lazy as _
 
 from .models import User, validate_time_zone
 from .names import name_key, reserved_reason
+from .throttle import locked_message
 from .zones import zone_choices
 
 
@@ -98,3 +101,25 @@ class LanguageAwarePasswordResetForm(PasswordResetForm):
             super().send_mail(
                 subject_template_name, email_template_name, context, from_email, to_email, html_email_template_name
             )
+
+
+class ThrottledPasswordChangeForm(PasswordChangeForm):
+    """Django's, with a wrong current password counted as a failed log-in (django-axes) and the form
+    refused while that person or address is locked out: else whoever finds a signed-in browser could
+    guess the password there for as long as they liked."""
+
+    def __init__(self, user: Any, *args: Any, request: HttpRequest | None = None, **kwargs: Any) -> None:
+        self.request = request
+        super().__init__(user, *args, **kwargs)
+
+    def clean_old_password(self) -> str:
+        from axes.handlers.proxy import AxesProxyHandler
+
+        credentials = {"username": self.user.get_username()}
+        if self.request is not None and AxesProxyHandler.is_locked(self.request, credentials):
+            raise forms.ValidationError(locked_message(), code="locked")
+        try:
+            return super().clean_old_password()
+        except forms.ValidationError:
+            user_login_failed.send(sender=__name__, credentials=credentials, request=self.request)
+            raise

@@ -127,18 +127,18 @@ def throttled_response(request: HttpRequest, *, message: str, minutes: int) -> H
     return response
 
 
+def locked_message() -> str:
+    return _(
+        "Too many failed log-in attempts for this account or from your address. "
+        "Logging in is paused for a while to keep accounts safe."
+    )
+
+
 def lockout_response(
     request: HttpRequest, original_response: HttpResponse | None = None, credentials: dict[str, Any] | None = None
 ) -> HttpResponse:
     """django-axes' answer to a locked-out log-in (``AXES_LOCKOUT_CALLABLE``)."""
-    return throttled_response(
-        request,
-        message=_(
-            "Too many failed log-in attempts for this account or from your address. "
-            "Logging in is paused for a while to keep accounts safe."
-        ),
-        minutes=_minutes(settings.AXES_COOLOFF_TIME),
-    )
+    return throttled_response(request, message=locked_message(), minutes=_minutes(settings.AXES_COOLOFF_TIME))
 
 
 def _ip_key(group: str, request: HttpRequest) -> str:

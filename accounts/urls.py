@@ -10,5 +10,6 @@ urlpatterns = [
     path("push/unsubscribe/", push_views.unsubscribe, name="push_unsubscribe"),
     # Django's view with throttling added; the rest of django.contrib.auth.urls as they are.
     path("password_reset/", views.PasswordResetView.as_view(), name="password_reset"),
+    path("password_change/", views.PasswordChangeView.as_view(), name="password_change"),
     path("", include("django.contrib.auth.urls")),
 ]

@@ -14,7 +14,7 @@ from django.utils.translation import gettext as _
 from django.views import i18n
 from django.views.decorators.http import require_http_methods
 
-from .forms import LanguageAwarePasswordResetForm, ProfileForm, SignUpForm
+from .forms import LanguageAwarePasswordResetForm, ProfileForm, SignUpForm, ThrottledPasswordChangeForm
 from .models import NAME_TAKEN, User
 from .throttle import password_reset_throttled, signup_throttled
 
@@ -118,3 +118,12 @@ class PasswordResetView(auth_views.PasswordResetView):
 
     def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         return password_reset_throttled(request) or super().post(request, *args, **kwargs)
+
+
+class PasswordChangeView(auth_views.PasswordChangeView):
+    """Django's, with wrong current passwords counted towards the log-in lock (``ThrottledPasswordChangeForm``)."""
+
+    form_class = ThrottledPasswordChangeForm
+
+    def get_form_kwargs(self) -> dict[str, Any]:
+        return {**super().get_form_kwargs(), "request": self.request}

@@ -284,3 +284,25 @@ def test_sign_ups_are_limited_per_address(clock):
     clock.shift(timedelta(hours=1, minutes=1))
     assert client.post("/accounts/signup/", signup_data("nina")).status_code == 302
     assert User.objects.filter(username="nina").exists()
+
+
+def test_guessing_the_current_password_on_the_change_form_counts_towards_the_lock(clock, ann):
+    """Twelve wrong guesses in a signed-in browser went uncounted; the thirteenth, right, changed it."""
+    client = from_address("192.0.2.44")
+    client.force_login(ann)
+    change = {"new_password1": "another-long-phrase-77", "new_password2": "another-long-phrase-77"}
+    for _ in range(LIMIT - 1):
+        response = client.post("/accounts/password_change/", {"old_password": "wrong", **change})
+        assert response.status_code == 200 and response.context["form"].errors["old_password"]
+    # The last failure is answered with the lock, as a log-in's is; then even the right password waits.
+    assert_refused_page(client.post("/accounts/password_change/", {"old_password": "wrong", **change}), LOCKED_WORDS)
+    response = client.post("/accounts/password_change/", {"old_password": PASSWORD, **change})
+    assert response.status_code == 200 and response.context["form"].errors["old_password"] == [
+        "Too many failed log-in attempts for this account or from your address. "
+        "Logging in is paused for a while to keep accounts safe."
+    ]
+    ann.refresh_from_db()
+    assert ann.check_password(PASSWORD)  # unchanged
+    # After the cool-off the right password changes it.
+    clock.shift(timedelta(minutes=16))
+    assert client.post("/accounts/password_change/", {"old_password": PASSWORD, **change}).status_code == 302
