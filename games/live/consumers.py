@@ -304,6 +304,9 @@ class UserConsumer(_ReadOnlyConsumer):
             await self.close(code=CLOSE_NOT_LOGGED_IN)
             return
         await self.accept()
+        # The count as it is now: a page that reconnects (after a dropped connection, a server's
+        # restart) missed the counts sent meanwhile.
+        await self.user_turns({})
 
     async def disconnect(self, code: int) -> None:
         await self.leave_groups()

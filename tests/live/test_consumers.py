@@ -300,6 +300,7 @@ def test_the_user_socket_carries_messages_to_that_person_only(make_user):
     async def scenario():
         for comm in [*ann_tabs, bob_tab]:
             assert (await comm.connect())[0]
+            assert await comm.receive_json_from() == {"type": "turns", "count": 0}  # said on connect
         await database_sync_to_async(live.send_to_user)(ann.pk, {"type": "turns", "count": 2})
         for comm in ann_tabs:
             assert await comm.receive_json_from() == {"type": "turns", "count": 2}
@@ -395,6 +396,9 @@ def test_the_header_count_follows_the_turn_over_the_user_socket(two_player_game)
 
     async def scenario():
         assert (await mover_tab.connect())[0] and (await other_tab.connect())[0]
+        # Each page hears its count as it connects (a reconnecting page missed the ones sent meanwhile).
+        assert await mover_tab.receive_json_from() == {"type": "turns", "count": 1}
+        assert await other_tab.receive_json_from() == {"type": "turns", "count": 0}
         await database_sync_to_async(play_whole_turn)()
         assert await mover_tab.receive_json_from() == {"type": "turns", "count": 0}
         assert await other_tab.receive_json_from() == {"type": "turns", "count": 1}
@@ -427,6 +431,8 @@ def test_each_open_page_counts_its_persons_turns_when_told_they_changed(two_play
     async def scenario():
         for tab in tabs.values():
             assert (await tab.connect())[0]
+            await tab.receive_json_from()  # the count said on connect
+        counted.clear()
         await database_sync_to_async(live.send_turns_changed)([ann.pk, bob.pk])
         for user_id, tab in tabs.items():
             expected = 1 if user_id == waiting_on.pk else 0

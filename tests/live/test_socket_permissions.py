@@ -270,8 +270,7 @@ def test_signing_out_closes_that_sessions_sockets_and_no_other(private_game, mak
     async def scenario():
         for comm in (tab, turns, elsewhere, player):
             assert (await comm.connect())[0]
-        for comm in (tab, player):
-            await comm.receive_json_from()
+            await comm.receive_json_from()  # the version, or the count of turns waiting
         assert (await database_sync_to_async(browser.post)("/accounts/logout/")).status_code == 302
         assert await closed_with(tab) == consumers.CLOSE_NOT_LOGGED_IN
         assert await closed_with(turns) == consumers.CLOSE_NOT_LOGGED_IN
@@ -300,6 +299,7 @@ def test_a_socket_that_missed_the_sign_out_finds_it_at_its_next_heartbeat(privat
     async def scenario():
         assert (await tab.connect())[0] and (await turns.connect())[0]
         await tab.receive_json_from()
+        await turns.receive_json_from()
         with monkeypatch.context() as patched:
             patched.setattr(live.groups, "get_channel_layer", LayerDown)
             response = await database_sync_to_async(browser.post)("/accounts/logout/")
