@@ -220,7 +220,11 @@ def test_a_persons_turn_still_shows_whom_the_table_waits_for_and_their_clock(mak
     mover = game.seats.get(position=game.current_seat)
     client.force_login(waiting)
     page = client.get(f"/games/{game.pk}/table/").content.decode()
-    assert f"Waiting for {mover.name}." in page and "Move before" in page and "is thinking" not in page
+    assert f"Waiting for {mover.name}." in page and "is thinking" not in page
+    # The deadline is told as the mover's, not as an order to the one waiting (a play-test read it so).
+    assert "The move is due before" in page and "Move before" not in page
+    client.force_login(mover.user)
+    assert "Move before" in client.get(f"/games/{game.pk}/table/").content.decode()
     full = client.get(f"/games/{game.pk}/").content.decode()
     assert "data-bot-thinking" not in full and 'http-equiv="refresh"' not in full
 

@@ -57,7 +57,7 @@ def test_a_turn_has_a_deadline_one_time_limit_after_it_starts(make_user, classic
     game, ann, bob = two_player_game(make_user, classic, limit=120)
     assert game.status == Game.Status.ACTIVE
     assert game.turn_deadline == game.turn_started_at + datetime.timedelta(seconds=120)
-    page = logged_in(ann).get(game.get_absolute_url()).content.decode()
+    page = logged_in(person_to_move(game).user).get(game.get_absolute_url()).content.decode()
     assert "Move before" in page and 'class="countdown"' in page  # readable without JavaScript
 
 
