@@ -18,6 +18,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.crypto import constant_time_compare
 from django.utils.translation import gettext as _
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_safe
 
 from games.engine import PRESETS, Rules, RulesError
@@ -90,6 +91,9 @@ def http_status(error: services.GameError) -> int:
     return HTTP_STATUS.get(error.code, 400)
 
 
+# The lists of games (the lobby, my games) change while one is away: never kept by the browser, which
+# showed them as they were when it went back to them (its cache, a play-test found).
+@never_cache
 def lobby(request: HttpRequest, form: GameCreateForm | None = None, status: int = 200) -> HttpResponse:
     user = request.user
     context: dict[str, Any] = {
@@ -374,6 +378,7 @@ def invite(request: HttpRequest, game_id: int, token: str) -> HttpResponse:
 
 @login_required
 @require_safe
+@never_cache
 def my_games(request: HttpRequest) -> HttpResponse:
     return render(request, "games/my_games.html", selectors.my_games(user=request.user))
 

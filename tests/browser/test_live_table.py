@@ -264,3 +264,22 @@ def test_a_move_refused_without_a_table_shows_the_reason(table_for_two):
     expect(page.get_by_role("alert")).to_have_text("Log in to play.")
     expect(page.locator("main").get_by_role("link", name="Log in")).to_be_visible()
     assert current_version(game) == version  # nothing was played
+
+
+def test_the_resignation_stays_open_and_ticked_while_the_table_changes(make_user, classic, signed_in):
+    """Another player's move swapped the table in and closed the panel under the person's finger."""
+    game, ann, bob = game_between(make_user, classic, rounds=[3, 4])
+    waiting, mover = (bob, ann) if game.current_seat == 0 else (ann, bob)
+    page = signed_in(waiting).new_page()
+    page.goto(f"/games/{game.pk}/")
+    expect(page.locator("[data-live-status]")).to_have_text("Live")
+    page.locator("#resign summary").click()
+    page.locator("#resign input[name=confirm]").check()
+    version = page.locator("#table").get_attribute("data-version")
+    other = signed_in(mover).new_page()  # the other player draws, in their own browser
+    other.goto(f"/games/{game.pk}/")
+    expect(other.locator("[data-live-status]")).to_have_text("Live")
+    other.get_by_role("button", name="Draw from stock").click()
+    expect(page.locator("#table")).not_to_have_attribute("data-version", version or "")
+    expect(page.locator("#resign")).to_have_attribute("open", "")
+    expect(page.locator("#resign input[name=confirm]")).to_be_checked()

@@ -277,3 +277,10 @@ def test_my_games_says_none_in_play_when_only_finished_games_are_listed(make_use
     my_games = html[html.index('id="my-games"') : html.index("</section>", html.index('id="my-games"'))]
     assert "No game in play." in my_games and "No games yet." not in html
     assert f"#{game.pk}" in html[html.index("</section>", html.index('id="my-games"')) :]  # under Finished
+
+
+@pytest.mark.parametrize("path", ["/", "/games/mine/"])
+def test_the_lists_of_games_are_never_kept_by_the_browser(make_user, path):
+    """Back from a table, the browser showed the lobby from its cache: without the game just made."""
+    response = logged_in(make_user("ann")).get(path)
+    assert response.status_code == 200 and "no-store" in response["Cache-Control"]

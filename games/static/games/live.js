@@ -328,11 +328,31 @@
     if (say && text && text !== previous) say.textContent = text;
   }
 
+  /* What the person opened and ticked in a disclosure of the table (the resignation's) stays so across
+   * a swap: another player's move must not close it under their finger. */
+  function openDisclosures(t) {
+    return Array.prototype.map.call(t.querySelectorAll("details[id][open]"), function (d) {
+      var ticked = Array.prototype.filter.call(d.querySelectorAll("input[type=checkbox]"), function (box) { return box.checked; });
+      return { id: d.id, ticked: ticked.map(function (box) { return box.name; }) };
+    });
+  }
+  function reopen(t, opened) {
+    opened.forEach(function (was) {
+      var d = document.getElementById(was.id);
+      if (!d || !t.contains(d)) return;
+      d.open = true;
+      was.ticked.forEach(function (name) {
+        Array.prototype.forEach.call(d.querySelectorAll("input[type=checkbox]"), function (box) { if (box.name === name) box.checked = true; });
+      });
+    });
+  }
+
   function swapIn(fresh) {
     var t = tableEl();
     if (!t || !fresh) return false;
-    var before = focusBefore(), said = turnText();
+    var before = focusBefore(), said = turnText(), opened = openDisclosures(t);
     t.replaceWith(document.importNode(fresh, true));
+    reopen(tableEl(), opened);
     applyOrder();
     setUpHand();
     focusAfter(before);
