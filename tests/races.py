@@ -1,7 +1,7 @@
 """Requests that race: each on a thread of its own, with a database connection of its own.
 
-``race(calls, lock=game)`` holds the game's row lock on the calling thread
-until every racer is queued behind it, then lets go.  On PostgreSQL that is
+``race(calls, lock=game)`` holds the game's row lock (or any row's: a person's)
+on the calling thread until every racer is queued behind it, then lets go.  On PostgreSQL that is
 seen, not hoped for: the racers are found waiting on this connection's lock
 (``pg_stat_activity``), so they really meet at ``select_for_update`` and the
 database decides their order.  SQLite has no row locks (the site takes its
@@ -20,15 +20,15 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from django.db import connection, transaction
+from django.db.models import Model
 
-from games.models import Game
 from games.services import GameError
 
 #: How long racers may take to queue on the lock before the test fails.
 QUEUE_TIMEOUT = 30.0
 
 
-def race(calls: Sequence[Callable[[], Any]], *, lock: Game | None = None) -> list[Any]:
+def race(calls: Sequence[Callable[[], Any]], *, lock: Model | None = None) -> list[Any]:
     """Run every call at once; their results in order, a refusal as its ``GameError`` code.
 
     Any other exception of a racer is raised here, after all of them finished.
@@ -56,7 +56,7 @@ def race(calls: Sequence[Callable[[], Any]], *, lock: Game | None = None) -> lis
         start.wait()
     else:
         with transaction.atomic():
-            Game.objects.select_for_update().get(pk=lock.pk)
+            type(lock)._default_manager.select_for_update().get(pk=lock.pk)
             for thread in threads:
                 thread.start()
             start.wait()

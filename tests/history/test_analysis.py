@@ -16,6 +16,7 @@ from django.utils import timezone
 from games import analysis, services
 from games.live import clock
 from games.models import AnalysedDecision, Game, GameAnalysis
+from tests.races import race
 from tests.web.conftest import logged_in
 
 from .conftest import finish_with_bot_moves
@@ -436,3 +437,22 @@ def test_gameclock_and_analyse_commands(finished):
     out = io.StringIO()
     call_command("analyse", "--waiting", stdout=out)
     assert f"game {game.pk}: analysis done, {game.moves.count()} decisions" in out.getvalue()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_requests_of_one_person_for_two_games_at_once_leave_one_analysis_waiting(make_user, classic):
+    """The limit is judged under a lock on the person's row: racing, both would find nothing waiting."""
+    ann = make_user("ann")
+    games = [
+        finish_with_bot_moves(
+            services.game_create(
+                creator=ann, variant=classic, seat_count=2, bot_count=1, options={"rounds": [3]}, seed=seed
+            )
+        )
+        for seed in (8, 9)
+    ]
+    outcomes = race(
+        [lambda game=game: services.analysis_request(game_id=game.pk, user=ann).status for game in games], lock=ann
+    )
+    assert sorted(outcomes) == ["analysis_waiting", "pending"]
+    assert GameAnalysis.objects.filter(requested_by=ann).count() == 1
