@@ -14,8 +14,8 @@ from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
@@ -45,8 +45,12 @@ def _not_over(request: HttpRequest, game: Game, message: str, *, called_off: str
 
 
 def _player(username: str) -> Any:
-    """The person whose name this is, whatever its case (names are unique regardless of case), or 404."""
-    return get_object_or_404(get_user_model(), username__iexact=username)
+    """The person whose name this is, found as a log-in finds it (whatever its case), or 404."""
+    user_model = get_user_model()
+    try:
+        return user_model._default_manager.get_by_natural_key(username)
+    except user_model.DoesNotExist:
+        raise Http404 from None
 
 
 @login_required
