@@ -8,13 +8,18 @@ class GamesConfig(AppConfig):
     verbose_name = _("Games")
 
     def ready(self) -> None:
+        from django.contrib.auth import get_user_model
         from django.contrib.auth.signals import user_logged_out
+        from django.db.models.signals import post_save
 
         from threethirteen_site.checks import register_deploy_checks
 
-        from .live.groups import close_sockets_on_log_out
+        from .live.groups import check_sockets_of_account_on_save, close_sockets_on_log_out
 
         user_logged_out.connect(close_sockets_on_log_out, dispatch_uid="games.live.close_sockets_on_log_out")
+        post_save.connect(
+            check_sockets_of_account_on_save, sender=get_user_model(), dispatch_uid="games.live.check_sockets"
+        )
         reconnect_the_pool_every_second()
         register_deploy_checks()  # `manage.py check --deploy`: what the multi-process set-up needs
 

@@ -151,6 +151,13 @@ class _ReadOnlyConsumer(AsyncJsonWebsocketConsumer):
         await self.leave_groups()
         await self.close(code=CLOSE_NOT_LOGGED_IN)
 
+    async def sign_in_changed(self, event: dict[str, Any]) -> None:
+        """The account's password (or its state) changed: close if this socket's session no longer signs in."""
+        if self.signed_in_groups and not await database_sync_to_async(still_signed_in)(
+            self.scope, self.scope.get("user")
+        ):
+            await self.signed_out({})
+
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None, **kwargs: Any) -> None:
         if _is_ping(text_data):
             await self.heartbeat()

@@ -29,6 +29,7 @@ CHAT_CHANGED = "chat.changed"
 USER_MESSAGE = "user.message"
 USER_TURNS = "user.turns"
 SIGNED_OUT = "signed.out"
+SIGN_IN_CHANGED = "sign_in.changed"
 
 logger = logging.getLogger(__name__)
 
@@ -54,6 +55,17 @@ def account_group(user_id: int) -> str:
     return f"account-{int(user_id)}"
 
 
+def _send_quietly(group: str, message: dict[str, Any]) -> None:
+    """Send a sign-in message to ``group``; never raises (the heartbeat catches what is lost)."""
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    try:
+        async_to_sync(layer.group_send)(group, message)
+    except Exception:
+        logger.warning("could not send %s to the sockets of %s", message["type"], group, exc_info=True)
+
+
 def send_signed_out(group: str) -> None:
     """Close the sockets of ``group`` (``session_group`` or ``account_group``): their person is signed out.
 
@@ -61,13 +73,7 @@ def send_signed_out(group: str) -> None:
     A socket that missed it finds out at its next heartbeat, which reads the
     session again (``GameConsumer.heartbeat``).
     """
-    layer = get_channel_layer()
-    if layer is None:
-        return
-    try:
-        async_to_sync(layer.group_send)(group, {"type": SIGNED_OUT})
-    except Exception:
-        logger.warning("could not tell the sockets of %s that their person signed out", group, exc_info=True)
+    _send_quietly(group, {"type": SIGNED_OUT})
 
 
 def close_sockets_on_log_out(sender: Any, request: Any, user: Any, **kwargs: Any) -> None:
@@ -76,6 +82,23 @@ def close_sockets_on_log_out(sender: Any, request: Any, user: Any, **kwargs: Any
     key = getattr(getattr(request, "session", None), "session_key", None)
     if key:
         send_signed_out(session_group(key))
+
+
+def check_sockets_of_account_on_save(
+    sender: Any, instance: Any, created: bool = False, update_fields: Any = None, **kwargs: Any
+) -> None:
+    """The user model's ``post_save`` receiver: once a save that may have changed the password commits,
+    each socket of the account reads its session afresh and closes if it no longer signs the person in.
+
+    A password change signs out every other session (Django's session hash), but their sockets went on
+    hearing the games until their next heartbeat.  The session that changed it stays signed in
+    (``update_session_auth_hash``), and so do its sockets.  Saves of named fields other than the
+    password (a log-in's ``last_login``) ask nothing, nor does a new account (it has no socket yet).
+    """
+    if created or (update_fields is not None and "password" not in update_fields):
+        return
+    group = account_group(instance.pk)
+    transaction.on_commit(lambda: _send_quietly(group, {"type": SIGN_IN_CHANGED}))
 
 
 def close_sockets_of_account_on_commit(user_id: int) -> None:

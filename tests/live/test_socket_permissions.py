@@ -324,6 +324,41 @@ def test_a_socket_that_missed_the_sign_out_finds_it_at_its_next_heartbeat(privat
     async_to_sync(signed_in)()
 
 
+def test_changing_the_password_closes_the_other_sessions_sockets(make_user):
+    """The other sessions are signed out by the new password, but their sockets went on hearing the
+    games until their next heartbeat: each socket of the account now checks its session at once."""
+    dave = make_user("dave")
+    browser = logged_in(dave)
+    elsewhere = communicator("/ws/user/", dave)  # dave on another device: its own session
+
+    async def connected(comm: Any) -> None:
+        assert (await comm.connect())[0]
+        assert (await comm.receive_json_from())["type"] == "turns"
+
+    async def scenario():
+        await connected(elsewhere)
+        await database_sync_to_async(type(dave).objects.filter(pk=dave.pk).update)(email="d@example.com")
+        await database_sync_to_async(dave.save)(update_fields=["last_login"])  # asks nothing
+        assert await elsewhere.receive_nothing(timeout=0.2)
+        form = {
+            "old_password": "a-long-pass-phrase-42",
+            "new_password1": "another-long-phrase-77",
+            "new_password2": "another-long-phrase-77",
+        }
+        response = await database_sync_to_async(browser.post)("/accounts/password_change/", form)
+        assert response.status_code == 302
+        assert await closed_with(elsewhere) == consumers.CLOSE_NOT_LOGGED_IN
+        # The session that changed it is still signed in, and so is a socket it opens now.
+        here = socket_with_session("/ws/user/", browser)
+        await connected(here)
+        await database_sync_to_async(dave.refresh_from_db)()
+        await database_sync_to_async(dave.save)()  # a whole save asks again: that session stays
+        assert await here.receive_nothing(timeout=0.3)
+        await here.disconnect()
+
+    async_to_sync(scenario)()
+
+
 def test_deactivating_an_account_closes_its_sockets(make_user, classic):
     ann, bob = make_user("ann"), make_user("bob")
     game = services.game_create(creator=ann, variant=classic, seat_count=2, invitees=[bob], seed=21)
