@@ -11,7 +11,12 @@ the WebSocket consumer before it passes a "chat changed" signal on:
 - the **watchers' channel** (only in a game others may watch): the people
   watching read and post in it; the players read it only once the game is
   over (finished or aborted), never during play;
-- a person a moderator muted from chat still reads, and posts nothing until then.
+- a person a moderator muted from chat still reads, and posts nothing until then;
+- once the game is over its chat closes to new messages: the watchers' channel at
+  once (the players read it only from then on, so nobody could write to them there
+  after the end, a stranger who never watched included), the players' channel
+  ``CHAT_AFTER_GAME`` later (time for a "good game" from someone who comes back
+  to a game played over days); then both are kept as they were.
 
 What is shown leaves out messages a moderator hid and, for each reader, the
 people they muted.  A chat page shows names and words only, never a card.
@@ -37,6 +42,9 @@ WATCHERS = ChatMessage.Channel.WATCHERS
 #: What a chat line shows of a message and its author (``_line``, ``ChatMessage.shown_text``, ``User.shown_name``).
 MESSAGE_FIELDS = ("channel", "text", "phrase", "created_at", "author__username", "author__display_name")
 
+#: How long the players may still talk once their game is over.
+CHAT_AFTER_GAME = datetime.timedelta(days=1)
+
 #: The table shows this many of the latest messages of each channel (the record shows them all).
 TABLE_LINES = 50
 #: Up to this many muted people are left out of the lines by their ids (read already, one query less);
@@ -60,6 +68,8 @@ class ChatAccess:
     muted_until: datetime.datetime | None = None
     #: Whether the game allows watchers (and so has a watchers' channel).
     has_watchers: bool = field(default=False)
+    #: Whether the chat takes no more messages from this person because the game is over.
+    closed: bool = False
 
 
 def is_over(game: Game) -> bool:
@@ -97,18 +107,24 @@ def chat_access(
         return ChatAccess(role=role, off="game", has_watchers=has_watchers)
     if not getattr(user, "chat_enabled", True):
         return ChatAccess(role=role, off="user", has_watchers=has_watchers)
+    over = is_over(game)
     if seated:
-        readable: tuple[str, ...] = (PLAYERS, WATCHERS) if has_watchers and is_over(game) else (PLAYERS,)
+        readable: tuple[str, ...] = (PLAYERS, WATCHERS) if has_watchers and over else (PLAYERS,)
         writable: str | None = PLAYERS
+        closed = over and (game.finished_at is None or timezone.now() >= game.finished_at + CHAT_AFTER_GAME)
     else:
         readable = (PLAYERS, WATCHERS) if has_watchers else (PLAYERS,)
         writable = WATCHERS if has_watchers else None
+        closed = over and writable is not None
+    if closed:
+        writable = None
     return ChatAccess(
         role=role,
         readable=readable,
         writable=writable,
         muted_until=muted_until(user) if writable and not reading_only else None,
         has_watchers=has_watchers,
+        closed=closed,
     )
 
 

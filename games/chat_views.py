@@ -21,12 +21,14 @@ from django.views.decorators.http import require_safe
 from . import chat_selectors, selectors, services
 from .forms import ChatPostForm
 from .models import MESSAGE_MAX_LENGTH, Game
+from .services import chat as chat_service
 from .views import _table_response, by_fetch, game_to_watch, http_status, post_only
 
 #: The HTTP status of the chat's own refusals (the others: ``views.HTTP_STATUS``).
 CHAT_STATUS = {
     "chat_off": 403,
     "chat_read_only": 403,
+    "chat_closed": 403,
     "chat_wrong_channel": 403,
     "chat_muted": 403,
     "chat_too_fast": 429,
@@ -101,12 +103,15 @@ def chat_post(request: HttpRequest, game_id: int) -> HttpResponse:
     if game is None:
         return refusal or HttpResponse(status=403)
     form = ChatPostForm(request.POST)
-    if not form.is_valid():
-        error = services.GameError(
-            "chat_too_long",
-            _("A message may have at most %(count)s characters.") % {"count": MESSAGE_MAX_LENGTH},
-        )
-        return _answer(request, game, error=error)
+    if not form.is_valid():  # a forged post: the page's own form cannot send any of these
+        typed = request.POST.get("text", "")
+        if "text" in form.errors:
+            error = chat_service.too_long(len(typed))
+        elif "phrase" in form.errors:
+            error = services.GameError("chat_bad_phrase", _("There is no such quick phrase."))
+        else:
+            error = services.GameError("chat_bad_channel", _("There is no such chat channel."))
+        return _answer(request, game, error=error, text=typed[: MESSAGE_MAX_LENGTH * 4])
     data = form.cleaned_data
     try:
         services.chat_post(

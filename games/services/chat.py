@@ -57,25 +57,45 @@ MUTE_HOURS = (1, 24, 7 * 24, 30 * 24)
 #: The longest note a report may carry.
 REPORT_NOTE_MAX_LENGTH = 200
 
-#: Characters dropped from a message: controls, and format characters that can reorder or hide
-#: text (direction overrides, zero-width spaces) except the joiner that emoji sequences need.
-_KEEP_FORMAT = {"\u200d"}
+#: Format characters kept in a message: the zero-width joiner of emoji sequences and the non-joiner that
+#: Persian and several Indic scripts write words with.  Every other one is dropped (direction overrides
+#: and marks, zero-width spaces, soft hyphens: they reorder, split or hide text).
+_KEEP_FORMAT = {"\u200c", "\u200d"}
+#: A flag of England, Scotland or Wales: the black flag, then tag letters ending with the cancel tag.
+_FLAG_BASE, _TAGS, _CANCEL_TAG = "\U0001f3f4", range(0xE0020, 0xE007F), "\U000e007f"
+
+
+def _flag_tags_at(text: str, start: int) -> int:
+    """How many characters from ``start`` (just after a black flag) make a subdivision flag's tags (0: none)."""
+    end = start
+    while end < len(text) and ord(text[end]) in _TAGS:
+        end += 1
+    return end - start + 1 if end > start and text[end : end + 1] == _CANCEL_TAG else 0
 
 
 def clean_text(text: Any) -> str:
     """The message as it will be stored: one line of plain text, whitespace collapsed.
 
-    Markup is kept as typed and escaped when shown: a message is text, never HTML.
+    Control characters become spaces; invisible format characters are dropped (but for ``_KEEP_FORMAT``
+    and the tags of a subdivision flag, which hide nothing). Markup is kept as typed and escaped when
+    shown: a message is text, never HTML.
     """
     if not isinstance(text, str):
         return ""
-    kept = []
-    for ch in text:
+    kept: list[str] = []
+    i = 0
+    while i < len(text):
+        ch = text[i]
         category = unicodedata.category(ch)
-        if category in ("Cc", "Cs", "Co", "Cn") or (category == "Cf" and ch not in _KEEP_FORMAT):
+        if ch == _FLAG_BASE and (tags := _flag_tags_at(text, i + 1)):
+            kept.append(text[i : i + 1 + tags])
+            i += 1 + tags
+            continue
+        if category in ("Cc", "Cs", "Co", "Cn", "Zl", "Zp"):
             kept.append(" ")
-        else:
+        elif category != "Cf" or ch in _KEEP_FORMAT:
             kept.append(ch)
+        i += 1
     return " ".join("".join(kept).split())
 
 
@@ -121,6 +141,19 @@ def _span(seconds: int) -> str:
     return ngettext("%(count)s second", "%(count)s seconds", seconds) % {"count": seconds}
 
 
+def too_long(length: int) -> GameError:
+    """The refusal of a message of ``length`` characters, more than ``MESSAGE_MAX_LENGTH``."""
+    return GameError(
+        "chat_too_long",
+        ngettext(
+            "A message may have at most %(count)s character (this one has %(length)s).",
+            "A message may have at most %(count)s characters (this one has %(length)s).",
+            MESSAGE_MAX_LENGTH,
+        )
+        % {"count": MESSAGE_MAX_LENGTH, "length": length},
+    )
+
+
 @transaction.atomic
 def chat_post(
     *, game_id: Any, user: Any, text: Any = "", channel: Any = "", phrase: Any = "", invited: bool = False
@@ -137,9 +170,13 @@ def chat_post(
     """
     game = _game(game_id)
     access = _access_or_refuse(game, user, invited)
+    if access.closed:
+        raise GameError("chat_closed", _("The game is over and its chat is closed: it takes no new messages."))
     if access.writable is None:
         raise GameError("chat_read_only", _("Only the players may post at this table; you may read along."))
     channel = channel or access.writable  # a post that names no channel goes to the one they may write in
+    if channel not in chat_selectors.ChatMessage.Channel.values:
+        raise GameError("chat_bad_channel", _("There is no such chat channel."))
     if channel != access.writable:
         if access.writable == chat_selectors.WATCHERS:
             raise GameError(
@@ -163,15 +200,7 @@ def chat_post(
         if not words:
             raise GameError("chat_empty", _("Write something first."))
         if len(words) > MESSAGE_MAX_LENGTH:
-            raise GameError(
-                "chat_too_long",
-                ngettext(
-                    "A message may have at most %(count)s character (this one has %(length)s).",
-                    "A message may have at most %(count)s characters (this one has %(length)s).",
-                    MESSAGE_MAX_LENGTH,
-                )
-                % {"count": MESSAGE_MAX_LENGTH, "length": len(words)},
-            )
+            raise too_long(len(words))
     get_user_model().objects.select_for_update().filter(pk=user.pk).first()  # one post at a time per person
     now = timezone.now()
     _check_rate(user, now)
@@ -186,11 +215,12 @@ def chat_post(
 def chat_mute(*, game_id: Any, user: Any, muted_id: Any, mute: bool, invited: bool = False) -> Any:
     """``user`` stops (``mute``) or starts again seeing what someone at this table writes, in every chat.
 
-    Only someone at the table (seated, or who wrote in its chat) may be muted
-    from there; unmuting works for anyone muted.  Returns the person.
+    Only someone at the table (seated, or who wrote in a channel of its chat that ``user`` reads) may be
+    muted from there, and only someone ``user`` muted unmuted: a player could otherwise learn who writes
+    in the watchers' chat during play, or anyone's name from a user number.  Returns the person.
     """
     game = _game(game_id)
-    _access_or_refuse(game, user, invited)
+    access = _access_or_refuse(game, user, invited)
     User = get_user_model()
     try:
         other = User.objects.get(pk=muted_id)
@@ -199,9 +229,14 @@ def chat_mute(*, game_id: Any, user: Any, muted_id: Any, mute: bool, invited: bo
     if other.pk == user.pk:
         raise GameError("chat_mute_self", _("You cannot mute yourself."))
     if not mute:
-        ChatMute.objects.filter(user=user, muted=other).delete()
+        deleted, _by_model = ChatMute.objects.filter(user=user, muted=other).delete()
+        if not deleted:
+            raise GameError("not_found", _("You have not muted that person."))
         return other
-    at_table = game.seats.filter(user=other).exists() or game.chat_messages.filter(author=other).exists()
+    at_table = (
+        game.seats.filter(user=other).exists()
+        or game.chat_messages.filter(author=other, channel__in=access.readable).exists()
+    )
     if not at_table:
         raise GameError("not_found", _("That person is not at this table."))
     ChatMute.objects.get_or_create(user=user, muted=other)

@@ -49,12 +49,13 @@ def chat_lines(client: Client, game: Game, record: bool = False) -> list[str]:
     """The words of the chat as this person's chat partial shows them, channel by channel."""
     response = client.get(f"/games/{game.pk}/chat/" + ("?record=1" if record else ""))
     assert response.status_code == 200
-    return re.findall(r'<span class="chat-text">(.*?)</span>', response.content.decode())
+    return re.findall(r'<span class="chat-text" dir="auto">(.*?)</span>', response.content.decode())
 
 
 def muted_people(page: str) -> list[tuple[int, str]]:
     """The people the "Muted by you" list offers to unmute, as (id, shown name)."""
-    found = re.findall(r'name="user" value="(\d+)"><input type="hidden" name="mute" value="off">\s*(.*?) <button', page)
+    pattern = r'name="user" value="(\d+)"><input type="hidden" name="mute" value="off">\s*<bdi>(.*?)</bdi> <button'
+    found = re.findall(pattern, page)
     return [(int(pk), name) for pk, name in found]
 
 
@@ -76,9 +77,25 @@ def test_a_message_of_markup_is_shown_as_text_never_as_html(at_table):
     page = logged_in(bob).get(f"/games/{game.pk}/").content.decode()
     assert "<script>alert(1)" not in page and "<img src=x" not in page and 'href="javascript:' not in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=&quot;alert(2)&quot;&gt;" in page
-    # Direction overrides and zero-width characters (used to disguise text) are dropped.
-    assert post(logged_in(bob), game, "abc\u202edef\u200bghi\x07").status_code == 302
-    assert ChatMessage.objects.latest("pk").text == "abc def ghi"
+    # Direction overrides and zero-width characters (used to disguise text) are dropped, controls are spaces.
+    assert post(logged_in(bob), game, "abc\u202edef\u200bghi\x07jk").status_code == 302
+    assert ChatMessage.objects.latest("pk").text == "abcdefghi jk"
+
+
+@pytest.mark.parametrize(
+    "typed, kept",
+    [
+        ("zero\u200bwidth soft\u00adhyphen", "zerowidth softhyphen"),  # neither splits a word
+        ("\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645",) * 2,  # Persian's non-joiner
+        ("\U0001f468\u200d\U0001f469\u200d\U0001f467",) * 2,  # one family
+        ("\U0001f3f4\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f!",) * 2,  # Scotland's flag
+        ("hid\U000e0041\U000e0042den", "hidden"),  # tag letters hide text anywhere but in a flag
+        ("\U0001f3f4\U000e0067\U000e0062 open", "\U0001f3f4 open"),  # a flag's tags never cancelled
+        ("a\u200fb\u2066c\u2069d\u200ee", "abcde"),  # direction marks and isolates
+    ],
+)
+def test_invisible_characters_are_dropped_but_those_words_and_emoji_need(typed, kept):
+    assert chat_service.clean_text(typed) == kept
 
 
 def test_the_watchers_channel_is_for_watchers_and_players_do_not_see_it_during_play(at_table):
@@ -216,6 +233,18 @@ def test_a_message_of_exactly_the_limit_is_taken_and_a_refused_ones_text_is_kept
     assert said in response.content.decode()
     assert f'value="{too_long}"' in response.content.decode()  # what was typed stays in the box
     assert ChatMessage.objects.count() == 1
+    # Past what the form reads at all (a forged post: the box holds 200), the refusal still says why
+    # and keeps the words; a field the page never sends wrong is named for what it is.
+    far_too_long = "w" * (MESSAGE_MAX_LENGTH * 4 + 1)
+    response = post(logged_in(ann), game, far_too_long)
+    assert response.status_code == 400
+    assert f"(this one has {MESSAGE_MAX_LENGTH * 4 + 1})" in response.content.decode()
+    assert f'value="{"w" * MESSAGE_MAX_LENGTH * 4}"' in response.content.decode()
+    for field, said in (("channel", "There is no such chat channel."), ("phrase", "There is no such quick phrase.")):
+        for value in ("x" * 30, "nonsense"):
+            response = post(logged_in(ann), game, "hello", **{field: value}, **FETCH)
+            assert response.status_code == 400 and said in response.content.decode(), (field, value)
+    assert ChatMessage.objects.count() == 1
 
 
 def test_the_rate_limit_counts_each_persons_messages_over_every_game(at_table, classic, make_user):
@@ -352,6 +381,51 @@ def test_someone_not_at_the_table_cannot_be_muted_from_it(at_table, make_user):
     response = logged_in(ann).post(f"/games/{game.pk}/chat/mute/", {"user": eve.pk}, **FETCH)
     assert response.status_code == 404 and "not at this table" in response.content.decode()
     assert not ChatMute.objects.exists()
+
+
+def test_muting_tells_a_player_nothing_of_who_writes_in_the_watchers_chat_nor_unmuting_a_name(at_table, make_user):
+    """A player could mute user numbers one by one to learn who was writing in the watchers' chat during
+    play, and "unmute" any number to learn its name (found by an adversarial test)."""
+    game, ann, _bob, cid = at_table
+    eve = make_user("eve")
+    assert post(logged_in(cid), game, "ann will lose", channel="watchers").status_code == 302
+    for other in (cid, eve):
+        response = logged_in(ann).post(f"/games/{game.pk}/chat/mute/", {"user": other.pk}, **FETCH)
+        assert response.status_code == 404 and "not at this table" in response.content.decode()
+        response = logged_in(ann).post(f"/games/{game.pk}/chat/mute/", {"user": other.pk, "mute": "off"}, **FETCH)
+        assert response.status_code == 404 and "You have not muted that person." in response.content.decode()
+        assert other.username not in response.content.decode()
+    assert not ChatMute.objects.exists()
+    # Another watcher reads that channel, and may mute its author.
+    assert logged_in(make_user("dan")).post(f"/games/{game.pk}/chat/mute/", {"user": cid.pk}).status_code == 302
+    # Once the game is over the players read it too, and may mute its authors.
+    finish_with_bot_moves(game)
+    assert logged_in(ann).post(f"/games/{game.pk}/chat/mute/", {"user": cid.pk}).status_code == 302
+    assert ChatMute.objects.filter(user=ann, muted=cid).exists()
+
+
+def test_once_the_game_is_over_watchers_post_no_more_and_players_for_a_day(at_table, make_user):
+    """A stranger could write on any finished public game for ever, where the players read it on its
+    record (found by an adversarial test)."""
+    from games.chat_selectors import CHAT_AFTER_GAME
+
+    game, ann, bob, cid = at_table
+    finish_with_bot_moves(game)
+    game.refresh_from_db()
+    closed = "The game is over and its chat is closed"
+    for person, channel in ((cid, "watchers"), (make_user("dan"), "watchers"), (cid, "")):
+        response = post(logged_in(person), game, "you lost, loser", channel=channel, **FETCH)
+        assert response.status_code == 403 and closed in response.content.decode()
+    page = logged_in(cid).get(f"/games/{game.pk}/").content.decode()
+    assert closed in page and "chat-form" not in page and "Only the players post here" not in page
+    # The players still may, for a day: a "good game" from someone who comes back to it.
+    assert post(logged_in(bob), game, "good game!").status_code == 302
+    assert "chat-form" in logged_in(ann).get(f"/games/{game.pk}/").content.decode()
+    Game.objects.filter(pk=game.pk).update(finished_at=timezone.now() - CHAT_AFTER_GAME)
+    response = post(logged_in(ann), game, "one more", **FETCH)
+    assert response.status_code == 403 and closed in response.content.decode()
+    assert list(ChatMessage.objects.values_list("text", flat=True)) == ["good game!"]
+    assert "good game!" in logged_in(cid).get(f"/games/{game.pk}/record/").content.decode()
 
 
 def test_anyone_who_reads_a_message_may_report_it_once_but_not_their_own(at_table):
@@ -587,7 +661,7 @@ def test_each_channel_shows_its_own_latest_lines_and_the_page_reads_no_older_mes
         response = logged_in(cid).get(f"/games/{game.pk}/chat/")
     finally:
         post_init.disconnect(count, sender=ChatMessage)
-    lines = re.findall(r'<span class="chat-text">(.*?)</span>', response.content.decode())
+    lines = re.findall(r'<span class="chat-text" dir="auto">(.*?)</span>', response.content.decode())
     players = [f"p{n}" for n in range(6, TABLE_LINES + 6)]
     assert lines == players + ["w0", "w1", "w2"]
     assert len(built) == TABLE_LINES + 3
@@ -612,8 +686,6 @@ def test_a_line_shows_its_time_in_the_readers_zone_and_its_menu_in_the_readers_l
     assert page.count("Prijavi ili utišaj: bob") == 2 and page.count("Utišaj: bob") == 2
 
 
-def test_clean_text_keeps_words_and_emoji_and_drops_what_hides_or_reorders_text():
-    assert chat_service.clean_text("a\nb\r\nc") == "a b c"
-    assert chat_service.clean_text("👨\u200d👩\u200d👧 ok") == "👨\u200d👩\u200d👧 ok"
-    assert chat_service.clean_text("x\u2066y\u2069z\u200ez") == "x y z z"
+def test_clean_text_makes_one_line_of_text():
+    assert chat_service.clean_text("a\nb\r\nc\u2028d") == "a b c d"
     assert chat_service.clean_text(None) == "" and chat_service.clean_text(["a"]) == ""
