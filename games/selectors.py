@@ -231,13 +231,15 @@ def game_table(*, game: Game, user: Any, sort: str = "suit", hand_view: str = "o
     # A person a bot has replaced (resigned, timed out, handed over) sees the table as a watcher does: the
     # cards are the bot's now, another player's, and the person may be talking to someone still playing.
     v = view(GameState.from_dict(game.state), me.position if me is not None and me.person_plays else None)
-    moves = Move.objects.filter(game=game).order_by("-seq").values_list("seat", "by_bot", "events")[:RECENT_MOVES]
+    moves = list(
+        Move.objects.filter(game=game).order_by("-seq").values_list("seq", "seat", "by_bot", "events")[:RECENT_MOVES]
+    )[::-1]
     people = _people_at(seats)
     summarised = round_to_summarise(rounds_ended=len(v.results), game_over=v.is_over, me=me)
     reading = replace(
         reading,
         view=v,
-        recent_events=_marked_events(reversed(list(moves)), people)[::-1],
+        recent_events=_keyed_recent_events(moves, people),
         standings=final_standings(seats, list(v.scores)) if v.is_over else None,
         round_end_events=round_end_events(game=game, round_number=summarised, seats=seats) if summarised else None,
     )
@@ -264,6 +266,16 @@ def round_end_events(*, game: Game, round_number: int, seats: Iterable[Seat]) ->
 def _people_at(seats: Iterable[Seat]) -> set[int]:
     """The positions a person holds (a bot may play some of them for that person)."""
     return {seat.position for seat in seats if seat.user_id is not None}
+
+
+def _keyed_recent_events(
+    moves: list[tuple[int, int, bool, list[dict[str, Any]]]], people: set[int]
+) -> list[dict[str, Any]]:
+    """The recent moves' events, newest first, each with a ``key`` ("seq.n": the move and its place in it)
+    by which a page tells the lines new since the table it showed (its script says them out)."""
+    events = _marked_events(((seat, by_bot, evs) for _seq, seat, by_bot, evs in moves), people)
+    keys = [f"{seq}.{n}" for seq, _seat, _by_bot, evs in moves for n in range(len(evs))]
+    return [{**event, "key": key} for event, key in zip(events, keys, strict=True)][::-1]
 
 
 def _marked_events(moves: Iterable[tuple[int, bool, list[dict[str, Any]]]], people: set[int]) -> list[dict[str, Any]]:

@@ -171,7 +171,16 @@ def _dealt(reading: TableReading, v: SeatView) -> dict[str, Any]:
             arranged = _arranged_hand(v, hand)
 
     lines = ((presentation.describe_event(event, names), event) for event in reading.recent_events)
-    recent = [{"text": text, "bot_for_person": bool(event.get("bot_for_person"))} for text, event in lines if text]
+    recent = [
+        {
+            "text": text,
+            "bot_for_person": bool(event.get("bot_for_person")),
+            "key": event.get("key", ""),
+            "mine": me is not None and event.get("seat") == me.position,
+        }
+        for text, event in lines
+        if text
+    ]
     results = v.results
     taken = v.taken_from_discard
     summarised = round_to_summarise(rounds_ended=len(results), game_over=v.is_over, me=me)

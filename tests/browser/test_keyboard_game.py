@@ -94,7 +94,7 @@ def test_a_whole_game_against_a_bot_with_the_keyboard_alone(make_user: Any, clas
         # After every move the focus is on the hand (or, with the hand gone at the end of a
         # round or of the game, on the line that says what happened): never lost on the page.
         focused = page.evaluate(
-            "document.activeElement.matches('#table [data-hand], #table [data-hand] *, .turn-line')"
+            "document.activeElement.matches('#table [data-hand], #table [data-hand] *, .turn-line, #round-end-title')"
         )
         assert focused, page.evaluate("document.activeElement.outerHTML.slice(0, 200)")
     else:
@@ -106,3 +106,72 @@ def test_a_whole_game_against_a_bot_with_the_keyboard_alone(make_user: Any, clas
     tab_to(page, "el => el.textContent.trim() === 'The whole game, round by round'")
     page.keyboard.press("Enter")
     expect(page).to_have_url(f"{page.url.split('/games/')[0]}/games/{game.pk}/record/")
+
+
+MELDS_CARD = "el => el.matches('#table form[data-hand-melds] button.card.best')"
+IN_MELDS = "el => !!el.closest('#table [data-hand-melds]')"
+
+
+@pytest.mark.slow
+def test_in_the_best_melds_view_the_focus_and_what_is_said_follow_the_game(
+    make_user: Any, classic: Any, signed_in: Any
+) -> None:
+    """Found by an accessibility play-test: in "best melds" the focus fell to the page after every move (the
+    script looked for the other view's hand), the end of a round was never said, nor the bot's moves, and
+    "Next deal" left the focus nowhere."""
+    ann = make_user("ann")
+    game = off_loop(
+        services.game_create,
+        creator=ann,
+        variant=classic,
+        seat_count=2,
+        bot_levels=["easy"],
+        coach=True,
+        seed=21,
+        options={"rounds": [3, 4]},
+    )
+    page = signed_in(ann).new_page()
+    page.goto(f"/games/{game.pk}/?hand=melds")
+    expect(page.locator("[data-live-status]")).to_have_text("Live")
+    # The first Tab of the page offers to skip the header, and that lands on the content.
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.matches('.skip-link')")
+    page.keyboard.press("Enter")
+    assert page.evaluate("document.activeElement.id") == "main"
+    page.evaluate("window.__sameDocument = true")
+    bot = page.locator("#table .player:not(.me) .player-name-text").inner_text()
+    announce = page.locator("[data-announce]")
+    for _move in range(100):
+        expect(page.locator("#table .round-end, #table .turn-line:has-text('Your turn')").first).to_be_visible()
+        if page.locator("#table .round-end").count():
+            break
+        if page.locator("#table .piles button", has_text="Draw from stock").count():
+            tab_to(page, DRAW)
+            press_and_wait(page, "Enter")
+            # The card just drawn has the focus, in the melds view too.
+            assert page.evaluate(f"({IN_MELDS})(document.activeElement)"), page.evaluate(
+                "document.activeElement.outerHTML.slice(0, 200)"
+            )
+            continue
+        tab_to(page, GO_OUT if page.locator("#table .go-out-button").count() else MELDS_CARD)
+        press_and_wait(page, "Space")
+        if page.locator("#table .round-end").count():
+            break
+        # The bot played after the discard: its moves are said before the new turn line.
+        expect(announce).to_contain_text(bot)
+        expect(announce).to_contain_text("Your turn")
+        if page.locator("#table .round-end").count():
+            break  # the bot went out
+        assert page.evaluate(f"({IN_MELDS})(document.activeElement)")
+    else:
+        raise AssertionError("the round did not end")
+    # The round's end: its title has the focus, and what happened in it is said.
+    expect(page.locator("#round-end-title")).to_be_focused()
+    expect(announce).to_contain_text("Round 1 is over")
+    expect(announce).to_contain_text("+")
+    # "Next deal": the focus goes to the new deal's first step (or the line saying whose turn it is).
+    tab_to(page, "el => el.textContent.trim() === 'Next deal'")
+    page.keyboard.press("Enter")  # the person's own step: the game's version stays
+    expect(page.locator("#table .round-end")).to_have_count(0)
+    assert page.evaluate("document.activeElement.matches('#table .piles button, #table .turn-line')")
+    assert page.evaluate("window.__sameDocument === true")

@@ -143,7 +143,7 @@ def recent_lines(client, game):
     """The table's recent moves as (line, whether it is marked as a bot's move for the player), newest first."""
     page = client.get(f"/games/{game.pk}/").content.decode()
     section = page.split('class="panel recent"', 1)[1].split("</section>", 1)[0]
-    items = re.findall(r"<li>(.*?)</li>", section, re.S)
+    items = re.findall(r"<li[^>]*>(.*?)</li>", section, re.S)
     return [(re.sub(r"<[^>]+>.*", "", item).strip(), "bot move" in item) for item in items], page
 
 

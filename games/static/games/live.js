@@ -101,6 +101,8 @@
 
   function tableEl() { return document.getElementById("table"); }
   function handEl() { var t = tableEl(); return t && t.querySelector("[data-hand]"); }
+  /* The hand in either view (the player's order, or "best melds" in groups), for keeping the focus on it. */
+  function anyHandEl() { var t = tableEl(); return t && t.querySelector("[data-hand], [data-hand-melds]"); }
   function slots(hand) {
     return Array.prototype.filter.call(hand.children, function (el) { return el.classList.contains("hand-slot"); });
   }
@@ -174,13 +176,14 @@
     var t = tableEl(), toggle = t && t.querySelector("[data-arrange-toggle]");
     if (!toggle) return;
     t.classList.toggle("arranging", on);
-    toggle.setAttribute("aria-pressed", on ? "true" : "false");
     toggle.textContent = toggle.getAttribute(on ? "data-label-off" : "data-label-on");
   }
   function moveSlot(slot, step) {
     var hand = slot.parentNode, all = slots(hand), at = all.indexOf(slot), to = at + step;
     if (to < 0 || to >= all.length) return;
+    var focused = document.activeElement;
     if (step < 0) hand.insertBefore(slot, all[to]); else hand.insertBefore(slot, all[to].nextSibling);
+    if (focused && slot.contains(focused) && document.activeElement !== focused) focused.focus();  // moving it blurred it
     saveOrder();
   }
 
@@ -266,13 +269,14 @@
   function focusBefore() {
     var t = tableEl(), active = document.activeElement;
     if (!t || !active || active === document.body || !t.contains(active)) return null;
-    var hand = handEl(), cards = handCards(hand);
+    var hand = anyHandEl(), cards = handCards(hand), action = active.closest("form") ? active.closest("form").getAttribute("action") || "" : "";
     var before = {
       inHand: !!hand && hand.contains(active),
       card: active.getAttribute("data-card"),
       index: cards.indexOf(active),
       codes: cards.map(function (c) { return c.getAttribute("data-card"); }),
-      move: !!active.closest("form") && /\/play\/$/.test(active.closest("form").getAttribute("action") || ""),
+      move: /\/play\/$/.test(action),
+      seen: /\/seen\/$/.test(action),
       signature: signature(active)
     };
     return before;
@@ -286,8 +290,15 @@
    * itself; any other control of the table gets its twin in the new table. */
   function focusAfter(before) {
     if (!before) return;
-    var t = tableEl(), hand = handEl(), cards = handCards(hand), target = null;
-    if (before.inHand || before.move) {
+    var t = tableEl(), hand = anyHandEl(), cards = handCards(hand), target = null;
+    var roundEnd = t.querySelector("#round-end-title");
+    if (before.seen) {
+      // "Next deal": the new deal's first step, else what the turn line says.
+      target = t.querySelector(".piles button") || marked(t.querySelector(".turn-line"));
+    } else if (roundEnd && !before.roundEnd && (before.inHand || before.move)) {
+      // The round just ended: what happened in it, read from its title on.
+      target = marked(roundEnd);
+    } else if (before.inHand || before.move) {
       var usable = cards.filter(focusable);
       var left = before.codes.slice();
       var drawn = cards.filter(function (c) {
@@ -296,7 +307,11 @@
         left.splice(at, 1);
         return false;
       });
-      if (before.move && drawn.length === 1 && focusable(drawn[0])) target = drawn[0];
+      if (before.move && drawn.length === 1) {
+        // The card just drawn; one taken from the discard pile cannot be discarded at once and is no
+        // button then: the line that says so, naming it.
+        target = focusable(drawn[0]) ? drawn[0] : marked(t.querySelector("[data-blocked-hint]"));
+      }
       if (!target && before.card) target = usable.filter(function (c) { return c.getAttribute("data-card") === before.card; })[0];
       if (!target && before.index >= 0 && usable.length) target = usable[Math.min(before.index, usable.length - 1)];
       if (!target && usable.length && before.move) target = usable[0];
@@ -307,10 +322,21 @@
     }
     if (!target && (before.inHand || before.move)) {
       // The hand is gone (the round or the game is over): the line that says what happened.
-      target = t.querySelector(".turn-line");
-      if (target) target.setAttribute("tabindex", "-1");
+      target = marked(t.querySelector(".turn-line"));
     }
-    if (target) target.focus({ preventScroll: true });
+    if (!target) return;
+    target.focus({ preventScroll: true });
+    // After the person's own step, what now has the focus is in view (on a phone it was often below the fold).
+    if (before.inHand || before.move || before.seen) reveal(target);
+  }
+  /* ``el`` made focusable by script only (tabindex -1), or null. */
+  function marked(el) {
+    if (el && !el.hasAttribute("tabindex")) el.setAttribute("tabindex", "-1");
+    return el;
+  }
+  function reveal(el) {
+    var box = el.getBoundingClientRect();
+    if (box.bottom > window.innerHeight || box.top < 0) el.scrollIntoView({ block: "nearest" });
   }
 
   /* The turn line is replaced with the table, and a live region that is new is not read out:
@@ -323,9 +349,40 @@
     if (clock) clock.remove();
     return words.textContent.replace(/\s+/g, " ").trim();
   }
+  /* The keys of the recent moves' lines shown (``data-recent``: "move.n"). */
+  function recentKeys() {
+    var t = tableEl();
+    return t ? Array.prototype.map.call(t.querySelectorAll("[data-recent]"), function (li) { return li.getAttribute("data-recent"); }) : [];
+  }
+  /* What the others did since the table shown before (lines of moves not the person's own), oldest first. */
+  function newMoves(knownKeys) {
+    var t = tableEl(), lines = [];
+    if (!t || !knownKeys.length) return lines;
+    Array.prototype.forEach.call(t.querySelectorAll("[data-recent]"), function (li) {
+      if (knownKeys.indexOf(li.getAttribute("data-recent")) === -1 && !li.hasAttribute("data-mine")) {
+        lines.unshift(li.textContent.replace(/\s+/g, " ").trim());
+      }
+    });
+    return lines.slice(-6);
+  }
+  /* A round that just ended, in words: its title, how it ended, and each player's points. */
+  function roundEndText() {
+    var t = tableEl(), title = t && t.querySelector("#round-end-title");
+    if (!title) return "";
+    var box = title.closest(".round-result"), parts = [title.textContent];
+    var story = box.querySelector(".round-story p, .round-result > p");
+    if (story) parts.push(story.textContent);
+    Array.prototype.forEach.call(box.querySelectorAll(".result-head"), function (head) { parts.push(head.textContent); });
+    return parts.map(function (part) { return part.replace(/\s+/g, " ").trim(); }).filter(Boolean).join(". ");
+  }
+  /* Say what changed: the others' moves, a round's end, the new turn line (each only when new). */
   function announce(previous) {
-    var say = document.querySelector("[data-announce]"), text = turnText();
-    if (say && text && text !== previous) say.textContent = text;
+    var say = document.querySelector("[data-announce]"), text = turnText(), parts = previous.moves.slice();
+    if (!say) return;
+    var ended = roundEndText();
+    if (ended && !previous.roundEnd) parts.push(ended);
+    if (text && (text !== previous.turn || parts.length)) parts.push(text);
+    if (parts.length) say.textContent = parts.join(". ");
   }
 
   /* What the person opened and ticked in a disclosure of the table (the resignation's) stays so across
@@ -350,12 +407,15 @@
   function swapIn(fresh) {
     var t = tableEl();
     if (!t || !fresh) return false;
-    var before = focusBefore(), said = turnText(), opened = openDisclosures(t);
+    var before = focusBefore(), opened = openDisclosures(t), keys = recentKeys();
+    var said = { turn: turnText(), roundEnd: !!t.querySelector("#round-end-title") };
+    if (before) before.roundEnd = said.roundEnd;
     t.replaceWith(document.importNode(fresh, true));
     reopen(tableEl(), opened);
     applyOrder();
     setUpHand();
     focusAfter(before);
+    said.moves = newMoves(keys);
     announce(said);
     document.dispatchEvent(new CustomEvent("threethirteen:table", { detail: { version: shownVersion() } }));
     if (!behind() && catchingUp) { fetchFailures = 0; setCatchingUp(false); }  // e.g. a move's answer
