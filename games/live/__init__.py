@@ -10,6 +10,7 @@ rule about hidden cards.
 from .groups import (
     announce_change_on_commit,
     announce_chat_on_commit,
+    announce_chat_to_user_on_commit,
     announce_game_version_on_commit,
     close_sockets_of_account_on_commit,
     send_game_version,
@@ -20,6 +21,7 @@ from .groups import (
 __all__ = [
     "announce_change_on_commit",
     "announce_chat_on_commit",
+    "announce_chat_to_user_on_commit",
     "announce_game_version_on_commit",
     "close_sockets_of_account_on_commit",
     "send_game_version",

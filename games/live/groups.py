@@ -170,6 +170,12 @@ def send_to_user(user_id: int, data: Mapping[str, Any]) -> None:
     async_to_sync(layer.group_send)(user_group(user_id), {"type": USER_MESSAGE, "data": dict(data)})
 
 
+def announce_chat_to_user_on_commit(user_id: int) -> None:
+    """Once the transaction commits, the person's open pages fetch their chat again (a moderator muted them
+    from chat, or let them chat again: the message box goes or comes back)."""
+    transaction.on_commit(lambda: send_to_user(user_id, CHAT_MESSAGE), robust=True)
+
+
 def send_turns_changed(user_ids: list[int]) -> None:
     """Tell each person's open pages that their "games waiting on you" count may have changed.
 

@@ -353,6 +353,7 @@ def chat_mute_user(*, user_id: Any, moderator: Any, reason: str, hours: Any) -> 
         kind="mute",
         parts=audit.mute_parts(user, until),
     )
+    live.announce_chat_to_user_on_commit(user.pk)
     log_on_commit(logger, "moderator %s muted user %s from chat for %s h", moderator.pk, user.pk, hours)
     return suspension
 
@@ -374,5 +375,6 @@ def chat_unmute_user(*, user_id: Any, moderator: Any, reason: str) -> Any:
         kind="user",
         parts=audit.user_parts(user),
     )
+    live.announce_chat_to_user_on_commit(user.pk)
     log_on_commit(logger, "moderator %s let user %s chat again", moderator.pk, user.pk)
     return user

@@ -98,3 +98,53 @@ def test_refusals_show_in_the_chat_and_keep_what_was_typed(make_user, classic, s
     expect(page.locator("#chat-status [role=alert]")).to_contain_text("Not so fast")
     expect(box).to_have_value("one too many")
     assert page.evaluate(NOT_RELOADED)
+
+
+def moderate(admin: Page, changelist: str, pk: int, action: str, button: str) -> None:
+    """Run a moderation action of the admin on one row, with a reason (the initial length for a mute)."""
+    admin.goto(changelist)
+    admin.locator(f'input[name="_selected_action"][value="{pk}"]').check()
+    admin.locator('select[name="action"]').select_option(action)
+    admin.locator('button[name="index"]').click()
+    admin.get_by_label("Reason").fill("Testing the mute on an open page.")
+    admin.get_by_role("button", name=button).click()
+    expect(admin.locator(".messagelist")).to_be_visible()
+
+
+def test_a_moderators_mute_and_its_end_reach_the_open_page_and_new_lines_are_counted_out_of_view(
+    make_user, classic, signed_in, django_user_model
+):
+    """Found by a play-test: the mute left the message box on bob's open page (inviting posts that were
+    refused) and its end left the page saying he was muted until he reloaded; on a phone, the chat far
+    under the hand gave no sign of a new message; a screen reader heard nothing of it."""
+    from django.contrib.auth.models import Group
+
+    game, ann, bob = game_between(make_user, classic, rounds=[3, 4])
+    ann_page, bob_page = open_table(signed_in(ann), game), open_table(signed_in(bob), game)
+    ann_page.set_viewport_size({"width": 390, "height": 844})
+    ann_page.evaluate("window.scrollTo(0, 0)")
+    unread = ann_page.locator("[data-chat-unread]")
+    expect(unread).to_be_hidden()
+    bob_page.get_by_placeholder("Say something to the table").fill("are you there?")
+    bob_page.get_by_role("button", name="Send").click()
+    expect(lines(ann_page)).to_have_text(["are you there?"])
+    expect(unread).to_have_text("1")
+    expect(ann_page.locator("[data-chat-announce]")).to_have_text("bob: are you there?")
+    expect(bob_page.locator("[data-chat-announce]")).to_have_text("")  # one's own words are not read back
+    ann_page.locator(".chat-jump").click()  # to the chat: the count is read
+    expect(unread).to_be_hidden()
+
+    moderator = django_user_model.objects.create_user("mod", "mod@example.com", "a-long-pass-phrase-42", is_staff=True)
+    moderator.groups.add(Group.objects.get(name="Moderators"))
+    admin = signed_in(moderator).new_page()
+    box = bob_page.get_by_placeholder("Say something to the table")
+    box.fill("half typed")
+    moderate(admin, "/admin/accounts/user/?q=bob", bob.pk, "mute_from_chat", "Mute")
+    expect(bob_page.locator("#chat")).to_contain_text("A moderator muted you from chat until")
+    expect(box).to_have_count(0)
+    suspension = bob.chat_suspensions.get()
+    moderate(admin, "/admin/games/chatsuspension/", suspension.pk, "unmute_users", "Let them chat")
+    expect(bob_page.get_by_placeholder("Say something to the table")).to_be_visible()
+    expect(bob_page.locator("#chat")).not_to_contain_text("A moderator muted you")
+    for page in (ann_page, bob_page):
+        assert page.evaluate(NOT_RELOADED)

@@ -181,3 +181,28 @@ def test_a_watcher_who_takes_a_seat_stops_hearing_the_watchers_channel(make_user
         await comm.disconnect()
 
     async_to_sync(scenario)()
+
+
+def test_a_moderators_mute_and_its_end_tell_the_persons_open_pages_to_fetch_their_chat(table, django_user_model):
+    from django.contrib.auth.models import Group
+
+    game, ann, bob, cid = table
+    moderator = django_user_model.objects.create_user("mod", "mod@example.com", "a-long-pass-phrase-42", is_staff=True)
+    moderator.groups.add(Group.objects.get(name="Moderators"))
+    bob_pages, ann_pages = communicator("/ws/user/", bob), communicator("/ws/user/", ann)
+
+    async def scenario():
+        for comm in (bob_pages, ann_pages):
+            assert (await comm.connect())[0]
+            assert (await comm.receive_json_from())["type"] == "turns"
+        mute = services.chat_mute_user
+        await database_sync_to_async(mute)(user_id=bob.pk, moderator=moderator, reason="Testing it.", hours=1)
+        assert await bob_pages.receive_json_from() == CHAT
+        unmute = services.chat_unmute_user
+        await database_sync_to_async(unmute)(user_id=bob.pk, moderator=moderator, reason="Testing it.")
+        assert await bob_pages.receive_json_from() == CHAT
+        assert await ann_pages.receive_nothing(timeout=0.2)  # nobody else's pages
+        for comm in (bob_pages, ann_pages):
+            await comm.disconnect()
+
+    async_to_sync(scenario)()

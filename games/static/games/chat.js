@@ -5,6 +5,9 @@
  *   of the chat (/games/<id>/chat/) and swaps the parts marked data-chat-swap, so what is typed in
  *   the message box stays.  After a reconnect it fetches once to catch up.
  * - The chat's forms (send, quick phrases, report, mute) post with fetch; the answer is the chat.
+ * - The person's own socket says {"type": "chat"} when a moderator muted them or let them chat again.
+ * - New lines of the others are said to screen readers, and counted beside the table's "Chat" link
+ *   while the chat is out of view (a phone shows it far below the hand).
  * Words shown to people come from the templates.
  */
 (function () {
@@ -18,23 +21,46 @@
     return Array.prototype.map.call(root.querySelectorAll("[data-chat-swap]"), function (el) { return el.id; }).join(" ");
   }
 
-  /* Put the fresh chat in: part by part when it has the same parts (the boxes keep what is typed), whole otherwise. */
+  /* Where the focus is in the chat, in words a fresh chat can answer: an id, else a button's name and value. */
+  function focusOf(chat) {
+    var active = document.activeElement;
+    if (!active || !chat.contains(active)) return null;
+    return { id: active.id, name: active.getAttribute("name"), value: active.getAttribute("value") };
+  }
+  function refocus(focus) {
+    var chat = chatEl(), target = null;
+    if (!focus || !chat) return;
+    if (focus.id) target = document.getElementById(focus.id);
+    if (!target && focus.name) {
+      target = Array.prototype.filter.call(chat.querySelectorAll("button[name]"), function (b) {
+        return b.getAttribute("name") === focus.name && b.getAttribute("value") === focus.value;
+      })[0];
+    }
+    if (target && document.activeElement !== target) target.focus();
+  }
+  function lineIds(chat) {
+    return Array.prototype.map.call(chat.querySelectorAll(".chat-line[id]"), function (li) { return li.id; });
+  }
+
+  /* Put the fresh chat in: part by part when it has the same parts, whole otherwise; what is typed in the
+   * boxes and where the focus was stay. */
   function swapIn(fresh) {
     var chat = chatEl();
     if (!chat || !fresh) return;
+    var typed = {}, focus = focusOf(chat), known = lineIds(chat);
+    Array.prototype.forEach.call(chat.querySelectorAll("input[name=text]"), function (input) { typed[input.id] = input.value; });
     if (swapIds(chat) === swapIds(fresh)) {
       Array.prototype.forEach.call(fresh.querySelectorAll("[data-chat-swap]"), function (part) {
         var old = document.getElementById(part.id);
         if (old) old.replaceWith(document.importNode(part, true));
       });
     } else {
-      var typed = {};
-      Array.prototype.forEach.call(chat.querySelectorAll("input[name=text]"), function (input) { typed[input.id] = input.value; });
-      var focused = document.activeElement && chat.contains(document.activeElement) ? document.activeElement.id : "";
       chat.replaceWith(document.importNode(fresh, true));
-      Object.keys(typed).forEach(function (id) { var input = document.getElementById(id); if (input && !input.value) input.value = typed[id]; });
-      if (focused && document.getElementById(focused)) document.getElementById(focused).focus();
+      watchChatInView();  // the new section
     }
+    Object.keys(typed).forEach(function (id) { var input = document.getElementById(id); if (input && !input.value) input.value = typed[id]; });
+    refocus(focus);
+    sayNewLines(known);
     // The newest lines are at the bottom of each box (column-reverse keeps a box scrolled there).
     Array.prototype.forEach.call(chatEl().querySelectorAll(".chat-scroll"), function (box) { box.scrollTop = box.scrollHeight; });
     document.dispatchEvent(new CustomEvent("threethirteen:chat"));
@@ -87,6 +113,46 @@
   document.addEventListener("threethirteen:game", function (e) {
     if (e.detail && e.detail.type === "chat") refresh();
   });
+  // The person's own socket: a moderator muted them from chat, or let them chat again.
+  document.addEventListener("threethirteen:user", function (e) {
+    if (e.detail && e.detail.type === "chat") refresh();
+  });
+
+  /* ---- the others' new lines: said, and counted beside "Chat" while the chat is out of view ---- */
+
+  var unread = 0, chatInView = true, inViewObserver = null;
+  function showUnread() {
+    var badge = document.querySelector("[data-chat-unread]");
+    if (!badge) return;
+    badge.hidden = unread === 0;
+    badge.textContent = String(unread);
+  }
+  function sayNewLines(known) {
+    var chat = chatEl();
+    if (!chat || !known) return;
+    var fresh = Array.prototype.filter.call(chat.querySelectorAll(".chat-line[id]"), function (li) {
+      return known.indexOf(li.id) === -1 && !li.classList.contains("mine");
+    });
+    if (!fresh.length) return;
+    var say = chat.querySelector("[data-chat-announce]");
+    if (say) {
+      say.textContent = fresh.slice(-3).map(function (li) {
+        var author = li.querySelector(".chat-author"), text = li.querySelector(".chat-text");
+        return (author ? author.textContent + ": " : "") + (text ? text.textContent : "");
+      }).join(". ");
+    }
+    if (!chatInView) { unread += fresh.length; showUnread(); }
+  }
+  function watchChatInView() {
+    var chat = chatEl();
+    if (!chat || !window.IntersectionObserver || !document.querySelector("[data-chat-unread]")) return;
+    if (inViewObserver) inViewObserver.disconnect();
+    inViewObserver = new IntersectionObserver(function (entries) {
+      chatInView = entries[entries.length - 1].isIntersecting;
+      if (chatInView && unread) { unread = 0; showUnread(); }
+    });
+    inViewObserver.observe(chat);
+  }
 
   /* Catch up after the table's socket reconnects (live.js shows "Live" again). */
   function watchLiveStatus() {
@@ -122,7 +188,7 @@
     open();
   }
 
-  function start() { watchLiveStatus(); ownSocket(); }
+  function start() { watchLiveStatus(); ownSocket(); watchChatInView(); }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();
 })();
