@@ -19,6 +19,7 @@ from django.db.models import Count, Q, QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
 from django.utils.html import format_html
+from django.utils.text import Truncator
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
@@ -217,7 +218,7 @@ class ReportInline(ReadOnlyInline):
 class ChatMessageAdmin(ChatModerationAdmin):
     """Every message of every game (hidden ones too), newest first; hide, dismiss reports, mute the author."""
 
-    list_display = ("created_at", "game_column", "channel", "author_column", "text", "shown", "open_reports")
+    list_display = ("created_at", "game_column", "channel", "author_column", "words", "shown", "open_reports")
     list_filter = ("channel", ShownFilter, ReportedFilter, GameNumberFilter, "created_at")
     search_fields = ("author__username", "author__display_name", "text")
     search_help_text = gettext_lazy("Search by the author's user name or display name, or by words of the message.")
@@ -238,6 +239,10 @@ class ChatMessageAdmin(ChatModerationAdmin):
     readonly_fields = fields
     inlines = [ReportInline]
     actions = ["hide_messages", "dismiss_reports", "mute_authors"]
+
+    @admin.display(description=gettext_lazy("text"))
+    def words(self, message: ChatMessage) -> str:
+        return message.shown_text  # a quick phrase in the moderator's language, not as stored
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[ChatMessage]:
         return (
@@ -296,11 +301,23 @@ class OpenFilter(admin.SimpleListFilter):
         return queryset
 
 
+#: How much of a report's note its row in the list shows.
+NOTE_SHOWN = 60
+
+
 @admin.register(ChatReport)
 class ChatReportAdmin(ChatModerationAdmin):
     """What people reported, newest first; the steps act on the reported messages."""
 
-    list_display = ("created_at", "message_text", "message_author", "game_column", "reporter", "note", "status")
+    list_display = (
+        "created_at",
+        "message_text",
+        "message_author",
+        "game_column",
+        "reporter_column",
+        "note_column",
+        "status",
+    )
     list_filter = (OpenFilter, "created_at")
     search_fields = ("reporter__username", "message__author__username", "message__text", "note")
     search_help_text = gettext_lazy("Search by a user name (who reported, or who wrote) or by words.")
@@ -312,7 +329,7 @@ class ChatReportAdmin(ChatModerationAdmin):
 
     @admin.display(description=gettext_lazy("message"))
     def message_text(self, report: ChatReport) -> str:
-        text = report.message.text
+        text = report.message.shown_text  # a quick phrase in the moderator's language
         suffix = format_html(' <span class="mod-pill">{}</span>', _("hidden")) if report.message.is_hidden else ""
         return format_html("{}{}", text, suffix)
 
@@ -321,7 +338,7 @@ class ChatReportAdmin(ChatModerationAdmin):
         from django.urls import reverse
 
         url = reverse("admin:games_chatmessage_change", args=[report.message_id])
-        return format_html('<a href="{}">#{} {}</a>', url, report.message_id, report.message.text)
+        return format_html('<a href="{}">#{} {}</a>', url, report.message_id, report.message.shown_text)
 
     @admin.display(description=gettext_lazy("author"))
     def message_author(self, report: ChatReport) -> str:
@@ -330,6 +347,15 @@ class ChatReportAdmin(ChatModerationAdmin):
     @admin.display(description=gettext_lazy("game"))
     def game_column(self, report: ChatReport) -> str:
         return game_link(report.message.game)
+
+    @admin.display(description=gettext_lazy("reported by"), ordering="reporter__username")
+    def reporter_column(self, report: ChatReport) -> str:
+        return user_link(report.reporter)  # the user name, as the author's column shows it
+
+    @admin.display(description=gettext_lazy("note"))
+    def note_column(self, report: ChatReport) -> str:
+        """The note cut to a line (the report's own page has it whole): a long one pushed the status off the list."""
+        return format_html('<span title="{}">{}</span>', report.note, Truncator(report.note).chars(NOTE_SHOWN))
 
     @admin.display(description=gettext_lazy("status"))
     def status(self, report: ChatReport) -> str:

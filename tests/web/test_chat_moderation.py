@@ -92,6 +92,29 @@ def test_moderators_see_reports_and_every_message_with_their_filters(talk, role_
     assert rude.text == "You play like a potato"
 
 
+def test_the_reports_list_names_reporters_by_user_name_cuts_long_notes_and_words_phrases_for_the_reader(
+    talk, role_client
+):
+    """Found by a moderator's play-test: a long note pushed the status off the list, the reporters were
+    named by display name beside authors by user name, and quick phrases read in English in a Czech admin."""
+    game, ann, bob, cid, _polite, _rude = talk
+    ann.display_name = "Annie the Great"
+    ann.save()
+    phrase = services.chat_post(game_id=game.pk, user=bob, phrase="good_luck", channel="players")
+    services.chat_report(game_id=game.pk, user=cid, message_id=phrase.pk, note="x" * 200)
+    client, moderator = role_client("moderator")
+    page = client.get("/admin/games/chatreport/").content.decode()
+    assert f'<td class="field-reporter_column"><a href="/admin/accounts/user/{ann.pk}/change/">ann</a>' in page
+    assert "x" * 59 + "…</span>" in page  # a line of 60 characters
+    assert f'title="{"x" * 200}"' in page  # the whole note on hover, and on the report's own page
+    moderator.language = "cs"
+    moderator.save()
+    client.cookies.pop("django_language", None)
+    for url in ("/admin/games/chatreport/", "/admin/games/chatmessage/"):
+        page = client.get(url, HTTP_ACCEPT_LANGUAGE="cs").content.decode()
+        assert "Hodně štěstí" in page and "Good luck!" not in page, url
+
+
 def test_a_moderator_hides_a_message_with_a_reason_and_it_leaves_every_page(talk, role_client):
     game, ann, bob, cid, polite, rude = talk
     client, moderator = role_client("moderator")
