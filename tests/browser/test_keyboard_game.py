@@ -51,8 +51,10 @@ def press_and_wait(page: Page, key: str) -> None:
     expect(page.locator("#table")).not_to_have_attribute("aria-busy", "true")
 
 
-@pytest.mark.slow
-def test_a_whole_game_against_a_bot_with_the_keyboard_alone(make_user: Any, classic: Any, signed_in: Any) -> None:
+@pytest.fixture
+def coached_game(make_user: Any, classic: Any) -> tuple[Any, Any]:
+    """Ann against an easy bot, two rounds, with the coach, which marks the card to discard ("best"): the
+    game moves on whatever the deal."""
     ann = make_user("ann")
     game = off_loop(
         services.game_create,
@@ -60,10 +62,16 @@ def test_a_whole_game_against_a_bot_with_the_keyboard_alone(make_user: Any, clas
         variant=classic,
         seat_count=2,
         bot_levels=["easy"],
-        coach=True,  # the coach marks the card to discard ("best"): the game moves on
+        coach=True,
         seed=21,
         options={"rounds": [3, 4]},
     )
+    return game, ann
+
+
+@pytest.mark.slow
+def test_a_whole_game_against_a_bot_with_the_keyboard_alone(coached_game: Any, signed_in: Any) -> None:
+    game, ann = coached_game
     page = signed_in(ann).new_page()
     page.goto(f"/games/{game.pk}/")
     expect(page.locator("[data-live-status]")).to_have_text("Live")
@@ -113,23 +121,11 @@ IN_MELDS = "el => !!el.closest('#table [data-hand-melds]')"
 
 
 @pytest.mark.slow
-def test_in_the_best_melds_view_the_focus_and_what_is_said_follow_the_game(
-    make_user: Any, classic: Any, signed_in: Any
-) -> None:
+def test_in_the_best_melds_view_the_focus_and_what_is_said_follow_the_game(coached_game: Any, signed_in: Any) -> None:
     """Found by an accessibility play-test: in "best melds" the focus fell to the page after every move (the
     script looked for the other view's hand), the end of a round was never said, nor the bot's moves, and
     "Next deal" left the focus nowhere."""
-    ann = make_user("ann")
-    game = off_loop(
-        services.game_create,
-        creator=ann,
-        variant=classic,
-        seat_count=2,
-        bot_levels=["easy"],
-        coach=True,
-        seed=21,
-        options={"rounds": [3, 4]},
-    )
+    game, ann = coached_game
     page = signed_in(ann).new_page()
     page.goto(f"/games/{game.pk}/?hand=melds")
     expect(page.locator("[data-live-status]")).to_have_text("Live")
