@@ -8,6 +8,7 @@ from django.utils.translation import gettext_lazy as _
 
 from games.engine.rules import MAX_SEATS, MIN_SEATS
 from games.engine.shuffle import MAX_CONTRIBUTION_LENGTH, check_contribution
+from games.engine.verify import noted_commitment
 
 from .models import MESSAGE_MAX_LENGTH, BotLevel, Game, Variant
 from .services import PLAY_NOW_BOTS
@@ -157,6 +158,29 @@ class JoinForm(forms.Form):
 
     def reasons(self) -> str:
         return " ".join(str(e) for errors in self.errors.values() for e in errors)
+
+
+class NotedCommitmentForm(forms.Form):
+    """The seed commitment a player wrote down at the table, to check a finished game's seed against.
+
+    The record page's only check of the seed that does not take the site's
+    word for it: the stored commitment comes from the same database as the
+    seed.
+    """
+
+    commitment = forms.CharField(
+        label=_("The commitment you noted"),
+        max_length=200,
+        help_text=_("64 hex digits (0-9, a-f), copied from the table before the deal."),
+    )
+
+    def clean_commitment(self) -> str:
+        try:
+            return noted_commitment(self.cleaned_data["commitment"])
+        except ValueError:
+            raise forms.ValidationError(
+                _("A commitment is 64 hex digits (0-9, a-f), as the table showed it."), code="bad_commitment"
+            ) from None
 
 
 class ChatPostForm(forms.Form):

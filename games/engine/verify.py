@@ -1,6 +1,6 @@
 """Check a finished game's record offline: the seed, the commitment, every deal and every move.
 
-    python -m games.engine.verify RECORD.json
+    python -m games.engine.verify RECORD.json --commitment HEX
 
 ``RECORD.json`` is the export a finished game's record page offers (format
 ``threethirteen-record``, version 1)::
@@ -15,7 +15,11 @@
 What is checked (``verify_record``; each check is printed):
 
 1. **commitment** — SHA-256 of the revealed server seed is the commitment
-   shown on the table while the game was played;
+   the record holds; and, with ``--commitment``, **your commitment** — it is
+   the commitment *you* noted at the table before the deal.  Only the second
+   proves anything: the record comes from the server, which could have
+   changed the seed and its stored commitment together, so the first check
+   alone is only a consistency check of the file;
 2. **deals** — every round's deal and every stock rebuild is derived again
    from the seed and the contributions (``shuffle.py``, version 2) and is the
    one the replay played with;
@@ -27,7 +31,7 @@ What is checked (``verify_record``; each check is printed):
 4. **final scores** — the replay ends the game with the recorded totals.
 
 Exit status 0 when everything matches, 1 on any mismatch, 2 when the file
-cannot be read as a record.  Pure Python: it needs only this package.
+cannot be read as a record or ``--commitment`` is not 64 hex digits.  Pure Python: it needs only this package.
 """
 
 from __future__ import annotations
@@ -63,6 +67,7 @@ __all__ = [
     "DealCheck",
     "Verification",
     "verify_record",
+    "noted_commitment",
     "main",
 ]
 
@@ -103,6 +108,8 @@ class Verification:
     checks: list[Check] = field(default_factory=list)
     deals: list[DealCheck] = field(default_factory=list)
     moves_replayed: int = 0
+    #: Whether the seed was compared with a commitment the player noted (not only the stored one).
+    noted: bool = False
     #: The state the replay reached (to compare with a stored snapshot).
     final_state: GameState | None = None
 
@@ -126,6 +133,11 @@ class Verification:
             out.append(
                 f"{'ok' if deal.ok else 'FAILED':<7}round {deal.round_number} ({deal.hand_size} cards), "
                 f"dealer seat {deal.dealer}, up-card {deal.up_card}, {deal.rebuilds} rebuild(s): {hands}"
+            )
+        if not self.noted:
+            out.append(
+                "note   the seed was compared only with the commitment stored in the record: give the "
+                "commitment you noted at the table with --commitment for a check that does not trust the server"
             )
         out.append("VERIFIED" if self.ok else "NOT VERIFIED")
         return out
@@ -194,8 +206,26 @@ def _deal_check(state: GameState, shuffle: FairShuffle) -> DealCheck:
     return DealCheck(state.round_number, state.hand_size, state.dealer, up_card.code, tuple(map(_codes, hands)), 0, ok)
 
 
-def verify_record(record: Any) -> Verification:
-    """Check an exported record (see the module); ``RecordError`` when it is not one."""
+def noted_commitment(text: Any) -> str:
+    """The commitment a player noted, in lower-case hex; ``ValueError`` unless it is 64 hex digits.
+
+    Spaces around it are dropped (a copy from a page often brings some).
+    """
+    if not isinstance(text, str):
+        raise ValueError("a commitment is 64 hex digits")
+    digits = text.strip().lower()
+    if len(digits) != 64 or any(ch not in "0123456789abcdef" for ch in digits):
+        raise ValueError("a commitment is 64 hex digits (0-9, a-f), as the table showed it")
+    return digits
+
+
+def verify_record(record: Any, *, noted: str | None = None) -> Verification:
+    """Check an exported record (see the module); ``RecordError`` when it is not one.
+
+    ``noted`` is the commitment the player wrote down at the table (64 hex
+    digits, ``noted_commitment``): the only check of the seed that does not
+    take the server's word for it.
+    """
     data = _read(record)
     shuffle = data.shuffle
     checks: list[Check] = []
@@ -204,9 +234,18 @@ def verify_record(record: Any) -> Verification:
         Check(
             "commitment",
             hmac.compare_digest(derived, data.commitment.lower()),
-            f"SHA-256(server seed) = {derived}; the commitment shown during play was {data.commitment}",
+            f"SHA-256(server seed) = {derived}; the commitment stored in this record is {data.commitment} "
+            "(on its own this proves nothing: whoever wrote the record could change both)",
         )
     )
+    if noted is not None:
+        checks.append(
+            Check(
+                "your commitment",
+                hmac.compare_digest(derived, noted),
+                f"SHA-256(server seed) = {derived}; the commitment you noted is {noted}",
+            )
+        )
     state = new_game(data.rules, data.seat_count, shuffle)
     deals = [_deal_check(state, shuffle)]
     rebuilds_ok = True
@@ -266,7 +305,7 @@ def verify_record(record: Any) -> Verification:
             f"{list(state.scores)}; the record says {data.final_scores}",
         )
     )
-    return Verification(checks=checks, deals=deals, moves_replayed=replayed, final_state=state)
+    return Verification(checks=checks, deals=deals, moves_replayed=replayed, noted=noted is not None, final_state=state)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -275,11 +314,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         description="Check a finished game's exported record: commitment, every deal, every move, the scores.",
     )
     parser.add_argument("record", help="the JSON file the game's record page exports")
+    parser.add_argument(
+        "--commitment",
+        metavar="HEX",
+        help="the seed commitment you noted at the table before the deal (64 hex digits); without it the seed "
+        "is compared only with the commitment the record itself holds, which proves nothing",
+    )
     args = parser.parse_args(argv)
+    try:
+        noted = None if args.commitment is None else noted_commitment(args.commitment)
+    except ValueError as error:
+        print(f"--commitment: {error}", file=sys.stderr)
+        return 2
     try:
         with open(args.record, encoding="utf-8") as handle:
             record = json.load(handle)
-        verification = verify_record(record)
+        verification = verify_record(record, noted=noted)
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecordError) as error:
         print(f"cannot verify {args.record}: {error}", file=sys.stderr)
         return 2

@@ -215,11 +215,12 @@ def history_rows(seats: Sequence[Any]) -> list[dict[str, Any]]:
 # -- a finished game's record -------------------------------------------------
 
 
-def game_record(*, game: Game) -> dict[str, Any]:
+def game_record(*, game: Game, noted: str | None = None) -> dict[str, Any]:
     """Standings, the per-round table with every hand's final arrangement, and the running-totals chart.
 
     Built from the stored ``RoundResult`` rows (the record), which a test
-    checks against the engine's replay of the move log.
+    checks against the engine's replay of the move log.  ``noted`` is the
+    seed commitment the reader wrote down at the table (``fairness_check``).
     """
     if game.status != Game.Status.FINISHED:
         raise ReplayRefused
@@ -297,7 +298,7 @@ def game_record(*, game: Game) -> dict[str, Any]:
         "chart": chart,
         "rules": rules,
         "names": [names[s.position] for s in seats],
-        "fairness": fairness_check(game=game, seats=seats),
+        "fairness": fairness_check(game=game, seats=seats, noted=noted),
     }
 
 
@@ -447,21 +448,41 @@ def fair_record_export(*, game: Game, seats: Sequence[Seat] | None = None) -> di
     }
 
 
-def fairness_check(*, game: Game, seats: Sequence[Seat]) -> dict[str, Any] | None:
+def fairness_check(*, game: Game, seats: Sequence[Seat], noted: str | None = None) -> dict[str, Any] | None:
     """The record page's "provably fair" block: the seed revealed and every check made again.
 
     ``None`` for a game shuffled before version 2 (nothing to prove).  The
     export is checked as a stranger would check it (``verify_record``), and
     the state the replay reaches is compared with the one the server kept.
+    The seed is compared with the commitment the site stored, which proves
+    nothing on its own (both come from the same database, and the page says
+    so), and with ``noted``, the commitment the reader wrote down at the
+    table (already ``noted_commitment``'s lower-case hex), which does.
     """
     if not game.seed_revealed:
         return None
     names = {s.position: s.name for s in seats}
-    result = verify_record(fair_record_export(game=game, seats=seats))
+    result = verify_record(fair_record_export(game=game, seats=seats), noted=noted)
     stored = GameState.from_dict(game.state) if game.state is not None else None
     kept = stored is not None and result.final_state == stored
     checks = [
-        (result.passed("commitment"), _("SHA-256 of the revealed seed is the commitment shown at the table.")),
+        (
+            result.passed("commitment"),
+            _(
+                "SHA-256 of the revealed seed is the commitment this site stored. On its own that proves nothing: "
+                "the site could have changed both. Only the copy you noted at the table can show that the seed "
+                "was not changed."
+            ),
+        ),
+    ]
+    if noted is not None:
+        checks.append(
+            (
+                result.passed("your commitment"),
+                _("SHA-256 of the revealed seed is the commitment you noted: %(commitment)s.") % {"commitment": noted},
+            )
+        )
+    checks += [
         (
             result.passed("deals"),
             _("%(deals)s deals and %(rebuilds)s stock rebuilds derived again from the seed and the contributions.")
@@ -481,9 +502,10 @@ def fairness_check(*, game: Game, seats: Sequence[Seat]) -> dict[str, Any] | Non
         "commitment": game.seed_commitment,
         "contributions": [{"name": names[s.position], "text": s.seed_contribution} for s in seats],
         "checks": [{"ok": ok, "text": text} for ok, text in checks],
+        "noted": noted,
         "deals": _derived_deals(result, names),
         "export_url": reverse("games:record_export", args=[game.pk]),
-        "verify_command": f"python -m games.engine.verify {export_filename(game)}",
+        "verify_command": f"python -m games.engine.verify {export_filename(game)} --commitment",
     }
 
 

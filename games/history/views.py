@@ -20,6 +20,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
 from games import chat_selectors, selectors, services
+from games.forms import NotedCommitmentForm
 from games.models import Game, Rating
 from games.views import game_to_watch, http_status, post_only
 
@@ -99,10 +100,14 @@ def game_record(request: HttpRequest, game_id: int) -> HttpResponse:
     game, refusal = game_to_watch(request, game_id)
     if refusal:
         return refusal
+    # the commitment the reader noted at the table, checked against the revealed seed (a GET form)
+    form = NotedCommitmentForm(request.GET if "commitment" in request.GET else None)
+    noted = form.cleaned_data["commitment"] if form.is_bound and form.is_valid() else None
     try:
-        record = records.game_record(game=game)
+        record = records.game_record(game=game, noted=noted)
     except records.ReplayRefused:
         return _not_over(request, game, _("This game is not over yet: its record opens when the last round ends."))
+    record["commitment_form"] = form
     record["chat"] = chat_selectors.chat_panel(
         game=game, user=request.user, invited=selectors.holds_invite(request.session, game.pk), record=True
     )

@@ -13,7 +13,7 @@ import pytest
 
 from games.engine import Draw, FairShuffle, GoOut, Rules, apply, legal_actions, new_game
 from games.engine.shuffle import commitment, new_server_seed
-from games.engine.verify import RecordError, main, verify_record
+from games.engine.verify import RecordError, main, noted_commitment, verify_record
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -174,3 +174,58 @@ def test_python_dash_m_runs_it(record, tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().endswith("VERIFIED") and "FAILED" not in done.stdout
+
+
+# -- the commitment the player noted: the only check of the seed that does not trust the file --------
+
+
+def test_a_forged_seed_with_its_own_stored_commitment_fails_only_against_the_noted_one():
+    # the tester's case: a server that changes the seed and the stored commitment together.  The
+    # forged game is a whole consistent game played from the other seed, so everything in the file
+    # agrees with itself; only the commitment the player wrote down at the table gives it away.
+    rules = Rules(rounds=(3,), decks=1)
+    honest_seed, forged_seed = bytes(range(32)), bytes(range(1, 33))
+    forged = played_record(forged_seed, ("ann", "bob"), rules)
+    assert verify_record(forged).ok  # the stored commitment alone cannot tell
+    result = verify_record(forged, noted=commitment(honest_seed))
+    assert not result.ok and {c.name for c in result.checks if not c.ok} == {"your commitment"}
+    assert verify_record(forged, noted=commitment(forged_seed)).ok
+
+
+def test_the_stored_commitment_is_worded_as_what_it_is(record):
+    detail = next(c.detail for c in verify_record(record).checks if c.name == "commitment")
+    assert "shown during play" not in detail and "proves nothing" in detail
+    lines = verify_record(record).lines()
+    assert any(line.startswith("note") and "--commitment" in line for line in lines)
+    noted = verify_record(record, noted=record["commitment"])
+    assert [c.name for c in noted.checks][:2] == ["commitment", "your commitment"]
+    assert not any(line.startswith("note") for line in noted.lines())
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        (" " + "AB" * 32 + "\n", "ab" * 32),  # copied from a page: spaces and capitals are fine
+        ("ab" * 32, "ab" * 32),
+    ],
+)
+def test_a_noted_commitment_is_read_as_lower_case_hex(text, expected):
+    assert noted_commitment(text) == expected
+
+
+@pytest.mark.parametrize("text", ["", "ab" * 31, "ab" * 33, "g" * 64, "ab" * 16 + " " + "ab" * 16, None])
+def test_anything_but_64_hex_digits_is_no_commitment(text):
+    with pytest.raises(ValueError):
+        noted_commitment(text)
+
+
+def test_the_command_takes_the_noted_commitment(record, tmp_path, capsys):
+    path = tmp_path / "record.json"
+    path.write_text(json.dumps(record))
+    assert main([str(path), "--commitment", record["commitment"].upper()]) == 0
+    assert "ok     your commitment: " in capsys.readouterr().out
+    assert main([str(path), "--commitment", commitment(b"y" * 32)]) == 1
+    out = capsys.readouterr().out
+    assert "FAILED your commitment" in out and out.strip().endswith("NOT VERIFIED")
+    assert main([str(path), "--commitment", "not hex"]) == 2
+    assert "64 hex digits" in capsys.readouterr().err

@@ -342,6 +342,38 @@ def test_a_tampered_game_shows_a_mismatch_not_an_error(finished, tamper):
     assert "does not match" in response.content.decode()
 
 
+def test_the_record_page_checks_the_commitment_the_player_noted(finished):
+    game, ann = finished
+    client = logged_in(ann)
+    page = client.get(f"/games/{game.pk}/record/")
+    assert 'name="commitment"' in page.content.decode() and page.context["fairness"]["noted"] is None
+    assert "proves nothing" in page.context["fairness"]["checks"][0]["text"]
+    noted = client.get(f"/games/{game.pk}/record/", {"commitment": " " + game.seed_commitment.upper()})
+    fairness = noted.context["fairness"]
+    assert fairness["verified"] and fairness["noted"] == game.seed_commitment
+    assert len(fairness["checks"]) == 6 and fairness["checks"][1]["ok"]
+    other = client.get(f"/games/{game.pk}/record/", {"commitment": "0" * 64})
+    assert not other.context["fairness"]["verified"] and not other.context["fairness"]["checks"][1]["ok"]
+    assert "does not match" in other.content.decode()
+
+
+@pytest.mark.parametrize("text", ["", "xyz", "0" * 63, "0" * 500, "0" * 32 + " " + "0" * 32])
+def test_a_malformed_noted_commitment_is_a_form_error_not_a_500(finished, text):
+    game, ann = finished
+    response = logged_in(ann).get(f"/games/{game.pk}/record/", {"commitment": text})
+    assert response.status_code == 200
+    assert response.context["commitment_form"].errors and response.context["fairness"]["noted"] is None
+    assert len(response.context["fairness"]["checks"]) == 5  # the check the player asked for is not claimed
+    assert 'class="errorlist"' in response.content.decode()
+
+
+def test_the_table_asks_players_to_note_the_commitment(make_user, classic):
+    ann = make_user("ann")
+    game = services.game_create(creator=ann, variant=classic, seat_count=2)  # open: before the deal
+    page = logged_in(ann).get(f"/games/{game.pk}/").content.decode()
+    assert game.seed_commitment in page and "Copy this commitment somewhere of your own" in page
+
+
 def test_the_kept_table_is_compared_too(finished):
     game, ann = finished
     state = GameState.from_dict(game.state)
