@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.urls import reverse
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from games.engine import (
     Action,
@@ -30,11 +31,20 @@ from games.engine import (
 
 from . import presentation
 from .models import Seat
+from .services.fairness import protecting_seats
 
 if TYPE_CHECKING:
     from .models import Absence, AuditRecord, Game
 
-__all__ = ["TableReading", "table_context", "fairness_panel", "round_to_summarise", "RECENT_MOVES", "HAND_VIEWS"]
+__all__ = [
+    "TableReading",
+    "table_context",
+    "fairness_panel",
+    "fair_contributions",
+    "round_to_summarise",
+    "RECENT_MOVES",
+    "HAND_VIEWS",
+]
 
 #: How many lines the recent-moves list shows.
 RECENT_MOVES = 12
@@ -128,8 +138,51 @@ def fairness_panel(game: Game, seats: Sequence[Seat]) -> dict[str, Any] | None:
         return None
     return {
         "commitment": game.seed_commitment,
-        "contributions": [{"name": s.name, "text": s.seed_contribution, "open": s.is_open} for s in seats],
+        **fair_contributions(seats),
+        # what the proof covers is known once the contributions are fixed, at the deal
+        "dealt": not game.is_open,
         "record_url": reverse("games:record", args=[game.pk]) if game.seed_revealed else "",
+    }
+
+
+def fair_contributions(seats: Sequence[Seat]) -> dict[str, Any]:
+    """Every seat's contribution with who wrote it, and in words what the proof covers for the game.
+
+    The table and the record both show it: the site's random contributions
+    are marked as the site's, and the page says whether any contribution
+    kept the site from choosing the deals (``fairness.protecting_seats``).
+    """
+    protecting = protecting_seats(seats)
+    names = ", ".join(s.name for s in protecting)
+    if protecting:
+        coverage = ngettext(
+            "%(names)s typed a contribution after the commitment was shown and after every contribution the site "
+            "made up. The site could not know it when it fixed its seed, so it could not pick a seed that deals "
+            "the cards it wanted, nor change a deal afterwards.",
+            "%(names)s typed contributions after the commitment was shown and after every contribution the site "
+            "made up. The site could not know them when it fixed its seed, so it could not pick a seed that deals "
+            "the cards it wanted, nor change a deal afterwards.",
+            len(protecting),
+        ) % {"names": names}
+    else:
+        coverage = _(
+            "No player typed a contribution after the commitment was shown (and after every contribution the site "
+            "made up): the site knew or made every contribution when its seed was fixed. The check proves that no "
+            "deal was changed after the commitment; it cannot prove that the seed was not picked to favour someone."
+        )
+    return {
+        "contributions": [
+            {
+                "name": s.name,
+                "text": s.seed_contribution,
+                "open": s.is_open,
+                "by": s.get_seed_contribution_source_display() if s.seed_contribution_source else "",
+                "site": s.seed_contribution_source == Seat.Contribution.SITE,
+            }
+            for s in seats
+        ],
+        "protected": bool(protecting),
+        "coverage": coverage,
     }
 
 

@@ -58,6 +58,7 @@ from games.engine import (
 from games.engine import RoundResult as EngineRoundResult
 from games.engine.verify import RECORD_FORMAT, RECORD_FORMAT_VERSION, Verification, verify_record
 from games.models import BotLevel, Game, GameResult, Move, RoundResult, Seat, variant_label
+from games.table import fair_contributions
 
 from . import charts
 from .ratings import ordinal, places
@@ -443,6 +444,9 @@ def fair_record_export(*, game: Game, seats: Sequence[Seat] | None = None) -> di
         "server_seed": game.server_seed,
         "commitment": game.seed_commitment,
         "contributions": [s.seed_contribution for s in seats],
+        # who wrote each contribution: "site" (made up by the site), "creator" (typed with the request that
+        # drew the seed) or "player" (typed after the commitment was shown); verify does not need it
+        "contributions_by": [s.seed_contribution_source for s in seats],
         "moves": [{"seat": seat, "action": action, "events": events} for seat, action, events in moves],
         "final_scores": [s.total_score for s in seats],
     }
@@ -500,7 +504,7 @@ def fairness_check(*, game: Game, seats: Sequence[Seat], noted: str | None = Non
         "verified": result.ok and kept,
         "server_seed": game.server_seed,
         "commitment": game.seed_commitment,
-        "contributions": [{"name": names[s.position], "text": s.seed_contribution} for s in seats],
+        **fair_contributions(seats),
         "checks": [{"ok": ok, "text": text} for ok, text in checks],
         "noted": noted,
         "deals": _derived_deals(result, names),

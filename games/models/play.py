@@ -390,6 +390,22 @@ class Seat(models.Model):
         help_text=_("Public text mixed into every shuffle (shuffle version 2); fixed when the cards are dealt."),
     )
 
+    class Contribution(models.TextChoices):
+        """Who wrote a seat's seed contribution, and when: what it can prove (``games.services.fairness``)."""
+
+        NONE = "", _("none yet")
+        #: random text the site made for a seat whose player typed none (a bot, an invitee, a rematch)
+        SITE = "site", _("made up by the site")
+        #: typed by the creator in the request that drew the seed: the site knew it when it drew the seed
+        CREATOR = "creator", _("typed when the game was created")
+        #: typed by a person taking a seat, after the commitment was shown
+        PLAYER = "player", _("typed after the commitment was shown")
+
+    seed_contribution_source = models.CharField(
+        _("seed contribution by"), max_length=10, choices=Contribution.choices, blank=True, default=""
+    )
+    seed_contribution_at = models.DateTimeField(_("seed contribution fixed at"), null=True, blank=True)
+
     class Left(models.TextChoices):
         STAYED = "", _("still playing")
         TIMED_OUT = "timed_out", _("left after timeouts")

@@ -23,12 +23,25 @@ What the scheme proves, and what it does not (decisions written down):
   code shows.
 * The seed of an aborted game is never revealed: its hands were never shown
   either.
+
+So every seat records who wrote its contribution and when it was fixed
+(``Seat.Contribution``): the site's random ones are marked as such for good,
+and :func:`protecting_seats` names the contributions that keep the site from
+choosing the deals — typed by a player after the commitment was shown *and*
+after every contribution the site made up (a site that made up one last could
+still try seeds' worth of texts for it).  The table and the record say which,
+or that there were none.  The site makes a bot's or an invitee's random
+contribution when the seat is filled (at the game's creation), not at the
+deal, so that a player joining later types after it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from games.engine.shuffle import (
@@ -41,14 +54,16 @@ from games.engine.shuffle import (
     new_server_seed,
     random_contribution,
 )
-from games.models import Game
+from games.models import Game, Seat
 
 from .errors import GameError
 
 __all__ = [
     "new_game_shuffle_fields",
     "clean_contribution",
-    "contribution_or_random",
+    "typed_or_site_contribution",
+    "site_contribution",
+    "protecting_seats",
     "shuffle_at_deal",
 ]
 
@@ -87,15 +102,61 @@ def clean_contribution(text: Any) -> str:
         ) from None
 
 
-def contribution_or_random(text: Any) -> str:
-    """The person's contribution, or a random one when they gave none."""
-    return clean_contribution(text) or random_contribution()
+def site_contribution(at: datetime) -> dict[str, Any]:
+    """A seat's contribution fields for random text the site makes up, marked as the site's for good."""
+    return {
+        "seed_contribution": random_contribution(),
+        "seed_contribution_source": Seat.Contribution.SITE,
+        "seed_contribution_at": at,
+    }
+
+
+def typed_or_site_contribution(text: Any, *, source: Seat.Contribution, at: datetime) -> dict[str, Any]:
+    """A seat's contribution fields: the text a person typed, as ``source``, or the site's when they typed none.
+
+    ``source`` is ``CREATOR`` for the creator's text (sent with the request
+    that draws the seed, so the site knew it) and ``PLAYER`` for the text of
+    a person taking a seat after the commitment was shown.
+    """
+    typed = clean_contribution(text)
+    if not typed:
+        return site_contribution(at)
+    return {"seed_contribution": typed, "seed_contribution_source": source, "seed_contribution_at": at}
+
+
+def protecting_seats(seats: Sequence[Seat]) -> list[Seat]:
+    """The seats whose contribution kept the site from choosing the deals (none: the site could have).
+
+    Those typed by a player after the commitment was shown, and after every
+    contribution the site made up: the site could not know that text when
+    it fixed its seed, nor change anything of its own afterwards.  A creator's
+    text does not count (it came with the request that drew the seed).
+    """
+    site_times = [
+        s.seed_contribution_at
+        for s in seats
+        if s.seed_contribution_source == Seat.Contribution.SITE and s.seed_contribution_at is not None
+    ]
+    last_site = max(site_times, default=None)
+    return [
+        s
+        for s in seats
+        if s.seed_contribution_source == Seat.Contribution.PLAYER
+        and s.seed_contribution_at is not None
+        and (last_site is None or s.seed_contribution_at > last_site)
+    ]
 
 
 def shuffle_at_deal(game: Game) -> Shuffle:
-    """The game's shuffle, once every seat of a version-2 game has its contribution (fixed from now on)."""
+    """The game's shuffle, once every seat of a version-2 game has its contribution (fixed from now on).
+
+    A seat still without one (a bot that took an open seat when the creator
+    started the game, a rematch) gets the site's random text now.
+    """
     if game.shuffle_version == SHUFFLE_FAIR:
+        now = timezone.now()
         for seat in game.seats.filter(seed_contribution="").order_by("position"):
-            seat.seed_contribution = random_contribution()
-            seat.save(update_fields=["seed_contribution"])
+            for name, value in site_contribution(now).items():
+                setattr(seat, name, value)
+            seat.save(update_fields=["seed_contribution", "seed_contribution_source", "seed_contribution_at"])
     return game.engine_shuffle()

@@ -86,7 +86,7 @@ def game_create(
     """
     if creator is None or not creator.is_authenticated:
         raise GameError("not_logged_in", _("Log in to create a game."))
-    contribution = fairness.contribution_or_random(seed_contribution)
+    typed = fairness.clean_contribution(seed_contribution)
     invitees = [u for u in dict.fromkeys(invitees) if u.pk != creator.pk]
     levels = [bot_level] * max(bot_count, 0) if bot_levels is None else [str(level) for level in bot_levels]
     if bot_levels is not None:
@@ -127,11 +127,22 @@ def game_create(
     )
     people = [creator, *invitees]
     seats = []
+    # The site makes up the contributions of the seats it fills now (invitees were not asked, bots
+    # cannot type), so that they are on the table before anyone who joins later types theirs.
     for position in range(seat_count):
         if position == 0:
-            seats.append(Seat(game=game, position=0, user=creator, joined_at=now, seed_contribution=contribution))
-        elif position < len(people):  # invitees were not asked: a random contribution at the deal
-            seats.append(Seat(game=game, position=position, user=people[position], joined_at=now))
+            contribution = fairness.typed_or_site_contribution(typed, source=Seat.Contribution.CREATOR, at=now)
+            seats.append(Seat(game=game, position=0, user=creator, joined_at=now, **contribution))
+        elif position < len(people):
+            seats.append(
+                Seat(
+                    game=game,
+                    position=position,
+                    user=people[position],
+                    joined_at=now,
+                    **fairness.site_contribution(now),
+                )
+            )
         elif position < len(people) + bot_count:
             seats.append(
                 Seat(
@@ -140,6 +151,7 @@ def game_create(
                     bot_level=levels[position - len(people)],
                     bot_name=bots.BOT_NAMES[(position - len(people)) % len(bots.BOT_NAMES)],
                     joined_at=now,
+                    **fairness.site_contribution(now),
                 )
             )
         else:
@@ -196,8 +208,10 @@ def game_join(
         raise GameError("game_full", _("Every seat at this table is taken."))
     seat.user = user
     seat.joined_at = timezone.now()
-    seat.seed_contribution = contribution or fairness.contribution_or_random(None)
-    seat.save(update_fields=["user", "joined_at", "seed_contribution"])
+    fields = fairness.typed_or_site_contribution(contribution, source=Seat.Contribution.PLAYER, at=seat.joined_at)
+    for name, value in fields.items():
+        setattr(seat, name, value)
+    seat.save(update_fields=["user", "joined_at", *fields])
     game.version += 1
     if not game.seats.filter(user__isnull=True, bot_level="").exists():
         deal(game)
@@ -227,7 +241,11 @@ def vacate_seat(game: Game, seat: Seat) -> None:
     seat.user = None
     seat.joined_at = None
     seat.seed_contribution = ""  # the next person to sit brings their own
-    seat.save(update_fields=["user", "joined_at", "seed_contribution"])
+    seat.seed_contribution_source = Seat.Contribution.NONE
+    seat.seed_contribution_at = None
+    seat.save(
+        update_fields=["user", "joined_at", "seed_contribution", "seed_contribution_source", "seed_contribution_at"]
+    )
     game.version += 1
     fields = ["version", "created_by", "updated_at"]
     remaining = game.seats.filter(user__isnull=False).order_by("position").first()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import json
 import re
@@ -10,6 +11,7 @@ from typing import Any
 import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
+from django.utils import timezone
 
 from games import services
 from games.engine import FairShuffle, GameState, Rules, action_from_dict, replay
@@ -17,6 +19,7 @@ from games.engine.verify import main as verify_main
 from games.engine.verify import verify_record
 from games.history import records
 from games.models import Game, Move, Seat
+from games.services.fairness import protecting_seats
 from tests.history.conftest import finish_with_bot_moves
 from tests.web.conftest import logged_in
 
@@ -171,11 +174,82 @@ def test_the_deal_fixes_every_seats_contribution_bots_included_and_uses_them(mak
     assert replay(Rules.from_dict(game.rules), 4, game.engine_shuffle(), moves) == state
 
 
-def test_an_invitee_seated_by_the_creator_gets_a_random_contribution_at_the_deal(make_user, classic):
+def test_an_invitee_seated_by_the_creator_gets_a_random_contribution(make_user, classic):
     ann, bob = make_user("ann"), make_user("bob")
     game = services.game_create(creator=ann, variant=classic, seat_count=2, invitees=[bob], seed_contribution="a")
     assert game.status == Game.Status.ACTIVE
     assert contributions(game)[0] == "a" and re.fullmatch(r"[0-9a-f]{16}", contributions(game)[1])
+
+
+# -- who wrote each contribution, and what the proof covers for the game ------------------
+
+
+def sources(game: Game) -> list[str]:
+    return list(game.seats.order_by("position").values_list("seed_contribution_source", flat=True))
+
+
+def test_an_invite_game_marks_the_sites_contributions_and_says_no_player_typed_one(make_user, classic):
+    # the tester's case: invite=bob deals at once, bob never typed anything
+    ann, bob = make_user("ann"), make_user("bob")
+    game = services.game_create(creator=ann, variant=classic, seat_count=3, invitees=[bob], bot_count=1)
+    assert game.status == Game.Status.ACTIVE and sources(game) == ["site", "site", "site"]
+    table = logged_in(bob).get(f"/games/{game.pk}/")
+    fairness = table.context["fairness"]
+    assert [c["site"] for c in fairness["contributions"]] == [True, True, True] and not fairness["protected"]
+    page = table.content.decode()
+    assert page.count("(made up by the site)") == 3 and "No player typed a contribution" in page
+
+
+def test_a_creators_typed_contribution_protects_nothing_and_says_so(make_user, classic):
+    ann = make_user("ann")
+    game = services.game_create(creator=ann, variant=classic, seat_count=2, bot_count=1, seed_contribution="mine")
+    assert sources(game) == ["creator", "site"]
+    page = logged_in(ann).get(f"/games/{game.pk}/").content.decode()
+    assert "(typed when the game was created)" in page and "No player typed a contribution" in page
+
+
+def test_a_player_who_types_on_joining_last_protects_the_game(make_user, classic):
+    ann, bob = make_user("ann"), make_user("bob")
+    # the bot's random contribution is made with the game, before bob types his
+    game = services.game_create(creator=ann, variant=classic, seat_count=3, bot_count=1)
+    assert sources(game) == ["site", "site", ""]
+    open_table = logged_in(ann).get(f"/games/{game.pk}/")
+    assert "No player typed" not in open_table.content.decode()  # not known before the deal
+    services.game_join(game_id=game.pk, user=bob, seed_contribution="bob's luck")
+    game.refresh_from_db()
+    assert game.status == Game.Status.ACTIVE and sources(game) == ["site", "site", "player"]
+    fairness = logged_in(ann).get(f"/games/{game.pk}/").context["fairness"]
+    assert fairness["protected"] and fairness["coverage"].startswith("bob typed a contribution after the commitment")
+
+
+def test_a_contribution_the_site_made_up_after_the_players_voids_the_protection(make_user, classic):
+    ann, bob, cid = make_user("ann"), make_user("bob"), make_user("cid")
+    game = services.game_create(creator=ann, variant=classic, seat_count=3)
+    services.game_join(game_id=game.pk, user=bob, seed_contribution="bob's")
+    services.game_join(game_id=game.pk, user=cid)  # typed nothing: the site makes one up, after bob's
+    game.refresh_from_db()
+    assert sources(game) == ["site", "player", "site"]
+    fairness = logged_in(ann).get(f"/games/{game.pk}/").context["fairness"]
+    assert not fairness["protected"] and fairness["coverage"].startswith("No player typed")
+
+
+def test_bots_that_fill_seats_at_the_start_are_marked_and_void_the_protection(make_user, classic):
+    ann, bob = make_user("ann"), make_user("bob")
+    game = services.game_create(creator=ann, variant=classic, seat_count=3, seed_contribution="ann")
+    services.game_join(game_id=game.pk, user=bob, seed_contribution="bob")
+    services.game_start(game_id=game.pk, user=ann)
+    game.refresh_from_db()
+    assert sources(game) == ["creator", "player", "site"]
+    assert not logged_in(ann).get(f"/games/{game.pk}/").context["fairness"]["protected"]
+
+
+def test_leaving_clears_who_wrote_the_contribution_too(make_user, classic):
+    ann, bob = make_user("ann"), make_user("bob")
+    game = services.game_create(creator=ann, variant=classic, seat_count=3)
+    services.game_join(game_id=game.pk, user=bob, seed_contribution="bob's")
+    services.game_leave(game_id=game.pk, user=bob)
+    seat = game.seats.get(position=1)
+    assert (seat.seed_contribution, seat.seed_contribution_source, seat.seed_contribution_at) == ("", "", None)
 
 
 def test_a_rematch_draws_a_new_seed(make_user, classic):
@@ -284,6 +358,21 @@ def test_the_record_page_reveals_the_seed_and_shows_it_verified(finished):
     # the finished table links to it and still shows the commitment
     table = logged_in(ann).get(f"/games/{game.pk}/").content.decode()
     assert game.seed_commitment in table and f"/games/{game.pk}/record/#fairness" in table
+
+
+def test_the_record_and_the_export_keep_who_wrote_each_contribution(finished):
+    game, ann = finished
+    response = logged_in(ann).get(f"/games/{game.pk}/record/")
+    fairness = response.context["fairness"]
+    assert [c["by"] for c in fairness["contributions"]] == [
+        "typed when the game was created",
+        "made up by the site",
+        "made up by the site",
+    ]
+    assert not fairness["protected"] and "No player typed a contribution" in response.content.decode()
+    record = json.loads(logged_in(ann).get(f"/games/{game.pk}/record.json").content)
+    assert record["contributions_by"] == ["creator", "site", "site"]
+    assert verify_record(record).ok  # the verifier takes the export with its new key
 
 
 def test_the_replay_page_replays_a_version_2_game_from_its_seed(finished):
@@ -446,3 +535,40 @@ def test_the_migration_makes_existing_games_version_1():
     game = Game.objects.get(pk=old.pk)
     assert (game.shuffle_version, game.seed, game.server_seed, game.seed_commitment) == (1, 77, "", "")
     assert game.engine_shuffle().to_dict() == {"version": 1, "seed": 77}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_migration_marks_who_wrote_existing_contributions_never_claiming_too_much(make_user):
+    ann, bob, cid = make_user("ann"), make_user("bob"), make_user("cid")
+    executor = MigrationExecutor(connection)
+    executor.migrate([("games", "0017_audit_target_parts")])
+    old_apps = executor.loader.project_state([("games", "0017_audit_target_parts")]).apps
+    OldGame, OldSeat = old_apps.get_model("games", "Game"), old_apps.get_model("games", "Seat")
+    started = timezone.now()
+    joined = started - datetime.timedelta(hours=1)
+    old = OldGame.objects.create(
+        variant_name="Classic",
+        rules=Rules().to_dict(),
+        seat_count=4,
+        shuffle_version=2,
+        server_seed="0" * 64,
+        seed_commitment="1" * 64,
+        created_by_id=ann.pk,
+        status="active",
+        started_at=started,
+    )
+    texts = ["ann's", "bob's", "0123456789abcdef", "0123456789abcdef"]  # the last is a bot's, made at the deal
+    users = [ann.pk, bob.pk, cid.pk, None]
+    for position, (text, user) in enumerate(zip(texts, users, strict=True)):
+        OldSeat.objects.create(
+            game=old, position=position, user_id=user, joined_at=joined, seed_contribution=text, bot_level=""
+        )
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate(executor.loader.graph.leaf_nodes())
+    game = Game.objects.get(pk=old.pk)
+    seats = list(game.seats.order_by("position"))
+    assert [s.seed_contribution_source for s in seats] == ["creator", "player", "site", "site"]
+    # the site's were perhaps made at the deal, after bob typed his: no protection is claimed
+    assert seats[2].seed_contribution_at == started and seats[1].seed_contribution_at == joined
+    assert protecting_seats(seats) == []
