@@ -39,6 +39,7 @@ from django.db.models import (
 from django.db.models.functions import Coalesce
 from django.urls import reverse
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from games import presentation
 from games.engine import (
@@ -489,8 +490,13 @@ def fairness_check(*, game: Game, seats: Sequence[Seat], noted: str | None = Non
     checks += [
         (
             result.passed("deals"),
-            _("%(deals)s deals and %(rebuilds)s stock rebuilds derived again from the seed and the contributions.")
-            % {"deals": len(result.deals), "rebuilds": result.rebuilds},
+            _("Derived again from the seed and the contributions: %(deals)s and %(rebuilds)s.")
+            % {
+                "deals": ngettext("%(count)s deal", "%(count)s deals", len(result.deals))
+                % {"count": len(result.deals)},
+                "rebuilds": ngettext("%(counter)s stock rebuild", "%(counter)s stock rebuilds", result.rebuilds)
+                % {"counter": result.rebuilds},
+            },
         ),
         (
             result.passed("moves"),

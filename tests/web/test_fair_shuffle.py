@@ -463,6 +463,17 @@ def test_the_table_asks_players_to_note_the_commitment(make_user, classic):
     assert game.seed_commitment in page and "Copy this commitment somewhere of your own" in page
 
 
+def test_the_deals_check_counts_in_words_that_agree_with_the_number(finished):
+    game, ann = finished  # two rounds (two deals), too short to empty the stock
+    checks = logged_in(ann).get(f"/games/{game.pk}/record/").context["fairness"]["checks"]
+    assert checks[1]["text"] == "Derived again from the seed and the contributions: 2 deals and 0 stock rebuilds."
+    one_round = finish_with_bot_moves(
+        services.game_create(creator=ann, variant=game.variant, seat_count=2, bot_count=1, options={"rounds": [3]})
+    )
+    text = logged_in(ann).get(f"/games/{one_round.pk}/record/").context["fairness"]["checks"][1]["text"]
+    assert "1 deal and" in text and "1 deals" not in text
+
+
 def test_the_kept_table_is_compared_too(finished):
     game, ann = finished
     state = GameState.from_dict(game.state)
