@@ -38,6 +38,9 @@ top of the stock is the last card: the deal gives one card at a time from
 the top, starting left of the dealer, then turns the up-card.
 
 Pure Python, no Django: ``games.engine.verify`` checks a whole game with it.
+The complete specification for someone checking a game without this code
+(the deck's order, the deal, the rebuilds, a worked example) is
+``games/static/games/fair-shuffle.txt``; a test holds it to this module.
 """
 
 from __future__ import annotations
