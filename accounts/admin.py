@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.contrib.admin.utils import unquote
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
 from django.contrib.auth.models import Group
@@ -128,8 +128,9 @@ class UserAdmin(StrictLookupsMixin, BaseUserAdmin):
 
     def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> Any:
         fieldsets = super().get_fieldsets(request, obj)
-        if obj is not None and not self.has_change_permission(request, obj):
-            # View-only (moderators): no "reset password" button that would only lead to a 403.
+        if obj is not None and (not self.has_change_permission(request, obj) or obj.pk != request.user.pk):
+            # View-only (moderators), or someone else's account (user_change_password): no "reset
+            # password" button that would only lead to a refusal.
             fieldsets = [
                 (name, {**opts, "fields": tuple(f for f in opts["fields"] if f != "password")})
                 for name, opts in fieldsets
@@ -157,6 +158,24 @@ class UserAdmin(StrictLookupsMixin, BaseUserAdmin):
             and self.has_moderate_permission(request),
         }
         return super().change_view(request, object_id, form_url, extra_context)
+
+    def user_change_password(self, request: HttpRequest, id: str, form_url: str = "") -> HttpResponse:
+        """Staff set their own password here, never someone else's: it would let them log in as that
+        player and see a hidden hand mid-game ("not even staff" sees one).  A person who lost their
+        password resets it by e-mail; the refusal says so and changes nothing."""
+        user = self.get_object(request, unquote(id))
+        if user is not None and user.pk != request.user.pk and self.has_change_permission(request, user):
+            messages.error(
+                request,
+                _(
+                    "You cannot set another person's password: you could then log in as them and see their "
+                    "hidden cards. They can set a new one themselves with “Forgot your password?” on the log-in "
+                    "page (%(url)s), which sends a link to their e-mail address."
+                )
+                % {"url": reverse("password_reset")},
+            )
+            return HttpResponseRedirect(reverse("admin:accounts_user_change", args=[user.pk]))
+        return super().user_change_password(request, id, form_url)
 
     def _deactivate(
         self, request: HttpRequest, users: list[User], *, action_name: str | None, back_url: str

@@ -590,3 +590,34 @@ def test_a_games_page_names_its_time_per_move(two_player_game, role_client):
         Game.objects.filter(pk=game.pk).update(time_limit_seconds=seconds)
         page = client.get(f"/admin/games/game/{game.pk}/change/").content.decode()
         assert re.search(rf"<div class=\"readonly\">\s*{label}\s*</div>", page), label
+
+
+# -- a superuser may not take over a player's account by setting its password (found by a tester) ------
+
+
+def test_a_superuser_cannot_set_a_players_password_and_read_their_hand(role_client, two_player_game):
+    game, ann, bob = two_player_game
+    client, _root = role_client("superuser")
+    old_hash = bob.password
+    url = f"/admin/accounts/user/{bob.pk}/password/"
+    page = client.get(url, follow=True)
+    assert page.redirect_chain == [(f"/admin/accounts/user/{bob.pk}/change/", 302)]
+    said = " ".join(str(m) for m in page.context["messages"])
+    assert "cannot set another person's password" in said and "/accounts/password_reset/" in said
+    posted = client.post(url, {"password1": "taken-over-42!", "password2": "taken-over-42!", "usable_password": "true"})
+    assert posted.status_code == 302
+    bob.refresh_from_db()
+    assert bob.password == old_hash and not bob.check_password("taken-over-42!")
+    # the change page offers no way there either
+    change = client.get(f"/admin/accounts/user/{bob.pk}/change/").content.decode()
+    assert f"/admin/accounts/user/{bob.pk}/password/" not in change and "../password/" not in change
+
+
+def test_a_superuser_still_sets_their_own_password_in_the_admin(role_client):
+    client, root = role_client("superuser")
+    url = f"/admin/accounts/user/{root.pk}/password/"
+    assert client.get(url).status_code == 200
+    new = "my-own-new-pass-42!"
+    assert client.post(url, {"password1": new, "password2": new, "usable_password": "true"}).status_code == 302
+    root.refresh_from_db()
+    assert root.check_password(new)
