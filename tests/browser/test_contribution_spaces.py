@@ -30,7 +30,7 @@ def test_a_contribution_keeps_its_spaces_on_the_table_and_the_record(make_user, 
         options={"rounds": [3]},
         seed_contribution=TYPED,
     )
-    page = signed_in(ann).new_page()
+    page = signed_in(ann, viewport={"width": 390, "height": 844}).new_page()
     page.goto(f"/games/{game.pk}/")
     shown = page.locator("#fairness .contribution-text").first
     # innerText is what the page shows and what a copy takes: it collapses spaces unless the CSS keeps them
@@ -39,3 +39,6 @@ def test_a_contribution_keeps_its_spaces_on_the_table_and_the_record(make_user, 
     page.goto(f"/games/{game.pk}/record/")
     shown = page.locator("#fairness .contribution-text").first
     assert shown.evaluate("el => el.innerText") == TYPED
+    # on a phone, the field for the noted commitment (64 digits wide) does not widen the page
+    assert page.locator("#id_commitment").is_visible()
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
