@@ -28,8 +28,8 @@ So every seat records who wrote its contribution and when it was fixed
 (``Seat.Contribution``): the site's random ones are marked as such for good,
 and :func:`protecting_seats` names the contributions that keep the site from
 choosing the deals — typed by a player after the commitment was shown *and*
-after every contribution the site made up (a site that made up one last could
-still try seeds' worth of texts for it).  The table and the record say which,
+after every contribution the site made up (a site that made up the last one
+could try text after text until the deals suited it).  The table and the record say which,
 or that there were none.  The site makes a bot's or an invitee's random
 contribution when the seat is filled (at the game's creation), not at the
 deal, so that a player joining later types after it.
