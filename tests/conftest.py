@@ -25,7 +25,7 @@ MARKERS_BY_PATH = {
     HERE / "live" / "test_redis_processes.py": "redis",
     HERE / "live" / "test_redis_sockets.py": "redis",
     HERE / "live" / "test_redis_layer.py": "redis",
-    HERE / "deploy": "redis",  # the deployed layout: nginx, PostgreSQL, Redis, several servers
+    HERE / "deploy" / "test_layout.py": "redis",  # the deployed layout: nginx, PostgreSQL, Redis, several servers
 }
 
 

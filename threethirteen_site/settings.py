@@ -8,7 +8,7 @@ in-memory channel layer, e-mail printed on the console):
 - ``SECRET_KEY`` (required when ``DEBUG`` is off, and then never the development key)
 - ``ALLOWED_HOSTS`` (comma-separated; default localhost names)
 - ``CSRF_TRUSTED_ORIGINS`` (comma-separated origins, optional)
-- ``DATABASE_URL`` (e.g. ``postgres://user:pass@host/db``; default SQLite)
+- ``DATABASE_URL`` (e.g. ``postgres://user:pass@host/db``; default SQLite, but required when ``DEBUG`` is off)
 - ``DATABASE_POOL`` (PostgreSQL: "1"/"0", default "1": a connection pool per process),
   ``DATABASE_POOL_MIN_SIZE`` (2), ``DATABASE_POOL_MAX_SIZE`` (20), ``DATABASE_POOL_TIMEOUT`` (10 s)
 - ``HTTP_THREADS`` (worker threads per server process for HTTP requests, default 4; keep the pool's
@@ -136,6 +136,15 @@ TEMPLATES = [
 WSGI_APPLICATION = "threethirteen_site.wsgi.application"
 ASGI_APPLICATION = "threethirteen_site.asgi.application"
 
+# A production process (DEBUG off) never falls back to the laptop's SQLite file: run without the site's
+# environment (a bare `manage.py createsuperuser` on the server), it would quietly write to db.sqlite3 in
+# the checkout, where the site never looks.  SQLite on purpose: DATABASE_URL=sqlite:///path.
+if not DEBUG and not os.environ.get("DATABASE_URL", "").strip():
+    raise ImproperlyConfigured(
+        "DEBUG is off but DATABASE_URL is not set: refusing to use the SQLite file in the checkout instead of the "
+        "site's database. Run manage.py with the site's environment (deploy/manage loads /etc/threethirteen/env), "
+        "or set DATABASE_URL=sqlite:///path/to/file to choose SQLite on purpose."
+    )
 DATABASES = {
     "default": dj_database_url.config(
         default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}",

@@ -10,7 +10,8 @@ from what is tested):
 - the environment of every process: ``deploy/env.example`` with a secret key,
   the addresses of these servers and a loopback name;
 - ``deploy/update.sh`` (migrate, variants, catalogs, collectstatic,
-  ``check --deploy``);
+  ``check --deploy``), each step through ``deploy/manage`` with that
+  environment written to a file as ``/etc/threethirteen/env`` would be;
 - two server processes with the ``ExecStart`` of
   ``deploy/systemd/threethirteen-daphne@.service`` (a free port for ``%i``),
   and the move clock with that of ``threethirteen-gameclock.service``;
@@ -102,6 +103,14 @@ def example_environment() -> dict[str, str]:
             name, _, value = line.partition("=")
             values[name.strip()] = value.strip().removeprefix('"').removesuffix('"')
     return values
+
+
+def write_environment_file(path: Path, values: dict[str, str]) -> Path:
+    """``values`` as deploy/env.example writes them (``NAME=value``, double quotes around a value with spaces)."""
+    lines = [f'{name}="{value}"' if " " in value else f"{name}={value}" for name, value in values.items()]
+    path.write_text("".join(line + "\n" for line in lines))
+    path.chmod(0o640)
+    return path
 
 
 def make_certificate(directory: Path) -> tuple[Path, Path]:
@@ -226,9 +235,8 @@ def deployed_layout(workdir: Path, servers: int = 2) -> Iterator[Layout]:
             upstream_ports = [free_port() for _ in range(servers)]
             https_port, http_port = free_port(), free_port()
             static_root = workdir / "staticfiles"
-            env = {key: value for key, value in os.environ.items() if not key.startswith(("DJANGO_", "GAMECLOCK"))}
-            env.update(example_environment())
-            env.update(
+            site_env = example_environment()
+            site_env.update(
                 {
                     "SECRET_KEY": secrets.token_urlsafe(50),
                     "ALLOWED_HOSTS": HOST,
@@ -238,10 +246,17 @@ def deployed_layout(workdir: Path, servers: int = 2) -> Iterator[Layout]:
                     "STATIC_ROOT": str(static_root),
                     "EMAIL_HOST": HOST,
                     "EMAIL_PORT": str(free_port()),  # nothing listens: no e-mail is due in a live game
-                    "PYTHONUNBUFFERED": "1",
-                    "PYTHON": sys.executable,
                 }
             )
+            # /etc/threethirteen/env: the processes get it as systemd's EnvironmentFile= would give it,
+            # deploy/update.sh (through deploy/manage) reads the file itself.
+            env_file = write_environment_file(workdir / "env", site_env)
+            base = {
+                key: value
+                for key, value in os.environ.items()
+                if not key.startswith(("DJANGO_", "GAMECLOCK")) and key not in site_env
+            }
+            env = {**base, **site_env, "PYTHONUNBUFFERED": "1"}
             cert, key = make_certificate(workdir)
             context = ssl.create_default_context(cafile=str(cert))
             layout = Layout(
@@ -255,7 +270,12 @@ def deployed_layout(workdir: Path, servers: int = 2) -> Iterator[Layout]:
                 ssl_context=context,
             )
             update = subprocess.run(
-                ["sh", str(DEPLOY / "update.sh")], cwd=REPO, env=env, capture_output=True, text=True, timeout=300
+                [str(DEPLOY / "update.sh")],
+                cwd=workdir,
+                env={**base, "THREETHIRTEEN_ENV": str(env_file), "PYTHON": sys.executable},
+                capture_output=True,
+                text=True,
+                timeout=300,
             )
             (workdir / "update.log").write_text(update.stdout + update.stderr)
             if update.returncode != 0:

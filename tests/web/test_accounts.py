@@ -148,7 +148,7 @@ def test_the_development_key_serves_with_debug_on_and_a_real_key_with_debug_off(
     result = import_settings()  # DEBUG defaults to on
     assert result.returncode == 0 and result.stdout.strip() == DEVELOPMENT_SECRET_KEY, result.stderr
     real = "k" * 30 + "-a-real-production-secret-0123456789"
-    result = import_settings(DEBUG="0", SECRET_KEY=real)
+    result = import_settings(DEBUG="0", SECRET_KEY=real, DATABASE_URL="sqlite:///unused.sqlite3")
     assert result.returncode == 0 and result.stdout.strip() == real, result.stderr
 
 
