@@ -31,7 +31,10 @@ in-memory channel layer, e-mail printed on the console):
   ``manage.py vapid_keys`` makes a pair), ``VAPID_SUBJECT`` (a ``mailto:`` or ``https:``
   contact for the push services), ``PUSH_SERVICE_HOSTS`` (the push services a subscription
   may point at)
-- ``SECURE_SSL_REDIRECT``, ``SECURE_HSTS_SECONDS`` (production only)
+- ``SECURE_PROXY_SSL_HEADER`` (the header in which the proxy says the request came over HTTPS, e.g.
+  ``X-Forwarded-Proto``, the default with ``DEBUG`` off; "0" for none, the default with ``DEBUG`` on)
+- ``SECURE_SSL_REDIRECT``, ``SECURE_HSTS_SECONDS``, ``SECURE_HSTS_INCLUDE_SUBDOMAINS``, ``SECURE_HSTS_PRELOAD``
+  (production only)
 - ``STATIC_ROOT`` (where ``collectstatic`` writes the static files for the proxy; default ``staticfiles``)
 - ``CLIENT_IP_HEADER`` (behind a proxy: the header with the client's address, e.g.
   ``X-Forwarded-For``; default ``REMOTE_ADDR``) and ``CLIENT_IP_PROXY_COUNT`` (default 1)
@@ -351,9 +354,16 @@ AWAY_DAYS_PER_YEAR = int(os.environ.get("AWAY_DAYS_PER_YEAR", "14"))
 # share its interpreter, and 2 for manage.py gameclock); 0 leaves the analysis to manage.py analyse.
 ANALYSIS_SECONDS_PER_PASS = os.environ.get("ANALYSIS_SECONDS_PER_PASS", "").strip()
 
+# Behind the proxy, the header in which it says that the browser came over HTTPS (deploy/nginx writes
+# X-Forwarded-Proto): without it Django takes every request for plain HTTP, and with DEBUG on behind the proxy
+# every form failed its CSRF origin check.  Its own setting, not DEBUG's: on by default only with DEBUG off;
+# SECURE_PROXY_SSL_HEADER=0 (or empty) for a server that browsers reach without a proxy.
+_proxy_ssl_header = os.environ.get("SECURE_PROXY_SSL_HEADER", "X-Forwarded-Proto" if not DEBUG else "").strip()
+if _proxy_ssl_header.lower() not in ("", "0", "off", "no", "false", "none"):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_" + _proxy_ssl_header.upper().replace("-", "_"), "https")
+
 # Production hardening: on whenever DEBUG is off (each can be overridden).
 if not DEBUG:
-    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
     # A monitor on the server may ask a process for /healthz over plain HTTP (threethirteen_site/health.py).
     SECURE_REDIRECT_EXEMPT = [r"^healthz$"]

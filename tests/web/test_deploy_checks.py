@@ -228,3 +228,12 @@ def test_the_command_tells_the_operator_what_is_missing(tmp_path):
     assert result.returncode != 0
     assert "threethirteen.W002" in result.stderr and "threethirteen.W008" in result.stderr
     assert "HINT: Set REDIS_URL" in result.stderr
+
+
+def test_behind_the_proxy_with_debug_on_the_client_address_is_still_checked(tmp_path):
+    """The proxy's header is trusted from its own setting: with DEBUG=1 (e.g. while looking into a problem)
+    the check still knows the site is behind the proxy.  It stopped saying W008 when DEBUG alone decided."""
+    env = example_environment()
+    env.update(DEBUG="1", STATIC_ROOT=str(tmp_path), CLIENT_IP_HEADER="REMOTE_ADDR")
+    result = manage_check(env)
+    assert "threethirteen.W008" in result.stderr, result.stderr
