@@ -1,10 +1,15 @@
 """``/healthz``: whether this server process can serve, for a proxy, a monitor or systemd.
 
-200 when the database answers a query and the channel layer carries a message
+200 when the database answers a query, the channel layer carries a message
 (a message sent to a fresh channel and received back: through Redis when
-``REDIS_URL`` is set), 503 when either does not, within a few seconds.  The
+``REDIS_URL`` is set) and the move clock is alive, 503 when any is not, within
+a few seconds (the parts are asked at once).  The
+clock is this process's own in the default set-up (``games.live.clock``: alive
+while the process serves); where a separate ``manage.py gameclock`` plays the
+turns, its heartbeat in the shared cache must be recent
+(``games.live.heartbeat``), else the clock is "stale".  The
 body is a small JSON object of words that are the same in every language
-("ok", "unavailable"): it is read by programs, and it says nothing about the
+("ok", "unavailable", "stale"): it is read by programs, and it says nothing about the
 set-up (no addresses, no errors; what went wrong is logged).  Never cached.
 
 It is exempt from the HTTPS redirect (``SECURE_REDIRECT_EXEMPT``), so a monitor
@@ -26,12 +31,15 @@ from django.http import HttpRequest, JsonResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
+from games.live import heartbeat
+from games.live.clock import enabled as clock_in_server
+
 logger = logging.getLogger(__name__)
 
 #: Seconds the channel layer has to carry the test message back.
 CHANNEL_LAYER_TIMEOUT = 3.0
 
-OK, UNAVAILABLE = "ok", "unavailable"
+OK, UNAVAILABLE, STALE = "ok", "unavailable", "stale"
 
 
 def database_answers() -> bool:
@@ -64,16 +72,36 @@ async def channel_layer_answers(timeout: float | None = None) -> bool:
         return False
 
 
+def clock_state() -> str:
+    """The clock's part: ok when this process runs the clock itself or the separate clock beat lately, else stale."""
+    if clock_in_server():
+        return OK
+    age = heartbeat.seconds_since_beat()
+    if age is not None and age <= heartbeat.STALE_AFTER:
+        return OK
+    logger.warning(
+        "health check: the move clock (manage.py gameclock) has recorded no pass %s",
+        "at all" if age is None else f"for {age:.0f} s",
+    )
+    return STALE
+
+
 @never_cache
 @require_safe
 async def healthz(request: HttpRequest) -> JsonResponse:
-    """200 ``{"status": "ok", ...}`` when the database and the channel layer answer, else 503."""
-    database = await sync_to_async(database_answers)()
-    channel_layer = await channel_layer_answers()
-    healthy = database and channel_layer
+    """200 ``{"status": "ok", ...}`` when the database, the channel layer and the move clock are, else 503."""
+    # All three at once: the answer takes the longest one's time, not their sum.  The heartbeat is read from
+    # the cache alone, off the thread that holds this process's database connection.
+    database, channel_layer, clock = await asyncio.gather(
+        sync_to_async(database_answers)(),
+        channel_layer_answers(),
+        sync_to_async(clock_state, thread_sensitive=False)(),
+    )
+    healthy = database and channel_layer and clock == OK
     body = {
         "status": OK if healthy else UNAVAILABLE,
         "database": OK if database else UNAVAILABLE,
         "channel_layer": OK if channel_layer else UNAVAILABLE,
+        "clock": clock,
     }
     return JsonResponse(body, status=200 if healthy else 503)

@@ -9,7 +9,8 @@ shares them out: they land on different processes, as the ``X-Upstream``
 header of the upgrade shows), a move is posted, and both pages hear it, so
 one of them from a process the move did not go through.  The clock then
 plays a turn whose time ran out, and both pages hear that too.  Also: the
-health check through the proxy, static files served by nginx (hashed names
+health check through the proxy (and its "stale" clock once the clock
+process stops), static files served by nginx (hashed names
 kept for good), HTTP redirected to HTTPS, and what ``check --deploy`` said.
 """
 
@@ -27,10 +28,13 @@ from typing import Any
 
 import psycopg
 import pytest
+import redis
 from websockets.sync.client import connect as websocket_connect
 from websockets.typing import Origin
 
-from .layout import Layout, deployed_layout
+from tests.servers import stop
+
+from .layout import Layout, deployed_layout, start, unit_command, wait_for
 
 pytestmark = pytest.mark.slow
 
@@ -127,7 +131,8 @@ def test_the_update_script_ran_and_check_deploy_names_only_the_loopback_host(lay
 def test_health_check_through_the_proxy_and_on_each_process(layout):
     browser = Browser(layout)
     response, body = browser.get("/healthz")
-    assert response.status == 200 and json.loads(body) == {"status": "ok", "database": "ok", "channel_layer": "ok"}
+    assert response.status == 200
+    assert json.loads(body) == {"status": "ok", "database": "ok", "channel_layer": "ok", "clock": "ok"}
     assert "no-store" in response.headers["Cache-Control"]
     assert response.headers["X-Upstream"] in {url.removeprefix("http://") for url in layout.upstreams}
     for upstream in layout.upstreams:  # directly, over plain HTTP, as a monitor on the machine would
@@ -229,7 +234,29 @@ def test_a_move_through_the_proxy_reaches_a_page_on_another_process_and_so_does_
         assert response.status == 200 and f'data-version="{after_clock}"' in table
 
 
+def test_health_check_says_the_clock_is_stale_when_the_clock_process_stops(layout):
+    """Its heartbeat is in Redis, read by every server process: a stopped clock stops it (removed here, as if
+    30 s had passed), and each process says so until the clock runs again."""
+    stop(layout.processes["gameclock"])
+    client = redis.Redis.from_url(layout.redis_url)
+    [key] = client.keys("*gameclock:heartbeat")  # the clock recorded its passes in the shared cache
+    client.delete(key)
+    for upstream in layout.upstreams:
+        with pytest.raises(urllib.error.HTTPError) as answer:
+            urllib.request.urlopen(f"{upstream}/healthz", timeout=10)
+        assert answer.value.code == 503
+        assert json.loads(answer.value.read()) == {
+            "status": "unavailable",
+            "database": "ok",
+            "channel_layer": "ok",
+            "clock": "stale",
+        }
+    clock = start(layout, "gameclock", unit_command("threethirteen-gameclock.service"))
+    wait_for(f"{layout.base_url}/healthz", layout.ssl_context, clock, "gameclock", layout.workdir / "gameclock.log")
+
+
 def test_the_logs_have_no_errors(layout):
     for name in ("daphne-0", "daphne-1", "gameclock"):
-        log = layout.log(name)
+        # Django logs every 503 as an error: those of the health check the stopped clock's test asked for.
+        log = "\n".join(line for line in layout.log(name).splitlines() if "Service Unavailable: /healthz" not in line)
         assert "Traceback" not in log and " ERROR " not in log, f"{name}:\n{log}"

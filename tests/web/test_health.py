@@ -1,22 +1,31 @@
-"""``/healthz``: 200 when the database and the channel layer answer, 503 when either does not; never cached.
+"""``/healthz``: 200 when the database, the channel layer and the move clock are well, else 503; never cached.
 
 The database is lost as in ``test_database_faults.py`` (on PostgreSQL its
 server process is really ended; on SQLite the query raises what a lost
 connection raises).  The channel layer is lost by pointing it at a loopback
 port nothing listens on, or stalled by a layer that never delivers.  The
-answer through Redis and the proxy is in ``tests/deploy/test_layout.py``.
+tests run as the deployed servers do, without a clock of their own
+(``GAMECLOCK_IN_SERVER=0``): the separate clock's heartbeat is recorded
+(``beating``) or made old.  The answer through Redis and the proxy, with a
+real clock process stopped, is in ``tests/deploy/test_layout.py``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import time
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from channels.layers import InMemoryChannelLayer
+from django.core.cache import cache
+from django.core.management import call_command
 from django.test import override_settings
 
+from games import services
+from games.live import heartbeat
 from tests.servers import free_port
 from threethirteen_site import health
 from threethirteen_site.redis_layer import redis_host
@@ -24,6 +33,16 @@ from threethirteen_site.redis_layer import redis_host
 from .test_database_faults import ServerLikeClient, connection_lost_at
 
 pytestmark = pytest.mark.django_db(transaction=True)
+
+ALL_WELL = {"status": "ok", "database": "ok", "channel_layer": "ok", "clock": "ok"}
+
+
+@pytest.fixture(autouse=True)
+def beating() -> Iterator[None]:
+    """The separate move clock's heartbeat, just recorded (as ``manage.py gameclock`` does each pass)."""
+    heartbeat.beat()
+    yield
+    cache.delete(heartbeat.KEY)
 
 
 class SilentLayer(InMemoryChannelLayer):
@@ -46,7 +65,7 @@ def assert_never_cached(response: Any) -> None:
 def test_healthz_is_200_when_the_database_and_the_channel_layer_answer():
     response = ServerLikeClient().get("/healthz")
     assert response.status_code == 200
-    assert body(response) == {"status": "ok", "database": "ok", "channel_layer": "ok"}
+    assert body(response) == ALL_WELL
     assert_never_cached(response)
 
 
@@ -55,7 +74,7 @@ def test_healthz_is_503_when_the_database_is_lost_and_200_again_after():
     with connection_lost_at("SELECT 1") as lost:
         response = client.get("/healthz")
     assert lost and response.status_code == 503
-    assert body(response) == {"status": "unavailable", "database": "unavailable", "channel_layer": "ok"}
+    assert body(response) == {"status": "unavailable", "database": "unavailable", "channel_layer": "ok", "clock": "ok"}
     assert_never_cached(response)
     assert client.get("/healthz").status_code == 200  # the broken connection was replaced
 
@@ -71,7 +90,7 @@ def test_healthz_is_503_when_redis_refuses_and_says_nothing_of_the_set_up():
     with override_settings(CHANNEL_LAYERS=layers):
         response = ServerLikeClient().get("/healthz")
     assert response.status_code == 503
-    assert body(response) == {"status": "unavailable", "database": "ok", "channel_layer": "unavailable"}
+    assert body(response) == {"status": "unavailable", "database": "ok", "channel_layer": "unavailable", "clock": "ok"}
     assert str(port) not in response.content.decode() and "redis" not in response.content.decode().lower()
     assert_never_cached(response)
 
@@ -87,3 +106,44 @@ def test_healthz_takes_get_and_head_only():
     client = ServerLikeClient()
     assert client.head("/healthz").status_code == 200
     assert client.post("/healthz").status_code == 405
+
+
+def test_healthz_is_503_when_the_separate_clock_has_not_beaten_for_a_while():
+    """The clock process stopped: turns went unplayed while /healthz said 200."""
+    cache.set(heartbeat.KEY, time.time() - heartbeat.STALE_AFTER - 1)
+    response = ServerLikeClient().get("/healthz")
+    assert response.status_code == 503
+    assert body(response) == {"status": "unavailable", "database": "ok", "channel_layer": "ok", "clock": "stale"}
+
+
+def test_healthz_is_503_when_the_separate_clock_never_beat():
+    cache.delete(heartbeat.KEY)
+    response = ServerLikeClient().get("/healthz")
+    assert response.status_code == 503 and body(response)["clock"] == "stale"
+
+
+def test_a_process_that_runs_the_clock_itself_needs_no_heartbeat(monkeypatch):
+    cache.delete(heartbeat.KEY)
+    monkeypatch.setenv("GAMECLOCK_IN_SERVER", "1")  # the default set-up: no Redis, the clock in the server
+    response = ServerLikeClient().get("/healthz")
+    assert response.status_code == 200 and body(response) == ALL_WELL
+
+
+def test_each_pass_of_the_gameclock_command_records_its_heartbeat():
+    cache.delete(heartbeat.KEY)
+    call_command("gameclock", "--once", "--analysis-seconds", "0", stdout=open("/dev/null", "w"))
+    age = heartbeat.seconds_since_beat()
+    assert age is not None and age < 5
+    assert ServerLikeClient().get("/healthz").status_code == 200
+
+
+def test_a_failing_pass_records_no_heartbeat(monkeypatch):
+    cache.set(heartbeat.KEY, time.time() - heartbeat.STALE_AFTER - 1)
+
+    def broken_tick() -> dict[str, int]:
+        raise RuntimeError("the database is gone")
+
+    monkeypatch.setattr(services, "clock_tick", broken_tick)
+    with pytest.raises(RuntimeError):
+        call_command("gameclock", "--once", stdout=open("/dev/null", "w"))
+    assert not heartbeat.clock_alive()

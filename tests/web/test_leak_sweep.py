@@ -85,7 +85,7 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from accounts.models import User
 from games import analysis, bots, presentation, selectors, services
 from games.engine import GameState, view
-from games.live import consumers
+from games.live import consumers, heartbeat
 from games.models import Game, Move, RoundResult, Seat, Variant
 from games.templatetags.cards import card_html
 from tests.leaks import (
@@ -497,6 +497,9 @@ def leak_watchers_chat_to_ann(game: Game, ann: Party, monkeypatch: pytest.Monkey
 
 @pytest.mark.slow
 def test_no_party_ever_sees_a_card_it_may_not(make_user, classic, django_user_model, monkeypatch):
+    # The tests run without a move clock (GAMECLOCK_IN_SERVER=0): here one is up, as on a site, so that /healthz
+    # answers 200 like every other page instead of 503 "clock stale" (tests/web/test_health.py tests that).
+    monkeypatch.setattr(heartbeat, "seconds_since_beat", lambda: 0.0)
     rules_page = Client().get(reverse("games:rules")).content.decode()
     rules_examples = frozenset(words(text_of(rules_page)))
     assert rules_examples  # "7♣ 7♦ 7♠", "A♥ 2♥ 3♥": read before any game exists

@@ -8,7 +8,9 @@ Safe to run in several processes at once and to stop and restart at any
 moment: every timeout goes through ``services.game_timeout`` (the game row
 is locked and the turn checked, as for a move) and every e-mail is recorded
 once per game and turn before it is sent.  Nothing is kept in memory
-between passes.
+between passes.  Each pass that played what was due records a heartbeat in
+the shared cache (``games.live.heartbeat``): ``/healthz`` reports the clock
+stale when it stops.
 
 With the in-memory channel layer (no ``REDIS_URL``) the server process runs
 this clock itself (``games.live.clock``): a separate ``gameclock`` then
@@ -28,7 +30,7 @@ from django.core.management.base import BaseCommand, CommandParser
 from django.db import close_old_connections
 
 from games import services
-from games.live import clock
+from games.live import clock, heartbeat
 
 #: Seconds of game analysis per pass, unless ANALYSIS_SECONDS_PER_PASS says otherwise.
 ANALYSIS_SECONDS = 2.0
@@ -78,6 +80,7 @@ class Command(BaseCommand):
         while True:
             try:
                 done = services.clock_tick()
+                heartbeat.beat()  # /healthz of the server processes: the clock is alive and working
             except Exception:  # a bad game must not stop the clock for every other game
                 if once:
                     raise
