@@ -22,6 +22,7 @@ import pytest
 from channels.layers import InMemoryChannelLayer
 from django.core.cache import cache
 from django.core.management import call_command
+from django.db import connection
 from django.test import override_settings
 
 from games import services
@@ -106,6 +107,53 @@ def test_healthz_takes_get_and_head_only():
     client = ServerLikeClient()
     assert client.head("/healthz").status_code == 200
     assert client.post("/healthz").status_code == 405
+
+
+class HeldPool:
+    """A connection pool every connection of which is in use (or whose database is down): a connection is
+    handed out only after the pool's own timeout, 10 s (DATABASE_POOL_TIMEOUT), unless asked with a shorter one."""
+
+    timeout = 10.0
+
+    def __init__(self) -> None:
+        self.waits: list[float] = []
+
+    def open(self) -> None:
+        pass
+
+    def getconn(self, timeout: float | None = None) -> Any:
+        wait = self.timeout if timeout is None else timeout
+        self.waits.append(wait)
+        raise TimeoutError(f"no connection within {wait} s")  # psycopg_pool's PoolTimeout, without the wait
+
+    def putconn(self, connection: Any) -> None:
+        raise AssertionError("nothing was handed out")
+
+
+def test_healthz_asks_the_pool_for_a_connection_within_its_own_limit(monkeypatch):
+    """A database that is down kept /healthz for the pool's whole 10 s: a monitor with a 5 s timeout saw no 503."""
+    if connection.vendor == "postgresql":  # the real pool, every connection of it held
+        connection.close()
+        pool = connection.pool
+        assert pool is not None, "the PostgreSQL tests run with the pool (DATABASE_POOL)"
+        pool.open()
+        held = [pool.getconn() for _ in range(pool.max_size)]
+        try:
+            started = time.monotonic()
+            response = ServerLikeClient().get("/healthz")
+            took = time.monotonic() - started
+        finally:
+            for each in held:
+                pool.putconn(each)
+            connection.close_pool()  # the next tests get a pool of the usual size, not one grown to its most
+        assert took < health.DATABASE_TIMEOUT + 2 < pool.timeout, took
+    else:  # SQLite has no pool: one that holds every connection stands in for it
+        held_pool = HeldPool()
+        monkeypatch.setattr(type(connection), "pool", held_pool, raising=False)
+        connection.close()
+        response = ServerLikeClient().get("/healthz")
+        assert held_pool.waits == [health.DATABASE_TIMEOUT]
+    assert response.status_code == 503 and body(response)["database"] == "unavailable"
 
 
 def test_healthz_is_503_when_the_separate_clock_has_not_beaten_for_a_while():
