@@ -414,5 +414,9 @@ LOGGING = {
         "accounts": {"level": APP_LOG_LEVEL},
         # runserver (daphne) logs each request here: once, in our format (not again through "django"'s handler).
         "django.channels.server": {"handlers": ["console"], "level": "INFO", "propagate": False},
+        # A deployed server process (the daphne command) says where it listens and what it stopped: an operator
+        # saw nothing in the journal between a start and the first warning.
+        "daphne.server": {"level": "INFO"},
+        "daphne.cli": {"level": "INFO"},
     },
 }

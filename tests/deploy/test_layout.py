@@ -17,9 +17,11 @@ kept for good), HTTP redirected to HTTPS, and what ``check --deploy`` said.
 from __future__ import annotations
 
 import contextlib
+import http.client
 import http.cookiejar
 import json
 import re
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -253,6 +255,31 @@ def test_health_check_says_the_clock_is_stale_when_the_clock_process_stops(layou
         }
     clock = start(layout, "gameclock", unit_command("threethirteen-gameclock.service"))
     wait_for(f"{layout.base_url}/healthz", layout.ssl_context, clock, "gameclock", layout.workdir / "gameclock.log")
+
+
+def test_the_server_processes_log_their_start_and_the_players_address(layout):
+    """The journal of a server process said nothing on start, and its access log gave nginx's address."""
+    for index, upstream in enumerate(layout.upstreams):
+        log = (layout.workdir / f"daphne-{index}.log").read_text(errors="replace")
+        assert f"INFO daphne.server: Listening on TCP address {upstream.removeprefix('http://')}" in log, log[-3000:]
+    # A player at another address (the loopback network has them all), through the proxy.
+    https_port = int(layout.base_url.rsplit(":", 1)[1])
+    player = http.client.HTTPSConnection(
+        "127.0.0.1", https_port, context=layout.ssl_context, source_address=("127.0.0.2", 0), timeout=10
+    )
+    player.request("GET", "/no-such-page-of-a-player-at-127-0-0-2/")
+    answer = player.getresponse()
+    answer.read()
+    assert answer.status == 404
+    index = [url.removeprefix("http://") for url in layout.upstreams].index(answer.getheader("X-Upstream"))
+    deadline = time.monotonic() + 10
+    while True:
+        log = (layout.workdir / f"daphne-{index}.log").read_text(errors="replace")
+        line = next((line for line in log.splitlines() if '"GET /no-such-page-of-a-player' in line), "")
+        if line or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    assert line.startswith("127.0.0.2"), line or log[-3000:]
 
 
 def test_the_logs_have_no_errors(layout):
