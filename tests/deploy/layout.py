@@ -17,8 +17,10 @@ from what is tested):
   and the move clock with that of ``threethirteen-gameclock.service``;
 - nginx (Debian's package), in the foreground with a main configuration in a
   temporary directory (its pid file, logs and temporary files there) that
-  includes ``deploy/nginx/threethirteen.conf``, HTTPS with a certificate made
-  for 127.0.0.1 on the spot.
+  includes ``deploy/nginx/threethirteen-http.conf`` (port 80: the ACME
+  challenge's directory, the rest sent to HTTPS) and
+  ``deploy/nginx/threethirteen.conf``, HTTPS with a certificate made for
+  127.0.0.1 on the spot.
 
 The one addition for tests, in that main configuration and not in the site's
 file: an ``X-Upstream`` header on every proxied answer (WebSocket upgrades
@@ -150,16 +152,13 @@ def nginx_binary() -> str:
     return found
 
 
-def nginx_site(
-    upstream_ports: list[int], https_port: int, http_port: int, static_root: Path, cert: Path, key: Path
-) -> str:
+def nginx_site(upstream_ports: list[int], https_port: int, static_root: Path, cert: Path, key: Path) -> str:
     """``deploy/nginx/threethirteen.conf`` for this layout: loopback ports, this certificate, this STATIC_ROOT."""
     servers = "".join(f"    server {HOST}:{port};\n" for port in upstream_ports)
     return substitute(
         (DEPLOY / "nginx" / "threethirteen.conf").read_text(),
         {
             "    server 127.0.0.1:8001;\n    server 127.0.0.1:8002;\n": servers,
-            "    listen 80;\n    listen [::]:80;\n": f"    listen {HOST}:{http_port};\n",
             "    listen 443 ssl http2;\n    listen [::]:443 ssl http2;\n": (
                 f"    listen {HOST}:{https_port} ssl http2;\n"
             ),
@@ -172,12 +171,26 @@ def nginx_site(
     )
 
 
-def nginx_main(workdir: Path, site: Path) -> str:
+def nginx_http_site(http_port: int, webroot: Path) -> str:
+    """``deploy/nginx/threethirteen-http.conf`` for this layout: a loopback port, this challenge directory."""
+    return substitute(
+        (DEPLOY / "nginx" / "threethirteen-http.conf").read_text(),
+        {
+            "    listen 80;\n    listen [::]:80;\n": f"    listen {HOST}:{http_port};\n",
+            "cards.example.com": HOST,
+            "root /var/www/letsencrypt;": f"root {webroot};",
+        },
+        "deploy/nginx/threethirteen-http.conf",
+    )
+
+
+def nginx_main(workdir: Path, *sites: Path) -> str:
     """A main configuration that runs nginx in the foreground with everything of its own in ``workdir``."""
     kinds = ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
     temp = "\n".join(f"    {kind}_temp_path {workdir / (kind + '_temp')};" for kind in kinds)
     # As root, nginx's workers would run as "nobody", who cannot read the temporary directory.
     user = "user root;\n" if os.geteuid() == 0 else ""
+    includes = "\n".join(f"    include {site};" for site in sites)
     return f"""{user}daemon off;
 worker_processes 1;
 pid {workdir / "nginx.pid"};
@@ -190,7 +203,7 @@ http {{
 {temp}
     # Tests only: which server process answered (the site's file adds no header of its own there).
     add_header X-Upstream $upstream_addr always;
-    include {site};
+{includes}
 }}
 """
 
@@ -283,10 +296,12 @@ def deployed_layout(workdir: Path, servers: int = 2) -> Iterator[Layout]:
             for index, port in enumerate(upstream_ports):
                 start(layout, f"daphne-{index}", unit_command("threethirteen-daphne@.service", str(port)))
             start(layout, "gameclock", unit_command("threethirteen-gameclock.service"))
-            site = workdir / "threethirteen.conf"
-            site.write_text(nginx_site(upstream_ports, https_port, http_port, static_root, cert, key))
+            site, http_site = workdir / "threethirteen.conf", workdir / "threethirteen-http.conf"
+            site.write_text(nginx_site(upstream_ports, https_port, static_root, cert, key))
+            (workdir / "letsencrypt").mkdir()
+            http_site.write_text(nginx_http_site(http_port, workdir / "letsencrypt"))
             main = workdir / "nginx.conf"
-            main.write_text(nginx_main(workdir, site))
+            main.write_text(nginx_main(workdir, http_site, site))
             # -e: the error log from the start (before the configuration is read), ours too when not root.
             error_log = str(workdir / "nginx-error.log")
             nginx = start(layout, "nginx", [nginx_binary(), "-p", str(workdir), "-e", error_log, "-c", str(main)])

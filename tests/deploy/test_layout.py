@@ -149,6 +149,16 @@ def test_plain_http_is_sent_to_https(layout):
     assert answer.value.code == 301 and answer.value.headers["Location"] == "https://127.0.0.1/rules/"
 
 
+def test_the_acme_challenge_is_answered_over_plain_http(layout):
+    """certbot's webroot renewals failed: the port-80 server sent the challenge to HTTPS with everything else."""
+    challenges = layout.workdir / "letsencrypt" / ".well-known" / "acme-challenge"
+    challenges.mkdir(parents=True, exist_ok=True)
+    (challenges / "a-token-of-the-ca").write_text("a-token-of-the-ca.the-account-key-thumbprint")
+    opener = urllib.request.build_opener(NoRedirect)
+    with opener.open(f"{layout.http_url}/.well-known/acme-challenge/a-token-of-the-ca", timeout=10) as answer:
+        assert answer.status == 200 and answer.read() == b"a-token-of-the-ca.the-account-key-thumbprint"
+
+
 def test_static_files_come_from_the_proxy_and_hashed_names_are_kept_for_good(layout):
     browser = Browser(layout)
     response, page = browser.get("/rules/")
