@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 PORT ?= 8000
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-sqlite test-postgres test-fast lint format install catalogs clean
+.PHONY: run test test-sqlite test-postgres test-fast lint format install install-server catalogs clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -15,6 +15,13 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 install: $(STAMP)
+
+# A server (the README's "Deploying"): the site's own dependencies, none of the test tools (pytest,
+# playwright, ruff, mypy), upgraded to what pyproject.toml asks on every update.
+install-server:
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet --upgrade -e .
 
 # The message catalogs, compiled in pure Python (polib: no msgfmt needed), whenever a .po
 # changed; the .mo files are git-ignored build products (threethirteen_site/catalogs.py).
