@@ -154,11 +154,15 @@ def nginx_binary() -> str:
 
 def nginx_site(upstream_ports: list[int], https_port: int, static_root: Path, cert: Path, key: Path) -> str:
     """``deploy/nginx/threethirteen.conf`` for this layout: loopback ports, this certificate, this STATIC_ROOT."""
-    servers = "".join(f"    server {HOST}:{port};\n" for port in upstream_ports)
+    text = (DEPLOY / "nginx" / "threethirteen.conf").read_text()
+    shipped = [line for line in text.splitlines(keepends=True) if line.startswith("    server 127.0.0.1:")]
+    assert [line.split()[1] for line in shipped] == ["127.0.0.1:8001", "127.0.0.1:8002"], shipped
+    # One line for each process, as the shipped ones are (their options too).
+    servers = "".join(shipped[0].replace("127.0.0.1:8001", f"{HOST}:{port}") for port in upstream_ports)
     return substitute(
-        (DEPLOY / "nginx" / "threethirteen.conf").read_text(),
+        text,
         {
-            "    server 127.0.0.1:8001;\n    server 127.0.0.1:8002;\n": servers,
+            "".join(shipped): servers,
             "    listen 443 ssl http2;\n    listen [::]:443 ssl http2;\n": (
                 f"    listen {HOST}:{https_port} ssl http2;\n"
             ),
