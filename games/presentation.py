@@ -161,13 +161,16 @@ def round_result(
     with_cards: bool,
     totals: Sequence[int] | None = None,
     events: Sequence[Mapping[str, Any]] | None = None,
+    left: Mapping[int, str] | None = None,
 ) -> dict[str, Any]:
     """A round result for templates: the one way a finished round is shown (table, summary page, record, replay).
 
     The cards only ``with_cards`` (a finished round's hands are public; never
     pass the round in play); each seat's total after the round when ``totals``
     are given; the story in words (:func:`round_story`) when the round's last
-    public ``events`` are given.
+    public ``events`` are given.  ``left``: the seats a bot played in this
+    round after their person left, with how they left (``Seat.get_left_display``),
+    so the row says the hand was not the person's.
     """
     wild = wild_rank_chars(result.hand_size)
     rows = []
@@ -177,6 +180,7 @@ def round_result(
             "points": seat.points,
             "went_out": seat.went_out,
             "penalty": seat.penalty,
+            "left": (left or {}).get(position, ""),
         }
         if totals is not None:
             row["total"] = totals[position]
@@ -193,6 +197,7 @@ def round_result(
         "went_out_name": names.get(went_out) if went_out is not None else None,
         "stock_exhausted": result.ended == RoundEnd.STOCK_EXHAUSTED,
         "rows": rows,
+        "bot_for_left": bool(left),
         "story": round_story(result, events, names) if events is not None else None,
     }
 

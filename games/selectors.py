@@ -22,6 +22,7 @@ from games.engine import JOKER, GameState, Rules, parse_cards, view, wild_rank_c
 from games.engine.rules import JOKER_POINTS
 
 from . import presentation
+from .history import leaving
 from .history.ratings import places
 from .models import Absence, AuditRecord, Game, Move, Seat
 from .models.away import time_away_in_year
@@ -388,6 +389,7 @@ def round_summary(*, game: Game, round_number: int) -> dict[str, Any] | None:
         with_cards=True,
         totals=presentation.running_totals(results, round_number),
         events=round_end_events(game=game, round_number=round_number, seats=seats),
+        left=leaving.left_in_round(seats, leaving.bot_rounds_from(game=game, seats=seats), round_number),
     )
     summary["rounds_played"] = len(results)
     return summary

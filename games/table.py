@@ -293,6 +293,7 @@ def _dealt(reading: TableReading, v: SeatView) -> dict[str, Any]:
         ),
         "last_result": presentation.round_result(results[-1], names, with_cards=False) if results else None,
         "standings": reading.standings if v.is_over else None,
+        "standings_left": v.is_over and any(row["left"] for row in reading.standings or ()),
         # the game's last round at the end; while it goes on, the round a player has not moved on from
         "round_end": round_end if not v.is_over else None,
         "final_result": round_end if v.is_over else None,

@@ -61,7 +61,7 @@ from games.engine.verify import RECORD_FORMAT, RECORD_FORMAT_VERSION, Verificati
 from games.models import BotLevel, Game, GameResult, Move, RoundResult, Seat, variant_label
 from games.table import fair_contributions
 
-from . import charts
+from . import charts, leaving
 from .ratings import ordinal, places
 
 __all__ = [
@@ -202,11 +202,18 @@ def history_rows(seats: Sequence[Any]) -> list[dict[str, Any]]:
                 "place": seat.place,
                 "shared": seat.place_shared,
                 "won": seat.place == 1,
+                "left": seat.get_left_display() if seat.has_left else "",
                 "seat_count": len(table),
                 "total": seat.total_score,
                 "rating_change": seat.rating_change,
                 "players": [
-                    {"name": s.name, "total": s.total_score, "me": s.pk == seat.pk, "bot": s.is_bot and not s.user_id}
+                    {
+                        "name": s.name,
+                        "total": s.total_score,
+                        "me": s.pk == seat.pk,
+                        "bot": s.is_bot and not s.user_id,
+                        "left": s.get_left_display() if s.has_left else "",
+                    }
                     for s in sorted(table, key=lambda s: (s.total_score, s.position))
                 ],
             }
@@ -230,10 +237,11 @@ def game_record(*, game: Game, noted: str | None = None) -> dict[str, Any]:
     seats = list(game.seats.select_related("user").order_by("position"))
     names = {s.position: s.name for s in seats}
     ratings = {r.position: r for r in GameResult.objects.filter(game=game)}
+    bot_from = leaving.bot_rounds_from(game=game, seats=seats)
     running = [0] * len(seats)
     series_values: list[list[int]] = [[] for _ in seats]
     rounds: list[dict[str, Any]] = []
-    for _round_number, group in groupby(
+    for round_number, group in groupby(
         RoundResult.objects.filter(game=game).order_by("round_number", "seat"), key=lambda r: r.round_number
     ):
         rows = list(group)
@@ -255,7 +263,12 @@ def game_record(*, game: Game, noted: str | None = None) -> dict[str, Any]:
             {
                 "cells": cells,
                 # round, hand size, wild label, who went out: the one round header of every page
-                "summary": presentation.round_result(_stored_result(rows, rules, first), names, with_cards=True),
+                "summary": presentation.round_result(
+                    _stored_result(rows, rules, first),
+                    names,
+                    with_cards=True,
+                    left=leaving.left_in_round(seats, bot_from, round_number),
+                ),
             }
         )
     seat_places = dict(
@@ -277,6 +290,7 @@ def game_record(*, game: Game, noted: str | None = None) -> dict[str, Any]:
                 "winner": place == 1,
                 "shared": list(seat_places.values()).count(place) > 1,
                 "seat": s,
+                "left": s.get_left_display() if s.has_left else "",
                 "rating_after": rating.rating_after if rating else None,
                 "rating_change": (rating.rating_after - ordinal(rating.mu_before, rating.sigma_before))
                 if rating
@@ -296,6 +310,7 @@ def game_record(*, game: Game, noted: str | None = None) -> dict[str, Any]:
         "game": game,
         "seats": seats,
         "standings": standings,
+        "anyone_left": any(s.has_left for s in seats),
         "rounds": rounds,
         "chart": chart,
         "rules": rules,
@@ -366,11 +381,16 @@ def game_replay(*, game: Game, step: int | None = None) -> dict[str, Any]:
     events = moves[step - 1][2] if step > 0 else []
     lines = [line for line in (presentation.describe_event(e, names) for e in events) if line]
     scored = next((e["data"] for e in events if e.get("kind") == "round_scored"), None)
-    round_over = (
-        presentation.round_result(EngineRoundResult.from_dict(scored), names, with_cards=True)
-        if scored is not None
-        else None
-    )
+    round_over = None
+    if scored is not None:
+        result = EngineRoundResult.from_dict(scored)
+        bot_from = leaving.first_bot_rounds(
+            ((seat, number, by_bot) for seat, _action, _events, number, by_bot in moves),
+            {s.position for s in seats if s.has_left},
+        )
+        round_over = presentation.round_result(
+            result, names, with_cards=True, left=leaving.left_in_round(seats, bot_from, result.round_index + 1)
+        )
     hands = []
     for s in seats:
         position = s.position

@@ -77,6 +77,7 @@ def player_history(request: HttpRequest, username: str) -> HttpResponse:
     seats = records.history_of(user=player, variant=variant, opponent=opponent, viewer=request.user, invited=invited)
     page = Paginator(seats, HISTORY_PAGE_SIZE).get_page(request.GET.get("page"))
     query = urlencode([(k, v) for k, v in (("variant", variant), ("opponent", opponent)) if v])
+    rows = records.history_rows(list(page.object_list))
     return render(
         request,
         "games/history.html",
@@ -84,7 +85,8 @@ def player_history(request: HttpRequest, username: str) -> HttpResponse:
             "player": player,
             "is_me": player.pk == request.user.pk,
             "page": page,
-            "rows": records.history_rows(list(page.object_list)),
+            "rows": rows,
+            "anyone_left": any(row["left"] for row in rows),
             "filters": filters,
             "variant": variant,
             "opponent": opponent,

@@ -3,12 +3,13 @@ left (resigned or timed out) rank below everyone who stayed."""
 
 from __future__ import annotations
 
-from games import history
+from games import bots, history, services
+from games.engine import GameState, view
 from games.history.ratings import places
 from games.models import GameResult
 from tests.web.conftest import logged_in
 
-from .conftest import make_finished_game
+from .conftest import finish_with_bot_moves, make_finished_game
 
 
 def test_places_put_who_left_last_and_share_ties():
@@ -37,3 +38,52 @@ def test_a_leader_who_resigned_ranks_last_in_record_history_stats_and_rating(mak
     assert [(row["place"], row["won"]) for row in rows] == [(2, False)]
     page = logged_in(ann).get(f"/games/{game.pk}/record/")
     assert page.status_code == 200
+
+
+def _play_until_round(game, number):
+    """Everyone plays the bot's choice until round ``number`` has begun and each person has moved in it."""
+    moved: set[int] = set()
+    for _ in range(2000):
+        game.refresh_from_db()
+        state = GameState.from_dict(game.state)
+        people = {s.position for s in game.seats.all() if s.person_plays}
+        if state.round_number == number and people <= moved:
+            return game
+        seat = game.seats.get(position=game.current_seat)
+        action = bots.choose_action(view(state, seat.position))
+        services.game_play(game_id=game.pk, user=seat.user, action=action, expected_version=game.version)
+        if state.round_number == number:
+            moved.add(seat.position)
+    raise AssertionError("round not reached")
+
+
+def test_who_resigned_is_marked_where_their_place_and_the_bots_rounds_are_shown(make_user, classic):
+    ann, bob = make_user("ann"), make_user("bob")
+    game = services.game_create(
+        creator=ann, variant=classic, seat_count=2, invitees=[bob], options={"rounds": [3, 4, 5]}, seed=7
+    )
+    _play_until_round(game, 2)
+    services.game_resign(game_id=game.pk, user=ann)  # in round 2, after a move of her own in it
+    game = finish_with_bot_moves(game)
+    client = logged_in(ann)
+
+    record = client.get(f"/games/{game.pk}/record/")
+    standings = {row["name"]: row for row in record.context["standings"]}
+    assert (standings["ann"]["place"], standings["ann"]["left"]) == (2, "resigned")
+    assert standings["bob"]["left"] == ""
+    marked = [[row["left"] for row in r["summary"]["rows"]] for r in record.context["rounds"]]
+    assert marked == [["", ""], ["resigned", ""], ["resigned", ""]]  # round 1 was hers; the bot finished 2 and 3
+    html = record.content.decode()
+    assert "ranks below everyone who stayed" in html
+    assert html.count('<span class="pill warn">resigned</span>') == 3  # the standings, rounds 2 and 3
+
+    history_page = client.get("/players/ann/games/")
+    assert [row["left"] for row in history_page.context["rows"]] == ["resigned"]
+    assert "ranks below everyone who stayed" in history_page.content.decode()
+    assert "ranks below everyone who stayed" not in logged_in(bob).get("/players/bob/games/").content.decode()
+
+    for number, shown in ((1, False), (2, True), (3, True)):
+        page = client.get(f"/games/{game.pk}/rounds/{number}/").content.decode()
+        assert ('<span class="pill warn">resigned</span>' in page) is shown
+        assert ("does not count in their stats" in page) is shown
+    assert "ranks below everyone who stayed" in client.get(game.get_absolute_url()).content.decode()  # the table
