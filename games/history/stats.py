@@ -24,7 +24,7 @@ from games.engine import (
 )
 from games.models import BotLevel, Game, GameResult, Rating, RoundResult, Seat
 
-from . import charts
+from . import charts, leaving
 from .ratings import MODEL, ordinal
 from .records import count_of, finished_seats, visible_to, with_places
 
@@ -34,6 +34,11 @@ LEADERBOARD_MIN_GAMES = 5
 
 def player_stats(*, user: Any, viewer: Any = None, invited: Iterable[int] = ()) -> dict[str, Any]:
     """A person's numbers, all from aggregates over their finished games that ``viewer`` may open.
+
+    The rounds are the person's own: those a bot played for them after they
+    left a game (:mod:`.leaving`) are left out of every round number, and a
+    game they left is never their best game (it still counts as played, and
+    it may be the worst: they rank last in it).
 
     Visibility, decided here: the page follows the history list's rule
     (:func:`.records.visible_to`, the table's ``may_watch``).  Every number
@@ -60,7 +65,12 @@ def player_stats(*, user: Any, viewer: Any = None, invited: Iterable[int] = ()) 
     played, won = totals["played"], totals["won"]
 
     mine = Seat.objects.filter(game=OuterRef("game"), position=OuterRef("seat"), user=user)
-    rounds = RoundResult.objects.filter(game__status=Game.Status.FINISHED).filter(Exists(mine)).filter(visible)
+    rounds = (
+        RoundResult.objects.filter(game__status=Game.Status.FINISHED)
+        .filter(Exists(mine))
+        .filter(visible)
+        .exclude(leaving.bot_round())  # the bot's play after the person left is not theirs
+    )
     round_totals = rounds.aggregate(
         n=Count("pk"),
         first=Count("pk", filter=Q(went_out_first=True)),
@@ -74,7 +84,8 @@ def player_stats(*, user: Any, viewer: Any = None, invited: Iterable[int] = ()) 
     )
 
     ranked = seats.select_related("game").annotate(seat_count=count_of(Seat.objects.filter(game=OuterRef("game"))))
-    best = ranked.order_by("place", "total_score", "-game__finished_at").first() if played else None
+    # a game the person left ranks them last and was finished by a bot: never their best
+    best = ranked.filter(left="").order_by("place", "total_score", "-game__finished_at").first() if played else None
     worst = ranked.order_by("-place", "-total_score", "-game__finished_at").first() if played > 1 else None
 
     rating = Rating.objects.filter(user=user).first()

@@ -11,7 +11,7 @@ import pytest
 from games import bots, services
 from games.engine import GameState, Rules, view
 from games.history import ratings
-from games.models import Game, RoundResult, Seat, Variant
+from games.models import Game, Move, RoundResult, Seat, Variant
 
 START = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 
@@ -86,6 +86,15 @@ def make_finished_game(
     if rate:
         ratings.game_rate(game_id=game.pk)
     return game
+
+
+def add_moves(game: Game, moves: Sequence[tuple[int, int, bool]]) -> None:
+    """Log moves (seat, round, played by a bot), in this order, for who played which turn (their actions are
+    placeholders: for the stats and the round pages' marks, not the replay)."""
+    Move.objects.bulk_create(
+        Move(game=game, seq=seq, seat=seat, round_number=number, by_bot=by_bot, action={})
+        for seq, (seat, number, by_bot) in enumerate(moves, start=1)
+    )
 
 
 @pytest.fixture

@@ -86,4 +86,5 @@ def test_who_resigned_is_marked_where_their_place_and_the_bots_rounds_are_shown(
         page = client.get(f"/games/{game.pk}/rounds/{number}/").content.decode()
         assert ('<span class="pill warn">resigned</span>' in page) is shown
         assert ("does not count in their stats" in page) is shown
+    assert history.player_stats(user=ann)["rounds"] == 1
     assert "ranks below everyone who stayed" in client.get(game.get_absolute_url()).content.decode()  # the table

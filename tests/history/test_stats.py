@@ -8,7 +8,7 @@ from games import history
 from games.models import Game, Rating
 from tests.web.conftest import logged_in
 
-from .conftest import make_finished_game
+from .conftest import add_moves, make_finished_game
 
 pytestmark = pytest.mark.django_db
 
@@ -45,6 +45,32 @@ def test_stats_agree_with_the_hand_computed_fixture(players):
     assert stats["best"].seat_count == 2 and stats["worst"].seat_count == 3
     assert stats["rating"] == Rating.objects.get(user=ann) and stats["rated_games"] == 4
     assert [b["rating"].bot_level for b in stats["bot_ratings"]] == ["easy"]
+
+
+def test_rounds_a_bot_played_after_the_person_left_are_not_theirs(make_user):
+    ann, bob = make_user("ann"), make_user("bob")
+    # Ann left game 1 in round 3 (lowest total, yet last: she left); she lost game 2 and stayed
+    rounds = [(3, [0, 10], 0), (4, [5, 10], 1), (5, [0, 5], 0), (6, [2, 5], 0)]
+    left = make_finished_game([ann, bob], [7, 30], number=1, left=[0], rounds=rounds)
+    add_moves(
+        left,
+        [
+            (0, 1, False), (1, 1, False),
+            (0, 2, True), (0, 2, False), (1, 2, False),  # the bot covered a turn that ran out; she played on
+            (0, 3, False), (0, 3, True), (1, 3, False),  # she left during round 3: the bot finished it
+            (0, 4, True), (1, 4, False),
+        ],
+    )  # fmt: skip
+    stayed = make_finished_game([ann, bob], [20, 10], number=2, rounds=[(3, [20, 10], 1)])
+
+    stats = history.player_stats(user=ann)
+    assert (stats["played"], stats["won"]) == (2, 0)
+    assert (stats["rounds"], stats["went_out_first"]) == (3, 1)  # rounds 1 and 2 of game 1, and game 2's
+    assert stats["average_points"] == pytest.approx((0 + 5 + 20) / 3)
+    by_size = {row["hand_size"]: (row["rounds"], row["average"], row["first"]) for row in stats["by_size"]}
+    assert by_size == {3: (2, pytest.approx(10.0), 1), 4: (1, 5.0, 0)}
+    assert stats["best"].game == stayed  # not game 1, with its lower total: she left it
+    assert history.player_stats(user=bob)["rounds"] == 5  # Bob stayed: all his rounds count
 
 
 def test_another_players_stats_are_their_own(players):
