@@ -14,8 +14,9 @@ from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
@@ -45,6 +46,13 @@ def _not_over(request: HttpRequest, game: Game, message: str, *, called_off: str
     return render(request, "games/refused.html", {"error": message, "game": game}, status=409)
 
 
+def _same_query(request: HttpRequest, to: str, **kwargs: Any) -> HttpResponse:
+    """A redirect to the view ``to`` that keeps the request's query string (the page, the filters)."""
+    url = reverse(to, kwargs=kwargs)
+    query = request.GET.urlencode()
+    return HttpResponseRedirect(f"{url}?{query}" if query else url)
+
+
 def _player(username: str) -> Any:
     """The person whose name this is, found as a log-in finds it (whatever its case), or 404."""
     user_model = get_user_model()
@@ -57,7 +65,7 @@ def _player(username: str) -> Any:
 @login_required
 @require_safe
 def my_history(request: HttpRequest) -> HttpResponse:
-    return redirect("games:history", username=request.user.username)
+    return _same_query(request, "games:history", username=request.user.username)
 
 
 @login_required
@@ -65,7 +73,7 @@ def my_history(request: HttpRequest) -> HttpResponse:
 def player_history(request: HttpRequest, username: str) -> HttpResponse:
     player = _player(username)
     if player.username != username:
-        return redirect("games:history", username=player.username)
+        return _same_query(request, "games:history", username=player.username)
     invited = selectors.invited_game_ids(request.session)
     filters = records.history_filters(user=player, viewer=request.user, invited=invited)
     variant = request.GET.get("variant", "")
@@ -195,7 +203,7 @@ def game_analysis_request(request: HttpRequest, game_id: int) -> HttpResponse:
 def player_stats(request: HttpRequest, username: str) -> HttpResponse:
     player = _player(username)
     if player.username != username:
-        return redirect("games:stats", username=player.username)
+        return _same_query(request, "games:stats", username=player.username)
     context = stats.player_stats(user=player, viewer=request.user, invited=selectors.invited_game_ids(request.session))
     context["is_me"] = player.pk == request.user.pk
     return render(request, "games/stats.html", context)

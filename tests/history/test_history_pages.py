@@ -73,6 +73,18 @@ def test_history_is_paginated_and_keeps_the_filters(make_user):
     assert client.get("/players/ann/games/", {"page": "999"}).status_code == 200
 
 
+def test_the_redirects_to_a_players_pages_keep_the_page_and_the_filters(make_user):
+    client = logged_in(make_user("ann"))
+    make_user("Grinder")
+    query = {"page": "2", "opponent": "bot:medium"}
+    assert client.get("/history/", query)["Location"] == "/players/ann/games/?page=2&opponent=bot%3Amedium"
+    assert client.get("/players/GRINDER/games/", query)["Location"] == (
+        "/players/Grinder/games/?page=2&opponent=bot%3Amedium"
+    )
+    assert client.get("/players/grinder/", {"x": "1"})["Location"] == "/players/Grinder/?x=1"
+    assert client.get("/players/grinder/")["Location"] == "/players/Grinder/"
+
+
 def test_history_of_unknown_player_is_404_and_needs_login(make_user):
     from django.test import Client
 
