@@ -31,11 +31,15 @@ HISTORY_PAGE_SIZE = 20
 LEADERBOARD_PAGE_SIZE = 50
 
 
-def _int_param(request: HttpRequest, name: str) -> int | None:
-    try:
-        return int(request.GET.get(name, ""))
-    except ValueError:
+def _replay_step(request: HttpRequest) -> int | None:
+    """The replay's ``?step``: None (the last move) when there is none, 0 (the first deal) when it is not a
+    whole number ("abc", "1.5"), as for a step before the start; the replay clamps a number out of range."""
+    if "step" not in request.GET:
         return None
+    try:
+        return int(request.GET["step"])
+    except ValueError:
+        return 0
 
 
 def _not_over(request: HttpRequest, game: Game, message: str, *, called_off: str = "") -> HttpResponse:
@@ -158,7 +162,7 @@ def game_replay(request: HttpRequest, game_id: int) -> HttpResponse:
     if refusal:
         return refusal
     try:
-        context = records.game_replay(game=game, step=_int_param(request, "step"))
+        context = records.game_replay(game=game, step=_replay_step(request))
     except records.ReplayRefused:
         return _not_over(request, game, _("The replay shows every hand, so it opens only once the game is over."))
     return render(request, "games/replay.html", context)

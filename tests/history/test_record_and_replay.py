@@ -102,13 +102,14 @@ def test_replay_steps_are_links_that_work_without_javascript(finished):
         assert f'href="?step={start["step"]}"' in html
 
 
-def test_a_malformed_or_out_of_range_step_is_read_as_the_nearest_one(finished):
+def test_a_malformed_step_opens_the_first_deal_and_one_out_of_range_the_nearest(finished):
     game, ann, _ = finished
     client, total = logged_in(ann), game.moves.count()
-    for step, shown in (("abc", total), ("", total), ("1e3", total), ("-5", 0), ("999999", total)):
+    for step, shown in (("abc", 0), ("1.5", 0), ("", 0), ("1e3", 0), ("-5", 0), ("999999", total), ("3", 3)):
         response = client.get(f"/games/{game.pk}/replay/", {"step": step})
         assert response.status_code == 200
         assert response.context["step"] == shown
+    assert client.get(f"/games/{game.pk}/replay/").context["step"] == total  # no step: the end
 
 
 def test_the_replay_and_record_of_an_unfinished_game_are_refused(make_user, classic):
