@@ -311,6 +311,8 @@ def game_record(*, game: Game, noted: str | None = None) -> dict[str, Any]:
         "seats": seats,
         "standings": standings,
         "anyone_left": any(s.has_left for s in seats),
+        # a bot's change is its level's (ratings.py): say so, or two bots' equal changes look like a mistake
+        "bots_rated": any(not s.user_id and s.position in ratings for s in seats),
         "rounds": rounds,
         "chart": chart,
         "rules": rules,

@@ -38,6 +38,16 @@ def test_a_leader_who_resigned_ranks_last_in_record_history_stats_and_rating(mak
     assert [(row["place"], row["won"]) for row in rows] == [(2, False)]
     page = logged_in(ann).get(f"/games/{game.pk}/record/")
     assert page.status_code == 200
+    assert "bots of one level share one rating" not in page.content.decode()  # no bot at this table
+
+
+def test_the_record_says_a_bots_rating_change_is_its_levels(make_user, classic):
+    ann = make_user("ann")
+    game = make_finished_game([ann, "medium", "medium"], [10, 20, 30])
+    page = logged_in(ann).get(f"/games/{game.pk}/record/")
+    changes = [row["rating_change"] for row in page.context["standings"] if not row["seat"].user_id]
+    assert len(changes) == 2
+    assert "bots of one level share one rating" in page.content.decode()
 
 
 def _play_until_round(game, number):
