@@ -30,6 +30,13 @@ MARKERS = ("circle", "square", "triangle", "triangle-down")
 DASHES = ("", "6 4", "2 3", "10 3 2 3")
 #: Above this many points a line has no markers (they would only blur it).
 MAX_MARKERS = 40
+#: The labels' size on a phone, in chart units (site.css: a phone shows the 640-unit chart at about
+#: half size, with 21px type), the size at which labels must not run together.
+PHONE_FONT = 21
+#: Space left between two labels side by side, in chart units.
+LABEL_GAP = 8
+#: A second row of labels under the x axis sits this much lower.
+TICK_ROW = 22
 
 
 @dataclass
@@ -87,6 +94,15 @@ def marker_path(shape: str, x: float, y: float, r: float = 4.5) -> str:
     return f"M{x - r:.1f} {y:.1f}a{r} {r} 0 1 0 {2 * r} 0a{r} {r} 0 1 0 {-2 * r} 0"
 
 
+def text_width(text: str, *, bold: bool = False) -> float:
+    """About how wide ``text`` is at the phone's size (``PHONE_FONT``), in chart units: a generous
+    estimate (0.62 em a digit or letter, 0.34 em a point, comma or space; bold 8 % wider), so that labels
+    judged apart are apart whatever the font."""
+    narrow = sum(1 for c in text if c in ".,: \u00a0")
+    width = PHONE_FONT * (0.62 * (len(text) - narrow) + 0.34 * narrow)
+    return width * 1.08 if bold else width
+
+
 def _label(value: float) -> str:
     """A number as the reader reads it: whole, or to one decimal in the active language's way."""
     return formats.number_format(int(value)) if float(value).is_integer() else number(value)
@@ -129,7 +145,6 @@ def line_chart(
     def y_at(v: float) -> float:
         return round(TOP + plot_h * (1 - (v - low) / (high - low)), 1)
 
-    label_every = max(1, math.ceil(n / 16))
     lines = []
     for index, s in enumerate(series):
         points = [(x_at(i), y_at(v), v, x_labels[i]) for i, v in enumerate(s.values) if v is not None]
@@ -151,28 +166,32 @@ def line_chart(
                 **s.extra,
             }
         )
+    if x_ticks is None:  # every label that has room, in one row
+        shown_x = _spaced_ticks([(x_at(i), label) for i, label in enumerate(x_labels)], rows=1)
+    else:  # each a line; the labels in two rows, so that a short round between two others keeps its name
+        shown_x = _spaced_ticks([(x_at(i), label) for i, label in x_ticks if 0 <= i < n], rows=2)
+    extra = TICK_ROW * max((tick["row"] for tick in shown_x if tick["label"]), default=0)
+    height = HEIGHT + extra
+    for tick in shown_x:
+        tick["y"] = HEIGHT - BOTTOM + 16 + TICK_ROW * tick["row"]
     return {
         "empty": False,
         "title": title,
         "desc": desc,
         "width": WIDTH,
-        "height": HEIGHT,
+        "height": height,
         "left": LEFT,
         "right": WIDTH - RIGHT,
         "top": TOP,
         "bottom": HEIGHT - BOTTOM,
         "x_title": x_title,
         "y_title": y_title,
-        "x_title_y": HEIGHT - 4,
+        "x_title_y": height - 4,
         "y_title_x": 16,
         "mid_x": LEFT + plot_w / 2,
         "mid_y": TOP + plot_h / 2,
         "y_ticks": [{"y": y_at(t), "label": _label(t)} for t in ticks],
-        "x_ticks": [
-            {"x": x_at(i), "label": label} for i, label in enumerate(x_labels) if i % label_every == 0 or i == n - 1
-        ]
-        if x_ticks is None
-        else _spaced_ticks([(x_at(i), label) for i, label in x_ticks if 0 <= i < n]),
+        "x_ticks": [tick for tick in shown_x if tick["label"]] if x_ticks is None else shown_x,
         "x_lines": x_ticks is not None,
         "marks": [
             {
@@ -197,22 +216,40 @@ def line_chart(
     }
 
 
-#: Closest two labels under the x axis may be, in chart units (a closer one keeps its line, not its label).
-MIN_TICK_GAP = 26
+def _crowds(x: float, label: str, other: tuple[float, str] | None) -> bool:
+    """Whether ``label`` centred at ``x`` would touch ``other`` (x, label) on a phone."""
+    if other is None:
+        return False
+    return abs(x - other[0]) < (text_width(label) + text_width(other[1])) / 2 + LABEL_GAP
 
 
-def _spaced_ticks(ticks: Sequence[tuple[float, str]]) -> list[dict[str, Any]]:
-    """Explicit x ticks, each label left out when it would crowd the one before (or the last one)."""
+def _spaced_ticks(ticks: Sequence[tuple[float, str]], *, rows: int) -> list[dict[str, Any]]:
+    """Labels under the x axis, left to right, none touching another on a phone, the last always shown.
+
+    Each label goes in the first of ``rows`` rows where it clears the label before it in that row (and
+    the last label, which is placed first: the end wins); a label with no room in any row is left out
+    (``label`` empty: its line stays).  ``row`` says which row (0: the one under the axis).
+    """
+    if not ticks:
+        return []
+    last_x, last_label = ticks[-1]
     out: list[dict[str, Any]] = []
-    shown_at: float | None = None
-    for index, (x, label) in enumerate(ticks):
-        last = index == len(ticks) - 1
-        crowded = shown_at is not None and x - shown_at < MIN_TICK_GAP
-        if not crowded and not last and ticks and ticks[-1][0] - x < MIN_TICK_GAP:
-            crowded = True  # the last label (the end) wins
-        out.append({"x": x, "label": "" if crowded else label})
-        if not crowded:
-            shown_at = x
+    previous: list[tuple[float, str] | None] = [None] * rows
+    for x, label in ticks[:-1]:
+        row = next(
+            (
+                r
+                for r in range(rows)
+                if not _crowds(x, label, previous[r]) and not (r == 0 and _crowds(x, label, (last_x, last_label)))
+            ),
+            None,
+        )
+        if row is None:
+            out.append({"x": x, "label": "", "row": 0})
+            continue
+        previous[row] = (x, label)
+        out.append({"x": x, "label": label, "row": row})
+    out.append({"x": last_x, "label": last_label, "row": 0})
     return out
 
 
@@ -226,7 +263,13 @@ def bar_chart(
     y_title: str = "",
     notes: Sequence[str] | None = None,
 ) -> dict[str, Any]:
-    """One bar per label, its value written above it."""
+    """One bar per label, its value written above it when there is room.
+
+    The values are written to one decimal when each fits over its bar on a
+    phone, else as whole numbers, else over every second (third, ...) bar
+    only: they never run together.  Each bar's title and the chart's data
+    table keep the exact value.
+    """
     if not labels:
         return {"empty": True, "title": title, "desc": desc}
     ticks = nice_ticks(0, max(max(values) * 1.1, 1))
@@ -234,6 +277,7 @@ def bar_chart(
     plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
     slot = plot_w / len(labels)
     bar_w = min(slot * 0.7, 56)
+    written, every = _bar_values(values, slot)
     bars = []
     for i, (label, value) in enumerate(zip(labels, values, strict=True)):
         h = plot_h * value / high
@@ -248,6 +292,7 @@ def bar_chart(
                 "value_y": round(TOP + plot_h - h - 5, 1),
                 "label": label,
                 "value": _label(round(value, 1)),
+                "shown_value": written[i] if i % every == 0 else "",
                 "note": notes[i] if notes else "",
             }
         )
@@ -270,3 +315,12 @@ def bar_chart(
         "y_ticks": [{"y": round(TOP + plot_h * (1 - t / high), 1), "label": _label(t)} for t in ticks],
         "bars": bars,
     }
+
+
+def _bar_values(values: Sequence[float], slot: float) -> tuple[list[str], int]:
+    """The values to write over bars ``slot`` units apart, and over which bars (every how many)."""
+    for written in ([_label(round(v, 1)) for v in values], [_label(math.floor(v + 0.5)) for v in values]):
+        widest = max(text_width(text, bold=True) for text in written)
+        if widest + LABEL_GAP <= slot:
+            return written, 1
+    return written, math.ceil((widest + LABEL_GAP) / slot)
