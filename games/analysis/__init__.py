@@ -22,11 +22,14 @@ from .grading import (
     GRADES,
     INACCURACY,
     MISTAKE,
+    NOISE,
     Turn,
     accuracy,
     analyse_decision,
+    confident_cost,
     decision_seed,
     grade,
+    round_lost,
     summary,
     turns,
 )
@@ -40,6 +43,7 @@ __all__ = [
     "MISTAKE",
     "BLUNDER",
     "GRADES",
+    "NOISE",
     "Decision",
     "LoggedMove",
     "Turn",
@@ -48,17 +52,19 @@ __all__ = [
     "analysis_seed",
     "candidates",
     "choice_costs",
+    "confident_cost",
     "decision_seed",
     "decisions",
     "extend_history",
     "grade",
+    "round_lost",
     "summary",
     "turns",
 ]
 
 #: Goes up whenever the figures of an analysis would change (the search, the samples, the candidates):
 #: an analysis stored under another version is made again when asked for.
-VERSION = 2
+VERSION = 3  # 3: a choice is charged only beyond the estimates' noise; a round loses at most what it scored
 
 
 def analysis_seed(game_id: int, version: int = VERSION) -> str:

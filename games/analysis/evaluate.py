@@ -22,10 +22,10 @@ from typing import Any
 
 from games.bots import expert, hard
 from games.bots.position import Position
-from games.bots.rollout import Policy, evaluate
+from games.bots.rollout import Policy, evaluate_samples
 from games.engine import Action, SeatView
 
-__all__ = ["MAX_CANDIDATES", "POLICY", "SAMPLES", "candidates", "choice_costs"]
+__all__ = ["MAX_CANDIDATES", "POLICY", "SAMPLES", "candidates", "choice_costs", "choice_samples"]
 
 #: Deals of the cards the seat could not see, per decision (every candidate plays each of them).
 SAMPLES = 16
@@ -53,6 +53,24 @@ def candidates(
     return [chosen, *others][: max(limit, 1 if chosen in found else 2)]
 
 
+def choice_samples(
+    view: SeatView,
+    history: Sequence[Mapping[str, Any]],
+    actions: Sequence[Action],
+    seed: str,
+    samples: int = SAMPLES,
+) -> dict[Action, list[float]]:
+    """The seat's points of the round after each of ``actions`` on each of ``samples`` deals (lower is better).
+
+    Every action meets the same deals, in the same order (common random
+    numbers), so two actions' lists compare deal by deal.  ``seed`` fixes
+    every deal (the same seed, the same figures).  Only ``view`` and
+    ``history`` are read: what the seat could see then.
+    """
+    rows = evaluate_samples(view, history, actions, random.Random(seed), samples, policy=POLICY)
+    return dict(zip(actions, rows, strict=True))
+
+
 def choice_costs(
     view: SeatView,
     history: Sequence[Mapping[str, Any]],
@@ -60,10 +78,6 @@ def choice_costs(
     seed: str,
     samples: int = SAMPLES,
 ) -> dict[Action, float]:
-    """Expected points of the round for the seat of ``view`` after each of ``actions`` (lower is better).
-
-    ``seed`` fixes every deal (the same seed, the same figures).  Only
-    ``view`` and ``history`` are read: what the seat could see then.
-    """
-    values = evaluate(view, history, actions, random.Random(seed), samples, policy=POLICY)
-    return dict(zip(actions, values, strict=True))
+    """Expected points of the round for the seat of ``view`` after each of ``actions``: the means of
+    :func:`choice_samples`."""
+    return {a: sum(row) / len(row) for a, row in choice_samples(view, history, actions, seed, samples).items()}

@@ -2,9 +2,14 @@
 
 Every figure is in expected points of the round (lower is better for the
 player).  A decision's *cost* is what the choice made adds to the expected
-points of the round over the best choice found (0 when it was the best).
-A turn (a draw and the discard after it) costs the sum of its two
-decisions; the turn is then graded by fixed thresholds, stated on the page:
+points of the round over the best choice found, counted only beyond the
+estimates' noise (:func:`confident_cost`): each option's expected points
+come from a few sampled deals, and the lowest of several noisy estimates is
+low by chance, so the plain difference would charge the player for noise at
+almost every decision, and a round's many small charges would add up to
+more than the round scored.  A turn (a draw and the discard after it) costs
+the sum of its two decisions; the turn is then graded by fixed thresholds,
+stated on the page:
 
 - an **inaccuracy** costs :data:`INACCURACY` points or more,
 - a **mistake** :data:`MISTAKE` or more,
@@ -13,17 +18,22 @@ decisions; the turn is then graded by fixed thresholds, stated on the page:
 **Accuracy** of a player over a round or the game: each turn with a choice
 scores 100% when it costs nothing, 0% when it costs a blunder's worth or
 more, and in proportion between; the accuracy is the average of those.
+
+**Points lost** in a round are the sum of its turns' costs, but never more
+than the points the player scored in it (:func:`round_lost`): no play
+scores less than 0, so no choice can have lost more than that.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from games.engine import Action
 
-from .evaluate import MAX_CANDIDATES, SAMPLES, candidates, choice_costs
+from .evaluate import MAX_CANDIDATES, SAMPLES, candidates, choice_samples
 from .walk import Decision
 
 __all__ = [
@@ -33,9 +43,12 @@ __all__ = [
     "GRADES",
     "Turn",
     "accuracy",
+    "NOISE",
     "analyse_decision",
+    "confident_cost",
     "decision_seed",
     "grade",
+    "round_lost",
     "summary",
     "turns",
 ]
@@ -45,6 +58,29 @@ MISTAKE = 5.0
 BLUNDER = 10.0
 #: The grades, mildest first, with their thresholds.
 GRADES = (("inaccuracy", INACCURACY), ("mistake", MISTAKE), ("blunder", BLUNDER))
+#: Standard errors of the estimated difference a choice's extra points must clear before they count.
+NOISE = 2.0
+
+
+def confident_cost(chosen: Sequence[float], best: Sequence[float]) -> float:
+    """What the chosen option loses against ``best``, beyond the estimates' noise (0 when within it).
+
+    ``chosen`` and ``best`` are the seat's points on the same deals, one
+    each (common random numbers), so the noise of their difference is that
+    of the deal-by-deal differences: the cost is their mean less
+    :data:`NOISE` standard errors of that mean, and 0 when that is not more
+    than 0.  A lower bound of the loss at about 97.5 % confidence: a choice
+    is charged only for what it surely lost, and a difference that chance
+    could make is not charged at all.  With one deal there is no noise to
+    measure: nothing is charged.
+    """
+    differences = [c - b for c, b in zip(chosen, best, strict=True)]
+    n = len(differences)
+    if n < 2:
+        return 0.0
+    mean = sum(differences) / n
+    variance = sum((d - mean) ** 2 for d in differences) / (n - 1)
+    return max(0.0, mean - NOISE * math.sqrt(variance / n))
 
 
 def decision_seed(analysis_seed: str, seq: int) -> str:
@@ -83,9 +119,10 @@ def analyse_decision(
     if len(actions) == 1:  # the plain choice (a wild card taken, say): nothing to weigh it against
         row.update(best=decision.chosen.to_dict())
         return row
-    costs = choice_costs(
+    points = choice_samples(
         decision.view, decision.history, actions, decision_seed(analysis_seed, decision.seq), samples=samples
     )
+    costs = {a: sum(row) / len(row) for a, row in points.items()}
     ranked: list[tuple[float, int, Action]] = sorted((costs[a], i, a) for i, a in enumerate(actions))
     best_value, _, best = ranked[0]
     chosen_value = costs[decision.chosen]
@@ -94,7 +131,7 @@ def analyse_decision(
         options=[{"action": a.to_dict(), "expected": round(v, 2)} for v, _, a in ranked],
         expected=round(chosen_value, 2),
         best_expected=round(best_value, 2),
-        cost=round(max(0.0, chosen_value - best_value), 2),
+        cost=round(confident_cost(points[decision.chosen], points[best]), 2),
     )
     return row
 
@@ -169,15 +206,31 @@ def accuracy(graded: Sequence[Turn]) -> float | None:
     return round(100.0 * sum(scored) / len(scored), 1)
 
 
-def summary(graded: Sequence[Turn], seat_count: int) -> list[dict[str, Any]]:
-    """Each seat's verdict over the game: accuracy, points lost, turns with a choice, turns of each grade."""
+def round_lost(graded: Iterable[Turn], scored: int | None) -> float:
+    """The points a player's turns of one round lost: their costs added up, but never more than the
+    ``scored`` points of the round (None: not known, no cap)."""
+    lost = sum(t.cost for t in graded)
+    return round(lost if scored is None else min(lost, max(scored, 0)), 1)
+
+
+def summary(
+    graded: Sequence[Turn], seat_count: int, scored: Mapping[tuple[int, int], int] | None = None
+) -> list[dict[str, Any]]:
+    """Each seat's verdict over the game: accuracy, points lost, turns with a choice, turns of each grade.
+
+    ``scored``: each (seat, round)'s points, the cap of what the round lost (:func:`round_lost`).
+    """
+    scored = scored or {}
     out = []
     for seat in range(seat_count):
         own = [t for t in graded if t.seat == seat]
+        rounds = sorted({t.round_number for t in own})
         out.append(
             {
                 "accuracy": accuracy(own),
-                "lost": round(sum(t.cost for t in own), 1),
+                "lost": round(
+                    sum(round_lost([t for t in own if t.round_number == r], scored.get((seat, r))) for r in rounds), 1
+                ),
                 "turns": sum(1 for t in own if t.has_choice),
                 "counts": [sum(1 for t in own if t.grade == name) for name, _threshold in GRADES],
             }

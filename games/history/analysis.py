@@ -19,6 +19,7 @@ from games import analysis, presentation
 from games.engine import Rules, wild_rank_chars
 from games.models import AnalysedDecision, Game, GameAnalysis, Seat
 from games.numbers import plain_number
+from games.services.analysis import round_points
 
 from . import charts
 
@@ -81,7 +82,9 @@ def _decision(row: Mapping[str, Any], wild: Sequence[str]) -> dict[str, Any]:
             action["face"] = presentation.card_face(action["card"], wild)
     return {
         "chosen": chosen,
-        "best": best if best and row["best"] != row["chosen"] else None,
+        # the better choice, only when the choice made surely lost points (within the noise it is not named)
+        "best": best if best and row["best"] != row["chosen"] and float(row["cost"]) > 0 else None,
+        "is_best": row["best"] == row["chosen"],
         "cost": row["cost"],
         "forced": row["forced"],
         "expected": row["expected"],
@@ -125,9 +128,10 @@ def game_analysis(*, game: Game, user: Any, show: str | None = None) -> dict[str
     for turn in turns:
         by_seat_round[(turn.seat, turn.round_number)].append(turn)
     round_numbers = sorted({t.round_number for t in turns})
+    scored = round_points(game)  # a round loses at most what it scored
     players = [
         {"position": seat.position, "name": seat.name, "seat": seat, "me": seat.position == mine, **verdict}
-        for seat, verdict in zip(seats, analysis.summary(turns, len(seats)), strict=True)
+        for seat, verdict in zip(seats, analysis.summary(turns, len(seats), scored), strict=True)
     ]
     round_rows = [
         {
@@ -135,7 +139,7 @@ def game_analysis(*, game: Game, user: Any, show: str | None = None) -> dict[str
             "cells": [
                 {
                     "accuracy": analysis.accuracy(by_seat_round[(s.position, number)]),
-                    "lost": round(sum(t.cost for t in by_seat_round[(s.position, number)]), 1),
+                    "lost": analysis.round_lost(by_seat_round[(s.position, number)], scored.get((s.position, number))),
                 }
                 for s in seats
             ],

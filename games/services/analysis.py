@@ -31,7 +31,7 @@ from django.utils.translation import gettext as _
 
 from games import analysis
 from games.engine import Rules, action_from_dict
-from games.models import AnalysedDecision, Game, GameAnalysis, Move
+from games.models import AnalysedDecision, Game, GameAnalysis, Move, RoundResult
 
 from .errors import GameError
 from .turns import lock_game, log_on_commit
@@ -182,7 +182,7 @@ def analysis_step(
         verdict: list[dict[str, Any]] = []
         if complete:
             stored = job.decisions.order_by("seq").values(*AnalysedDecision.ROW_FIELDS)
-            verdict = analysis.summary(analysis.turns(stored), game.seat_count)
+            verdict = analysis.summary(analysis.turns(stored), game.seat_count, round_points(game))
         GameAnalysis.objects.filter(pk=job.pk).update(
             decisions_done=done,
             decisions_total=len(moves),
@@ -194,6 +194,14 @@ def analysis_step(
     if complete:
         log_on_commit(logger, "game %s: analysis done (%s decisions)", game.pk, done)
     return len(rows)
+
+
+def round_points(game: Game) -> dict[tuple[int, int], int]:
+    """Each (seat, round)'s points in the finished game: what a round's choices can have lost at most."""
+    return {
+        (seat, number): points
+        for seat, number, points in RoundResult.objects.filter(game=game).values_list("seat", "round_number", "points")
+    }
 
 
 #: Decisions a pass analyses when it is given no bound.

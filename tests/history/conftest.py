@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -9,22 +10,30 @@ from typing import Any
 import pytest
 
 from games import bots, services
-from games.engine import GameState, Rules, view
+from games.engine import Discard, GameState, Rules, view
 from games.history import ratings
 from games.models import Game, Move, RoundResult, Seat, Variant
 
 START = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 
 
-def finish_with_bot_moves(game: Game) -> Game:
-    """Play every person's turn with the bot's choice, through the service, to the end."""
+def finish_with_bot_moves(game: Game, careless: Any = None) -> Game:
+    """Play every person's turn with the bot's choice, through the service, to the end.
+
+    ``careless``: a person who discards a card at random instead (a seeded choice): a player with
+    mistakes for an analysis to find.
+    """
+    rng = random.Random(game.pk)
     for _ in range(5000):
         game.refresh_from_db()
         if game.status != Game.Status.ACTIVE:
             return game
         assert game.current_seat is not None and game.state is not None
         seat = game.seats.get(position=game.current_seat)
-        action = bots.choose_action(view(GameState.from_dict(game.state), seat.position))
+        seen = view(GameState.from_dict(game.state), seat.position)
+        action = bots.choose_action(seen)
+        if careless is not None and seat.user_id == careless.pk and isinstance(action, Discard):
+            action = rng.choice([a for a in seen.legal_actions if isinstance(a, Discard)])
         services.game_play(game_id=game.pk, user=seat.user, action=action, expected_version=game.version)
     raise AssertionError("the game did not end")
 

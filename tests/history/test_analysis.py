@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from games import analysis, services
 from games.live import clock
-from games.models import AnalysedDecision, Game, GameAnalysis
+from games.models import AnalysedDecision, Game, GameAnalysis, RoundResult
 from tests.races import race
 from tests.web.conftest import logged_in
 
@@ -49,7 +49,7 @@ def _game(make_user: Any, classic: Any, **options: Any) -> tuple[Game, Any, Any]
 @pytest.fixture
 def finished(make_user, classic):
     game, ann, bob = _game(make_user, classic)
-    return finish_with_bot_moves(game), ann, bob
+    return finish_with_bot_moves(game, careless=ann), ann, bob  # Ann discards at random: mistakes to find
 
 
 def _analyse(game: Game) -> GameAnalysis:
@@ -345,6 +345,13 @@ def test_the_page_states_the_thresholds_and_shows_accuracy_chart_and_flagged_tur
     # Links inside an image are hidden from screen readers (axe: nested-interactive): a chart of links is a group.
     svg = re.search(r'<svg class="chart-svg"[^>]*>', html)
     assert marks and svg is not None and 'role="group"' in svg.group(0)
+    # Points lost are shown as what they are, positive; a round never lost more than the player scored in it.
+    assert "−" not in html.split('id="turns"')[1] and 'class="running">−' not in html
+    scored = {(r.seat, r.round_number): r.points for r in RoundResult.objects.filter(game=game)}
+    for row in response.context["round_rows"]:
+        for position, cell in enumerate(row["cells"]):
+            assert 0 <= cell["lost"] <= scored[(position, row["round"])]
+    assert any(cell["lost"] for row in response.context["round_rows"] for cell in row["cells"])
 
 
 def test_the_chart_follows_each_player_from_their_own_expectations_to_the_final_totals(finished):
