@@ -16,10 +16,10 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 
 from games import analysis, presentation
-from games.engine import Rules, wild_rank_chars
+from games.engine import Card, Rules, best_arrangement, wild_rank_chars
 from games.models import AnalysedDecision, Game, GameAnalysis, Seat
 from games.numbers import plain_number
-from games.services.analysis import round_points
+from games.services.analysis import logged_moves, round_points
 
 from . import charts
 
@@ -148,7 +148,7 @@ def game_analysis(*, game: Game, user: Any, show: str | None = None) -> dict[str
     ]
     replay = reverse("games:replay", args=[game.pk])
     rules = Rules.from_dict(game.rules)
-    shown = []
+    shown: list[dict[str, Any]] = []
     for turn, number in zip(turns, own_numbers(turns), strict=True):
         if selected == ALL_FLAGGED and not turn.grade:
             continue
@@ -164,14 +164,19 @@ def game_analysis(*, game: Game, user: Any, show: str | None = None) -> dict[str
                 "name": names[turn.seat],
                 "seat": turn.seat,
                 "decisions": [_decision(d, wild) for d in turn.decisions],
+                "decisions_raw": turn.decisions,
                 "cost": turn.cost,
                 "grade": turn.grade,
                 "by_bot": turn.by_bot and seats[turn.seat].user_id is not None,  # a person's turn the bot played
                 "expected_total": turn.expected_total,
+                "worst_seq": int(worst["seq"]),
                 "replay_url": f"{replay}?step={int(worst['seq']) - 1}",
                 "start_url": f"{replay}?step={turn.first_seq - 1}",
             }
         )
+    why = _explanations(game, rules, names, {t["worst_seq"]: t for t in shown if t["grade"]})
+    for t in shown:
+        t["why"] = why.get(t["worst_seq"]) if t["grade"] else None
     context.update(
         players=players,
         round_rows=round_rows,
@@ -182,6 +187,68 @@ def game_analysis(*, game: Game, user: Any, show: str | None = None) -> dict[str
         chart=_chart(game, seats, turns, replay),
     )
     return context
+
+
+def _explanations(
+    game: Game, rules: Rules, names: Sequence[str], flagged: Mapping[int, Mapping[str, Any]]
+) -> dict[int, dict[str, Any]]:
+    """Why each flagged turn was flagged, at its costliest decision (by the move's ``seq``): the hand the
+    player held then, whether it was the last turn, and the melds and leftover cards the choice made and
+    the better one leave, as if the round ended there.
+
+    The game's log is walked once (``analysis.decisions``, the analysis's own walk), and only when a
+    flagged turn is shown; the game is over, so every hand is public.
+    """
+    if not flagged:
+        return {}
+    rows = {seq: next(d for d in t["decisions_raw"] if int(d["seq"]) == seq) for seq, t in flagged.items()}
+    out: dict[int, dict[str, Any]] = {}
+    for decision in analysis.decisions(rules, game.seat_count, game.engine_shuffle(), logged_moves(game)):
+        if decision.seq not in rows:
+            continue
+        seen, row = decision.view, rows[decision.seq]
+        assert seen.hand is not None
+        wild = wild_rank_chars(seen.hand_size)
+        top = seen.discard_top if decision.kind == "draw" else None
+        out[decision.seq] = {
+            "hand": presentation.card_faces(presentation.sort_codes([c.code for c in seen.hand], "suit", wild), wild),
+            "last_turn": names[seen.went_out] if seen.went_out is not None else None,
+            "pairs": [
+                (_("The choice made leaves:"), _leaves(seen.hand, row["chosen"], top, rules, seen.hand_size)),
+                (_("The better choice leaves:"), _leaves(seen.hand, row["best"], top, rules, seen.hand_size)),
+            ],
+        }
+        if len(out) == len(rows):
+            break
+    return out
+
+
+def _leaves(
+    hand: Sequence[Card], action: Mapping[str, Any] | None, top: Card | None, rules: Rules, hand_size: int
+) -> dict[str, Any] | None:
+    """The melds and leftover cards (with their points) ``hand`` is left with after ``action``.
+
+    A discard or going out: the hand without that card.  Taking the discard pile's top: the hand with it,
+    less the card best thrown after it.  The stock: None (its card was unknown).
+    """
+    if not action:
+        return None
+    if action["type"] == "draw":
+        if action["source"] == "stock" or top is None:
+            return None
+        held = [*hand, top]
+        options = [[c for i, c in enumerate(held) if i != j] for j in range(len(held)) if held[j] != top]
+    else:
+        rest = list(hand)
+        rest.remove(Card.from_code(action["card"]))
+        options = [rest]
+    arrangement = min((best_arrangement(o, rules, hand_size) for o in options), key=lambda a: a.points)
+    wild = wild_rank_chars(hand_size)
+    return {
+        "melds": [presentation.card_faces(m.codes, wild) for m in arrangement.melds],
+        "deadwood": presentation.card_faces((c.code for c in arrangement.deadwood), wild),
+        "points": arrangement.points * rules.round_multiplier(hand_size),
+    }
 
 
 def own_numbers(turns: Sequence[analysis.Turn]) -> list[int]:

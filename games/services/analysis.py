@@ -109,7 +109,8 @@ def analysis_request(*, game_id: int | str, user: Any, now: datetime.datetime | 
         return made
 
 
-def _moves(game: Game) -> list[analysis.LoggedMove]:
+def logged_moves(game: Game) -> list[analysis.LoggedMove]:
+    """The game's move log as the analysis walks it (who played what, and whether a bot played it)."""
     log = Move.objects.filter(game=game).order_by("seq").values_list("seat", "action", "by_bot")
     return [analysis.LoggedMove(seat, action_from_dict(action), by_bot) for seat, action, by_bot in log]
 
@@ -153,7 +154,7 @@ def analysis_step(
         job.started_at = now
         job.save(update_fields=["started_at"])
     after = job.decisions.aggregate(last=Max("seq"))["last"] or 0
-    moves = _moves(game)
+    moves = logged_moves(game)
     shuffle = game.engine_shuffle()
     started = time.monotonic()
     rows: list[dict[str, Any]] = []

@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime
 import io
 import re
+from collections import Counter
 from typing import Any
 
 import pytest
@@ -352,6 +353,24 @@ def test_the_page_states_the_thresholds_and_shows_accuracy_chart_and_flagged_tur
         for position, cell in enumerate(row["cells"]):
             assert 0 <= cell["lost"] <= scored[(position, row["round"])]
     assert any(cell["lost"] for row in response.context["round_rows"] for cell in row["cells"])
+    # A flagged turn says why: the hand at its costliest choice, and what the choice made and the better one leave.
+    explained = 0
+    for turn, row in zip(flagged, shown, strict=True):
+        worst = max(turn.decisions, key=lambda d: (d["cost"], -d["seq"]))
+        why = row["why"]
+        hand = Counter(face["code"] for face in why["hand"])
+        assert sum(hand.values()) in (row["round"] + 2, row["round"] + 3)  # before a draw, or after it
+        (_, chosen), (_, better) = why["pairs"]
+        if worst["chosen"]["type"] in ("discard", "go_out"):
+            assert sum(hand.values()) == row["round"] + 3  # 3 cards dealt in round 1: one drawn, one to throw
+            left = Counter(f["code"] for meld in chosen["melds"] for f in meld) + Counter(
+                f["code"] for f in chosen["deadwood"]
+            )
+            assert left == hand - Counter([worst["chosen"]["card"]])
+            assert better is not None and better["points"] >= 0
+            explained += 1
+    assert explained
+    assert "The better choice leaves:" in html and "In hand:" in html
 
 
 def test_the_chart_follows_each_player_from_their_own_expectations_to_the_final_totals(finished):
