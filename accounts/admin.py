@@ -123,8 +123,13 @@ class UserAdmin(StrictLookupsMixin, BaseUserAdmin):
         # seats, an audit record is written), never through a bare checkbox.
         # The dates are the site's record of what happened, not settings: and a date near year 1 or 9999 in the
         # admin's zone was stored by PostgreSQL past its range in UTC, after which no read of the user worked.
+        # Someone else's e-mail address too: set to one's own, "Forgot your password?" would hand their
+        # account over (the way round the refusal of user_change_password, found by a review).
         readonly = tuple(super().get_readonly_fields(request, obj))
-        return readonly + ("is_active", "last_login", "date_joined") if obj is not None else readonly
+        if obj is None:
+            return readonly
+        readonly += ("is_active", "last_login", "date_joined")
+        return readonly + ("email",) if obj.pk != request.user.pk else readonly
 
     def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> Any:
         fieldsets = super().get_fieldsets(request, obj)

@@ -229,7 +229,8 @@ def _dealt(reading: TableReading, v: SeatView) -> dict[str, Any]:
             "text": text,
             "bot_for_person": bool(event.get("bot_for_person")),
             "key": event.get("key", ""),
-            "mine": me is not None and event.get("seat") == me.position,
+            # a person a bot replaced hears what the bot does on the seat: those moves are not theirs
+            "mine": me is not None and me.person_plays and event.get("seat") == me.position,
         }
         for text, event in lines
         if text

@@ -91,8 +91,9 @@ def check_sockets_of_account_on_save(
     each socket of the account reads its session afresh and closes if it no longer signs the person in.
 
     A password change signs out every other session (Django's session hash), but their sockets went on
-    hearing the games until their next heartbeat.  The session that changed it stays signed in
-    (``update_session_auth_hash``), and so do its sockets.  Saves of named fields other than the
+    hearing the games until their next heartbeat.  The session that changed it stays signed in under a new
+    key (``update_session_auth_hash``): its sockets opened before close too, and their pages reload signed
+    in (live.js on 4401); those it opens afterwards stay.  Saves of named fields other than the
     password (a log-in's ``last_login``) ask nothing, nor does a new account (it has no socket yet).
     """
     if created or (update_fields is not None and "password" not in update_fields):

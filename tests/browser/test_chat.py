@@ -54,12 +54,14 @@ def test_two_players_chat_live_and_a_hidden_message_leaves_every_page(make_user,
     # bob is typing when a message arrives: what he typed stays in his box.
     bob_box = bob_page.get_by_placeholder("Say something to the table")
     bob_box.fill("half a sent")
+    bob_box.evaluate("el => el.setAttribute('data-kept', 'yes')")  # the very box, never swapped under him
     cid_page.get_by_placeholder("Say something to the other watchers").fill("bob holds the winner")
     cid_page.get_by_role("button", name="Send").click()
     expect(lines(cid_page, "watchers")).to_have_text(["bob holds the winner"])
     bob_page.get_by_role("button", name="Good game").click()  # a quick phrase
     expect(lines(ann_page)).to_have_text(["Hello bob <b>not bold</b>", "Good game"])
     expect(bob_box).to_have_value("half a sent")
+    expect(bob_box).to_have_attribute("data-kept", "yes")
     # The watchers' words never reached the players' pages (checked after a later message arrived).
     for page in (ann_page, bob_page):
         expect(page.locator("#chat")).not_to_contain_text("bob holds the winner")

@@ -621,3 +621,13 @@ def test_a_superuser_still_sets_their_own_password_in_the_admin(role_client):
     assert client.post(url, {"password1": new, "password2": new, "usable_password": "true"}).status_code == 302
     root.refresh_from_db()
     assert root.check_password(new)
+
+
+def test_a_superuser_cannot_change_a_players_e_mail_address_to_reset_their_password(role_client, two_player_game):
+    """The way round the refusal above (found by a review): their address set to one's own, "Forgot your
+    password?" would send the link there.  Someone else's address is shown, not a field; one's own is a field."""
+    _game, _ann, bob = two_player_game
+    client, root = role_client("superuser")
+    page = client.get(f"/admin/accounts/user/{bob.pk}/change/").content.decode()
+    assert 'name="email"' not in page and bob.email in page
+    assert 'name="email"' in client.get(f"/admin/accounts/user/{root.pk}/change/").content.decode()

@@ -52,7 +52,11 @@
     if (swapIds(chat) === swapIds(fresh)) {
       Array.prototype.forEach.call(fresh.querySelectorAll("[data-chat-swap]"), function (part) {
         var old = document.getElementById(part.id);
-        if (old) old.replaceWith(document.importNode(part, true));
+        if (!old) return;
+        // The message box's part only when its state changed (muted, or free again): swapping it under a
+        // person typing moved their cursor, lost an input method's unfinished word and shut a phone's keyboard.
+        if (part.hasAttribute("data-chat-state") && old.getAttribute("data-chat-state") === part.getAttribute("data-chat-state")) return;
+        old.replaceWith(document.importNode(part, true));
       });
     } else {
       chat.replaceWith(document.importNode(fresh, true));
@@ -136,10 +140,12 @@
     if (!fresh.length) return;
     var say = chat.querySelector("[data-chat-announce]");
     if (say) {
-      say.textContent = fresh.slice(-3).map(function (li) {
+      var words = fresh.slice(-3).map(function (li) {
         var author = li.querySelector(".chat-author"), text = li.querySelector(".chat-text");
         return (author ? author.textContent + ": " : "") + (text ? text.textContent : "");
       }).join(". ");
+      // A beat later: a region the whole chat's swap just put in the page is not read when it is filled at once.
+      setTimeout(function () { say.textContent = words; }, 100);
     }
     if (!chatInView) { unread += fresh.length; showUnread(); }
   }
