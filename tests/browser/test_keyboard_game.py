@@ -90,7 +90,9 @@ def test_a_whole_game_against_a_bot_with_the_keyboard_alone(coached_game: Any, s
             assert page.evaluate(f"({IN_HAND})(document.activeElement)")
             assert page.evaluate("document.activeElement.matches('button.card:not([disabled])')")
             # The new turn line is read out (without the ticking clock).
-            expect(page.locator("[data-announce]")).to_contain_text("discard it")
+            expect(page.locator("[data-announce]")).to_contain_text("choose a card to discard it")
+            # It names no way of pointing: a keyboard or a switch does not "tap".
+            assert "tap" not in page.locator("[data-announce]").inner_text()
             expect(page.locator("[data-announce]")).not_to_contain_text("Move before")
         elif page.locator("#table .go-out-button").count():
             tab_to(page, GO_OUT)
