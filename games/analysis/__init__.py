@@ -6,7 +6,9 @@
   points for the rest of the round (the one place that calls the search:
   ``games.bots.sampling`` and ``games.bots.rollout``);
 - :mod:`.grading`: one decision analysed as stored, turns graded
-  (inaccuracy, mistake, blunder), accuracy.
+  (inaccuracy, mistake, blunder), accuracy;
+- :mod:`.explain`: why a flagged turn was flagged (the hand, and what the
+  choice made and the better one leave).
 
 The site stores and shows the results (``games.services.analysis``,
 ``games.history.analysis``); ``bench/analysis.py`` times a whole game.
@@ -17,6 +19,7 @@ from __future__ import annotations
 import hashlib
 
 from .evaluate import MAX_CANDIDATES, SAMPLES, candidates, choice_costs
+from .explain import explain, worst_decision
 from .grading import (
     BLUNDER,
     GRADES,
@@ -55,11 +58,13 @@ __all__ = [
     "confident_cost",
     "decision_seed",
     "decisions",
+    "explain",
     "extend_history",
     "grade",
     "round_lost",
     "summary",
     "turns",
+    "worst_decision",
 ]
 
 #: Goes up whenever the figures of an analysis would change (the search, the samples, the candidates):

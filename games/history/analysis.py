@@ -16,10 +16,10 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 
 from games import analysis, presentation
-from games.engine import Card, Rules, best_arrangement, wild_rank_chars
+from games.engine import Rules, wild_rank_chars
 from games.models import AnalysedDecision, Game, GameAnalysis, Seat
 from games.numbers import plain_number
-from games.services.analysis import logged_moves, round_points
+from games.services.analysis import explanations, round_points
 
 from . import charts
 
@@ -154,7 +154,7 @@ def game_analysis(*, game: Game, user: Any, show: str | None = None) -> dict[str
             continue
         if selected != ALL_FLAGGED and turn.seat != selected:
             continue
-        worst = max(turn.decisions, key=lambda d: (float(d["cost"]), -int(d["seq"])))
+        worst = analysis.worst_decision(turn)
         wild = wild_rank_chars(_hand_size(rules, turn.round_number))
         shown.append(
             {
@@ -164,7 +164,6 @@ def game_analysis(*, game: Game, user: Any, show: str | None = None) -> dict[str
                 "name": names[turn.seat],
                 "seat": turn.seat,
                 "decisions": [_decision(d, wild) for d in turn.decisions],
-                "decisions_raw": turn.decisions,
                 "cost": turn.cost,
                 "grade": turn.grade,
                 "by_bot": turn.by_bot and seats[turn.seat].user_id is not None,  # a person's turn the bot played
@@ -174,7 +173,7 @@ def game_analysis(*, game: Game, user: Any, show: str | None = None) -> dict[str
                 "start_url": f"{replay}?step={turn.first_seq - 1}",
             }
         )
-    why = _explanations(game, rules, names, {t["worst_seq"]: t for t in shown if t["grade"]})
+    why = _explanations(job, turns, rules, names)
     for t in shown:
         t["why"] = why.get(t["worst_seq"]) if t["grade"] else None
     context.update(
@@ -190,64 +189,41 @@ def game_analysis(*, game: Game, user: Any, show: str | None = None) -> dict[str
 
 
 def _explanations(
-    game: Game, rules: Rules, names: Sequence[str], flagged: Mapping[int, Mapping[str, Any]]
+    job: GameAnalysis, graded: Sequence[analysis.Turn], rules: Rules, names: Sequence[str]
 ) -> dict[int, dict[str, Any]]:
-    """Why each flagged turn was flagged, at its costliest decision (by the move's ``seq``): the hand the
-    player held then, whether it was the last turn, and the melds and leftover cards the choice made and
-    the better one leave, as if the round ended there.
+    """Why each flagged turn was flagged, at its costliest decision (by the move's ``seq``), in words and
+    cards: the hand the player held then, whether it was the last turn, and the melds and leftover cards
+    the choice made and the better one leave, as if the round ended there.
 
-    The game's log is walked once (``analysis.decisions``, the analysis's own walk), and only when a
-    flagged turn is shown; the game is over, so every hand is public.
+    Worked out once with the analysis (``games.services.analysis.explanations``); the game is over,
+    so every hand is public.
     """
-    if not flagged:
-        return {}
-    rows = {seq: next(d for d in t["decisions_raw"] if int(d["seq"]) == seq) for seq, t in flagged.items()}
     out: dict[int, dict[str, Any]] = {}
-    for decision in analysis.decisions(rules, game.seat_count, game.engine_shuffle(), logged_moves(game)):
-        if decision.seq not in rows:
-            continue
-        seen, row = decision.view, rows[decision.seq]
-        assert seen.hand is not None
-        wild = wild_rank_chars(seen.hand_size)
-        top = seen.discard_top if decision.kind == "draw" else None
-        out[decision.seq] = {
-            "hand": presentation.card_faces(presentation.sort_codes([c.code for c in seen.hand], "suit", wild), wild),
-            "last_turn": names[seen.went_out] if seen.went_out is not None else None,
+    for seq, raw in explanations(job, graded).items():
+        wild = wild_rank_chars(_hand_size(rules, _round_of(graded, int(seq))))
+        out[int(seq)] = {
+            "hand": presentation.card_faces(presentation.sort_codes(raw["hand"], "suit", wild), wild),
+            "last_turn": names[raw["went_out"]] if raw["went_out"] is not None else None,
             "pairs": [
-                (_("The choice made leaves:"), _leaves(seen.hand, row["chosen"], top, rules, seen.hand_size)),
-                (_("The better choice leaves:"), _leaves(seen.hand, row["best"], top, rules, seen.hand_size)),
+                (_("The choice made leaves:"), _leaves(raw["chosen"], wild)),
+                (_("The better choice leaves:"), _leaves(raw["best"], wild)),
             ],
         }
-        if len(out) == len(rows):
-            break
     return out
 
 
-def _leaves(
-    hand: Sequence[Card], action: Mapping[str, Any] | None, top: Card | None, rules: Rules, hand_size: int
-) -> dict[str, Any] | None:
-    """The melds and leftover cards (with their points) ``hand`` is left with after ``action``.
+def _round_of(graded: Sequence[analysis.Turn], seq: int) -> int:
+    return next(t.round_number for t in graded if any(int(d["seq"]) == seq for d in t.decisions))
 
-    A discard or going out: the hand without that card.  Taking the discard pile's top: the hand with it,
-    less the card best thrown after it.  The stock: None (its card was unknown).
-    """
-    if not action:
+
+def _leaves(raw: Mapping[str, Any] | None, wild: Sequence[str]) -> dict[str, Any] | None:
+    """What a choice leaves (``analysis.explain.leaves``) as faces for the template."""
+    if raw is None:
         return None
-    if action["type"] == "draw":
-        if action["source"] == "stock" or top is None:
-            return None
-        held = [*hand, top]
-        options = [[c for i, c in enumerate(held) if i != j] for j in range(len(held)) if held[j] != top]
-    else:
-        rest = list(hand)
-        rest.remove(Card.from_code(action["card"]))
-        options = [rest]
-    arrangement = min((best_arrangement(o, rules, hand_size) for o in options), key=lambda a: a.points)
-    wild = wild_rank_chars(hand_size)
     return {
-        "melds": [presentation.card_faces(m.codes, wild) for m in arrangement.melds],
-        "deadwood": presentation.card_faces((c.code for c in arrangement.deadwood), wild),
-        "points": arrangement.points * rules.round_multiplier(hand_size),
+        "melds": [presentation.card_faces(meld, wild) for meld in raw["melds"]],
+        "deadwood": presentation.card_faces(raw["deadwood"], wild),
+        "points": raw["points"],
     }
 
 
@@ -305,7 +281,7 @@ def _chart(game: Game, seats: Sequence[Seat], turns: Sequence[analysis.Turn], re
             values[position].append(current[position])
         x_labels.append(str(turn.turn))
         if turn.grade:
-            worst = max(turn.decisions, key=lambda d: (float(d["cost"]), -int(d["seq"])))
+            worst = analysis.worst_decision(turn)
             marks.append(
                 charts.Mark(
                     series=turn.seat,

@@ -53,6 +53,14 @@ class GameAnalysis(models.Model):
         blank=True,
         help_text=_("Each seat's accuracy, points lost and flagged turns, once done."),
     )
+    explanations = models.JSONField(
+        _("explanations"),
+        null=True,
+        blank=True,
+        help_text=_(
+            "Why each flagged turn was flagged: the hand and what each choice leaves, worked out once it is done."
+        ),
+    )
     error = models.CharField(_("error"), max_length=300, blank=True)
     requested_at = models.DateTimeField(_("asked for at"))
     started_at = models.DateTimeField(_("started at"), null=True, blank=True)

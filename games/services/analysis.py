@@ -21,6 +21,7 @@ from __future__ import annotations
 import datetime
 import logging
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -181,9 +182,10 @@ def analysis_step(
         done = job.decisions.count()
         complete = done >= len(moves)
         verdict: list[dict[str, Any]] = []
+        graded: list[analysis.Turn] = []
         if complete:
-            stored = job.decisions.order_by("seq").values(*AnalysedDecision.ROW_FIELDS)
-            verdict = analysis.summary(analysis.turns(stored), game.seat_count, round_points(game))
+            graded = analysis.turns(job.decisions.order_by("seq").values(*AnalysedDecision.ROW_FIELDS))
+            verdict = analysis.summary(graded, game.seat_count, round_points(game))
         GameAnalysis.objects.filter(pk=job.pk).update(
             decisions_done=done,
             decisions_total=len(moves),
@@ -194,7 +196,24 @@ def analysis_step(
         )
     if complete:
         log_on_commit(logger, "game %s: analysis done (%s decisions)", game.pk, done)
+        explanations(job, graded)  # after the lock: a page that comes first works them out itself
     return len(rows)
+
+
+def explanations(job: GameAnalysis, graded: Sequence[analysis.Turn]) -> dict[str, dict[str, Any]]:
+    """Why each flagged turn of a done analysis was flagged (``analysis.explain``): stored with it once worked out.
+
+    ``graded``: the analysis's turns.  An analysis done before they were stored has none: the first
+    page to ask works them out and stores them (the same for everyone: a game's log never changes).
+    """
+    if job.explanations is not None:
+        return job.explanations
+    game = job.game
+    rules = Rules.from_dict(game.rules)
+    found = analysis.explain(rules, game.seat_count, game.engine_shuffle(), logged_moves(game), graded)
+    GameAnalysis.objects.filter(pk=job.pk, version=job.version, explanations__isnull=True).update(explanations=found)
+    job.explanations = found
+    return found
 
 
 def round_points(game: Game) -> dict[tuple[int, int], int]:

@@ -295,3 +295,18 @@ def test_a_whole_game_gets_a_row_per_move(game):
     kinds = Counter("draw" if isinstance(m.action, Draw) else "discard" for m in moves)
     assert Counter(r["kind"] for r in rows) == kinds
     assert all(r["cost"] >= 0 for r in rows)
+
+
+def test_why_lines_of_a_take_when_the_hand_holds_only_copies_of_the_card_taken():
+    """With several decks a hand can hold nothing but copies of the pile's top: the engine then lets one go
+    (the only move there is), and what the take leaves is worked out, not an error on the page."""
+    from games.analysis.explain import leaves
+    from games.engine import Card
+
+    rules = Rules.from_dict({**Rules().to_dict(), "decks": 4})
+    king = Card.from_code("KH")
+    left = leaves([king, king, king], {"type": "draw", "source": "discard"}, king, rules, 3)
+    assert left is not None and left["deadwood"] == [] and sorted(sum(left["melds"], [])) == ["KH", "KH", "KH"]
+    # Otherwise the card taken (and its copies) stay: another card goes.
+    left = leaves([king, king, Card.from_code("2C")], {"type": "draw", "source": "discard"}, king, rules, 3)
+    assert left is not None and "2C" not in sum(left["melds"], []) + left["deadwood"]

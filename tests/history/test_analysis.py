@@ -4,6 +4,7 @@ passes, progress, a lease), the page (verdicts, thresholds, chart, links to the 
 from __future__ import annotations
 
 import datetime
+import importlib
 import io
 import re
 from collections import Counter
@@ -371,6 +372,48 @@ def test_the_page_states_the_thresholds_and_shows_accuracy_chart_and_flagged_tur
             explained += 1
     assert explained
     assert "The better choice leaves:" in html and "In hand:" in html
+
+
+def _no_walk(monkeypatch: Any) -> list[int]:
+    """Counts every walk of a game's log by the "why" lines (``analysis.explain``'s)."""
+    walks: list[int] = []
+    module = importlib.import_module("games.analysis.explain")  # the module: the package's ``explain`` is the function
+    real = module.decisions
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        walks.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, "decisions", counted)
+    return walks
+
+
+def test_why_a_turn_was_flagged_is_worked_out_with_the_analysis_not_on_each_view(finished, monkeypatch):
+    game, ann, _ = finished
+    job = _analyse(game)
+    stored = GameAnalysis.objects.get(pk=job.pk).explanations
+    turns = analysis.turns(job.decisions.order_by("seq").values(*AnalysedDecision.ROW_FIELDS))
+    # One explanation for each flagged turn, at its costliest decision, in codes (the same in every language).
+    assert stored and set(stored) == {str(analysis.worst_decision(t)["seq"]) for t in turns if t.grade}
+    walks = _no_walk(monkeypatch)
+    for language, label in (("en", "The choice made leaves:"), ("cs", "Zvolená možnost zanechá:")):
+        response = logged_in(ann).get(_url(game), {"show": "flagged"}, HTTP_ACCEPT_LANGUAGE=language)
+        assert response.status_code == 200 and label in response.content.decode()  # put into the reader's words
+        assert all(row["why"] for row in response.context["turns"])
+    assert walks == []  # the page read them, it did not replay the game
+
+
+def test_an_analysis_done_before_the_why_lines_were_stored_works_them_out_once(finished, monkeypatch):
+    game, ann, _ = finished
+    job = _analyse(game)
+    stored = GameAnalysis.objects.get(pk=job.pk).explanations
+    GameAnalysis.objects.filter(pk=job.pk).update(explanations=None)
+    walks = _no_walk(monkeypatch)
+    first = logged_in(ann).get(_url(game), {"show": "flagged"})
+    assert walks == [1] and GameAnalysis.objects.get(pk=job.pk).explanations == stored
+    again = logged_in(ann).get(_url(game), {"show": "flagged"})
+    assert walks == [1]
+    assert [row["why"] for row in again.context["turns"]] == [row["why"] for row in first.context["turns"]]
 
 
 def test_the_chart_follows_each_player_from_their_own_expectations_to_the_final_totals(finished):
