@@ -173,3 +173,37 @@ def test_in_the_best_melds_view_the_focus_and_what_is_said_follow_the_game(coach
     expect(page.locator("#table .round-end")).to_have_count(0)
     assert page.evaluate("document.activeElement.matches('#table .piles button, #table .turn-line')")
     assert page.evaluate("window.__sameDocument === true")
+
+
+def test_the_arrow_keys_move_between_the_cards_of_the_hand(coached_game: Any, signed_in: Any) -> None:
+    game, ann = coached_game
+    page = signed_in(ann).new_page()
+    page.goto(f"/games/{game.pk}/")
+    expect(page.locator("[data-live-status]")).to_have_text("Live")
+    tab_to(page, DRAW)
+    press_and_wait(page, "Enter")
+    cards = page.locator("#table [data-hand] button.card:not([disabled])")
+    codes = [cards.nth(i).get_attribute("data-card") for i in range(cards.count())]
+    assert len(codes) == 4  # three dealt and the one drawn, every one a discard button
+
+    def focused() -> str | None:
+        return page.evaluate("document.activeElement.getAttribute('data-card')")
+
+    page.keyboard.press("Home")
+    assert focused() == codes[0]
+    page.keyboard.press("ArrowRight")
+    assert focused() == codes[1]
+    page.keyboard.press("ArrowDown")
+    assert focused() == codes[2]
+    page.keyboard.press("End")
+    assert focused() == codes[-1]
+    page.keyboard.press("ArrowRight")  # the last card stays the last: the focus does not leave the hand
+    assert focused() == codes[-1]
+    page.keyboard.press("ArrowLeft")
+    assert focused() == codes[-2]
+    # Moving the focus is not a move: the table is as it was, and Space then discards the card focused.
+    before = version(page)
+    page.keyboard.press("ArrowUp")
+    assert focused() == codes[-3] and version(page) == before
+    press_and_wait(page, "Space")
+    assert page.locator(f"#table [data-hand] [data-card='{codes[-3]}']").count() == codes.count(codes[-3]) - 1

@@ -329,6 +329,23 @@
     // After the person's own step, what now has the focus is in view (on a phone it was often below the fold).
     if (before.inHand || before.move || before.seen) reveal(target);
   }
+  /* The arrow keys move the focus between the hand's cards that can be chosen (Tab goes through
+   * them too, and on to the rest of the page); Home and End go to the first and the last. */
+  document.addEventListener("keydown", function (e) {
+    if (e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) return;
+    var hand = anyHandEl(), active = document.activeElement;
+    if (!hand || !active || !hand.contains(active) || !active.hasAttribute("data-card")) return;
+    var usable = handCards(hand).filter(focusable), at = usable.indexOf(active), to = -1;
+    if (at === -1) return;
+    if (e.key === "ArrowRight" || e.key === "ArrowDown") to = Math.min(at + 1, usable.length - 1);
+    else if (e.key === "ArrowLeft" || e.key === "ArrowUp") to = Math.max(at - 1, 0);
+    else if (e.key === "Home") to = 0;
+    else if (e.key === "End") to = usable.length - 1;
+    if (to === -1) return;
+    e.preventDefault();  // the page does not scroll
+    usable[to].focus();
+    reveal(usable[to]);
+  });
   /* ``el`` made focusable by script only (tabindex -1), or null. */
   function marked(el) {
     if (el && !el.hasAttribute("tabindex")) el.setAttribute("tabindex", "-1");
