@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import hashlib
 
-from .evaluate import MAX_CANDIDATES, SAMPLES, candidates, choice_costs
+from .evaluate import MAX_CANDIDATES, SAMPLES, candidates, choice_samples
 from .explain import explain, worst_decision
 from .grading import (
     BLUNDER,
@@ -54,7 +54,7 @@ __all__ = [
     "analyse_decision",
     "analysis_seed",
     "candidates",
-    "choice_costs",
+    "choice_samples",
     "confident_cost",
     "decision_seed",
     "decisions",

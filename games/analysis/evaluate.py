@@ -1,12 +1,12 @@
 """What each choice of a decision is worth: the one place the analysis asks the search.
 
-:func:`choice_costs` answers, for a seat's view and the round's public
-history, the expected points of the round for that seat after each
-candidate action: ``games.bots.rollout.evaluate`` deals the cards the seat
+:func:`choice_samples` answers, for a seat's view and the round's public
+history, the points of the round for that seat after each candidate action
+on each of ``samples`` deals: ``games.bots.rollout`` deals the cards the seat
 could not see, consistently with what it had seen (``games.bots.sampling``),
-``samples`` times, plays each candidate on every deal and the round out to
-its end with the hard bot's play at every seat, and averages the seat's
-points (every candidate meets the same deals: common random numbers).
+plays each candidate on every deal and the round out to its end with the
+hard bot's play at every seat (every candidate meets the same deals: common
+random numbers, so the grading compares them deal by deal).
 
 :func:`candidates` picks the few actions worth that work: the one chosen,
 and those the expert bot would weigh (the hard bot's choice first: going
@@ -25,7 +25,7 @@ from games.bots.position import Position
 from games.bots.rollout import Policy, evaluate_samples
 from games.engine import Action, SeatView
 
-__all__ = ["MAX_CANDIDATES", "POLICY", "SAMPLES", "candidates", "choice_costs", "choice_samples"]
+__all__ = ["MAX_CANDIDATES", "POLICY", "SAMPLES", "candidates", "choice_samples"]
 
 #: Deals of the cards the seat could not see, per decision (every candidate plays each of them).
 SAMPLES = 16
@@ -69,15 +69,3 @@ def choice_samples(
     """
     rows = evaluate_samples(view, history, actions, random.Random(seed), samples, policy=POLICY)
     return dict(zip(actions, rows, strict=True))
-
-
-def choice_costs(
-    view: SeatView,
-    history: Sequence[Mapping[str, Any]],
-    actions: Sequence[Action],
-    seed: str,
-    samples: int = SAMPLES,
-) -> dict[Action, float]:
-    """Expected points of the round for the seat of ``view`` after each of ``actions``: the means of
-    :func:`choice_samples`."""
-    return {a: sum(row) / len(row) for a, row in choice_samples(view, history, actions, seed, samples).items()}
