@@ -33,6 +33,11 @@ def bare_environment(**extra: str) -> dict[str, str]:
     return env
 
 
+def run(command: list[str], env: dict[str, str], *, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
+    """``command`` with ``env`` (and nothing else of the test's environment), its output as text."""
+    return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+
+
 def write_env_file(path: Path, database: Path) -> Path:
     """An environment file as deploy/env.example has it: NAME=value, a quoted value with spaces."""
     path.write_text(
@@ -47,26 +52,16 @@ def write_env_file(path: Path, database: Path) -> Path:
 
 def test_manage_runs_with_the_environment_file_loaded(tmp_path):
     env_file = write_env_file(tmp_path / "env", tmp_path / "site.sqlite3")
-    result = subprocess.run(
-        [str(MANAGE), "shell", "-v", "0", "-c", SHOW_SETTINGS],
-        cwd=tmp_path,  # from anywhere: it runs in the app's directory
-        env=bare_environment(THREETHIRTEEN_ENV=str(env_file)),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    env = bare_environment(THREETHIRTEEN_ENV=str(env_file))
+    result = run([str(MANAGE), "shell", "-v", "0", "-c", SHOW_SETTINGS], env, cwd=tmp_path)  # from anywhere
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == f"False|{tmp_path / 'site.sqlite3'}|Three Thirteen <cards@example.com>"
 
 
 def test_manage_without_a_readable_environment_file_runs_nothing(tmp_path):
     missing = tmp_path / "env"
-    result = subprocess.run(
-        [str(MANAGE), "shell", "-v", "0", "-c", "print('ran')"],
-        env=bare_environment(THREETHIRTEEN_ENV=str(missing)),
-        capture_output=True,
-        text=True,
-        timeout=60,
+    result = run(
+        [str(MANAGE), "shell", "-v", "0", "-c", "print('ran')"], bare_environment(THREETHIRTEEN_ENV=str(missing))
     )
     assert result.returncode != 0 and "ran" not in result.stdout
     assert f"cannot read {missing}" in result.stderr
@@ -84,27 +79,14 @@ def test_manage_refuses_anyone_but_the_apps_owner(tmp_path):
     env_file = write_env_file(tmp_path / "env", tmp_path / "site.sqlite3")
     env = bare_environment(THREETHIRTEEN_ENV=str(env_file))
     env["PATH"] = f"{fake}:{env['PATH']}"
-    result = subprocess.run(
-        [str(app / "deploy" / "manage"), "shell", "-v", "0", "-c", "print('ran')"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    result = run([str(app / "deploy" / "manage"), "shell", "-v", "0", "-c", "print('ran')"], env)
     assert result.returncode != 0 and "ran" not in result.stdout
     assert f"run this as the owner of {app}" in result.stderr and "sudo -u" in result.stderr
 
 
 def test_debug_off_without_a_database_url_refuses_instead_of_using_sqlite():
     env = bare_environment(DEBUG="0", SECRET_KEY="a-test-secret-of-the-site-0123456789abcdefghijklmnopqrstuvwxyz")
-    result = subprocess.run(
-        [sys.executable, "manage.py", "shell", "-v", "0", "-c", SHOW_SETTINGS],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    result = run([sys.executable, "manage.py", "shell", "-v", "0", "-c", SHOW_SETTINGS], env)
     assert result.returncode != 0 and "db.sqlite3" not in result.stdout
     assert "ImproperlyConfigured" in result.stderr and "DATABASE_URL is not set" in result.stderr
     assert "deploy/manage" in result.stderr
@@ -116,13 +98,6 @@ def test_debug_off_with_sqlite_chosen_on_purpose_starts(tmp_path):
         SECRET_KEY="a-test-secret-of-the-site-0123456789abcdefghijklmnopqrstuvwxyz",
         DATABASE_URL=f"sqlite:///{tmp_path / 'chosen.sqlite3'}",
     )
-    result = subprocess.run(
-        [sys.executable, "manage.py", "shell", "-v", "0", "-c", SHOW_SETTINGS],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    result = run([sys.executable, "manage.py", "shell", "-v", "0", "-c", SHOW_SETTINGS], env)
     assert result.returncode == 0, result.stderr
     assert result.stdout.split("|")[1] == str(tmp_path / "chosen.sqlite3")
