@@ -112,8 +112,8 @@ def test_every_message_is_translated(project_messages, language, domain):
 # -- the site's scripts: words only through gettext ---------------------------------------------
 
 GETTEXT_CALL = re.compile(r"(?<![\w$.])(?:window\.)?(?:gettext|ngettext|pgettext|npgettext|gettext_noop)\s*\(")
-# API words that look like English words but are read by the browser, not by people
-API_WORDS = {"DOMContentLoaded", "POST", "GET", "X-Requested-With", "use strict", "Secure"}
+# API words that look like English words but are read by the browser, not by people (key names too)
+API_WORDS = {"DOMContentLoaded", "POST", "GET", "X-Requested-With", "use strict", "Secure", "Home", "End"}
 
 
 def _literals(source: str) -> list[tuple[int, str]]:
