@@ -23,7 +23,7 @@ from games.services.analysis import explanations, round_points
 
 from . import charts
 
-__all__ = ["game_analysis", "grade_label", "may_request", "record_panel", "ALL_FLAGGED"]
+__all__ = ["game_analysis", "grade_label", "may_request", "record_panel", "replay_panel", "ALL_FLAGGED"]
 
 #: The turn list's choice that shows the flagged turns of every player.
 ALL_FLAGGED = "flagged"
@@ -88,6 +88,32 @@ def _decision(row: Mapping[str, Any], wild: Sequence[str]) -> dict[str, Any]:
         "cost": row["cost"],
         "forced": row["forced"],
         "expected": row["expected"],
+    }
+
+
+def replay_panel(*, game: Game, step: int, hand_size: int, names: Sequence[str]) -> dict[str, Any] | None:
+    """What the game's analysis says of the move after the replay's ``step`` (the position shown): the
+    choice made, the better one found and what it lost (:func:`_decision`), with the mover's name.
+
+    None without a done analysis of this version, or after the last move.  One query; the caller has
+    checked that the reader may see the replay (a finished game: every hand is public).
+    """
+    row = (
+        AnalysedDecision.objects.filter(
+            analysis__game=game,
+            analysis__version=analysis.VERSION,
+            analysis__status=GameAnalysis.Status.DONE,
+            seq=step + 1,
+        )
+        .values(*_ROW_FIELDS)
+        .first()
+    )
+    if row is None:
+        return None
+    return {
+        **_decision(row, wild_rank_chars(hand_size)),
+        "name": names[int(row["seat"])],
+        "url": reverse("games:analysis", args=[game.pk]),
     }
 
 

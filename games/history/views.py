@@ -165,6 +165,9 @@ def game_replay(request: HttpRequest, game_id: int) -> HttpResponse:
         context = records.game_replay(game=game, step=_replay_step(request))
     except records.ReplayRefused:
         return _not_over(request, game, _("The replay shows every hand, so it opens only once the game is over."))
+    context["analysed"] = analysis.replay_panel(
+        game=game, step=context["step"], hand_size=context["hand_size"], names=[h["name"] for h in context["hands"]]
+    )
     return render(request, "games/replay.html", context)
 
 

@@ -416,6 +416,31 @@ def test_an_analysis_done_before_the_why_lines_were_stored_works_them_out_once(f
     assert [row["why"] for row in again.context["turns"]] == [row["why"] for row in first.context["turns"]]
 
 
+def test_the_replay_says_what_the_analysis_found_of_the_move_to_come(finished):
+    game, ann, bob = finished
+    replay = f"/games/{game.pk}/replay/"
+    assert "replay-analysis" not in logged_in(bob).get(replay, {"step": 0}).content.decode()  # none asked for yet
+    job = _analyse(game)
+    turns = analysis.turns(job.decisions.order_by("seq").values(*AnalysedDecision.ROW_FIELDS))
+    flagged = next(t for t in turns if t.grade)
+    worst = analysis.worst_decision(flagged)
+    # The analysis page's link of a flagged turn opens the position before its costliest choice ...
+    response = logged_in(bob).get(replay, {"step": int(worst["seq"]) - 1})
+    panel = response.context["analysed"]
+    assert panel["name"] == "ann" and panel["cost"] == worst["cost"] and panel["best"] is not None
+    html = response.content.decode()
+    # ... where, folded until asked, the choice made, the better one and the points it lost are said.
+    assert '<details class="panel replay-analysis">' in html and "ann plays:" in html
+    assert f"<strong>{float(worst['cost']):.1f}</strong>" in html and f'href="/games/{game.pk}/analysis/"' in html
+    # A choice that was the best found says so.
+    best_seq = next(d["seq"] for t in turns for d in t.decisions if d["best"] == d["chosen"] and not d["forced"])
+    assert logged_in(bob).get(replay, {"step": int(best_seq) - 1}).context["analysed"]["is_best"]
+    # After the last move there is no move to come; an analysis of another version says nothing.
+    assert logged_in(bob).get(replay).context["analysed"] is None
+    GameAnalysis.objects.filter(pk=job.pk).update(version=analysis.VERSION - 1)
+    assert logged_in(bob).get(replay, {"step": int(worst["seq"]) - 1}).context["analysed"] is None
+
+
 def test_the_chart_follows_each_player_from_their_own_expectations_to_the_final_totals(finished):
     game, ann, _ = finished
     job = _analyse(game)

@@ -16,7 +16,7 @@ HISTORY_QUERIES = 10
 STATS_QUERIES = 12
 LEADERBOARD_QUERIES = 7
 RECORD_QUERIES = 10  # 7, the table talk (the seats: who is a player; the messages) and the analysis
-REPLAY_QUERIES = 6
+REPLAY_QUERIES = 7  # 6, and what the analysis says of the move to come
 
 
 @pytest.fixture(params=[2, 30], ids=["few-games", "many-games"])
