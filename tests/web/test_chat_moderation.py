@@ -366,3 +366,29 @@ def test_a_record_written_before_its_target_was_kept_in_parts_reads_as_it_was_wr
     with translation.override("cs"):
         assert old.target_in_words() == "user bob"
         assert "user bob" in str(old)
+
+
+class _LayerDown:
+    """A channel layer whose every send fails, as Redis does while it is down."""
+
+    async def group_send(self, group: str, message: dict) -> None:
+        raise ConnectionError("the channel layer is down")
+
+
+def test_a_mute_stands_when_the_channel_layer_is_down_and_the_page_shows_it_on_its_next_fetch(
+    talk, role_client, monkeypatch, django_capture_on_commit_callbacks, caplog
+):
+    """The mute's message to the person's open pages is sent after the commit and may fail: the mute,
+    its audit record and the moderator's answer stand; the person's page says it at its next fetch."""
+    game, ann, bob, cid, polite, rude = talk
+    client, moderator = role_client("moderator")
+    monkeypatch.setattr("games.live.groups.get_channel_layer", lambda: _LayerDown())
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        done = run_action(client, "/admin/games/chatmessage/", "mute_authors", [rude.pk], reason=REASON, hours=1)
+    assert done.status_code == 302 and callbacks  # the message to bob's pages was tried ...
+    assert "the channel layer is down" in caplog.text  # ... failed, and was logged
+    assert ChatSuspension.objects.get().user == bob
+    assert AuditRecord.objects.get().action == AuditRecord.Action.CHAT_MUTE
+    assert "muted" in " ".join(str(m) for m in client.get(done.url).context["messages"])
+    page = logged_in(bob).get(f"/games/{game.pk}/").content.decode()
+    assert "A moderator muted you from chat until" in page and 'data-chat-state="muted"' in page
