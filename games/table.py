@@ -132,7 +132,8 @@ def fairness_panel(game: Game, seats: Sequence[Seat]) -> dict[str, Any] | None:
     """The public side of a provably fair game: the seed's commitment and every seat's contribution.
 
     Never the server seed itself: the record page reveals it once the game
-    is finished.  ``None`` for a game shuffled before version 2.
+    is finished, a called-off game's own check page once it is called off.
+    ``None`` for a game shuffled before version 2.
     """
     if not game.is_provably_fair:
         return None
@@ -141,7 +142,12 @@ def fairness_panel(game: Game, seats: Sequence[Seat]) -> dict[str, Any] | None:
         **fair_contributions(seats),
         # what the proof covers is known once the contributions are fixed, at the deal
         "dealt": not game.is_open,
-        "record_url": reverse("games:record", args=[game.pk]) if game.seed_revealed else "",
+        # where the revealed seed is checked: the record's section, or a called-off game's own page
+        "check_url": (
+            reverse("games:fairness" if game.is_aborted else "games:record", args=[game.pk]) + "#fairness"
+            if game.seed_revealed
+            else ""
+        ),
     }
 
 

@@ -34,6 +34,7 @@ urlpatterns = [
     path("games/<int:game_id>/record/", history_views.game_record, name="record"),
     path("games/<int:game_id>/replay/", history_views.game_replay, name="replay"),
     path("games/<int:game_id>/record.json", history_views.game_record_export, name="record_export"),
+    path("games/<int:game_id>/fairness/", history_views.game_fairness, name="fairness"),
     path("games/<int:game_id>/analysis/", history_views.game_analysis, name="analysis"),
     path("games/<int:game_id>/analysis/request/", history_views.game_analysis_request, name="analysis_request"),
     path("history/", history_views.my_history, name="my_history"),

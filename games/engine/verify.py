@@ -1,9 +1,10 @@
-"""Check a finished game's record offline: the seed, the commitment, every deal and every move.
+"""Check a game's record offline: the seed, the commitment, every deal and every move.
 
     python -m games.engine.verify RECORD.json --commitment HEX
 
 ``RECORD.json`` is the export a finished game's record page offers (format
-``threethirteen-record``, version 1)::
+``threethirteen-record``, version 1), or a called-off game's fair-shuffle page,
+whose record also says ``"called_off": true``::
 
     {"format": "threethirteen-record", "format_version": 1, "game": 42,
      "rules": {...}, "seat_count": 3, "shuffle_version": 2,
@@ -28,7 +29,9 @@ What is checked (``verify_record``; each check is printed):
    of each new deal, every card taken from the discard pile or discarded,
    each rebuild, and at each round's end every hand laid out: a deal other
    than the derived one shows up there);
-4. **final scores** — the replay ends the game with the recorded totals.
+4. **final scores** — the replay ends the game with the recorded totals; in
+   a called-off game's record the replay stops before the end of the game,
+   at the totals the game had when it was called off.
 
 Exit status 0 when everything matches, 1 on any mismatch, 2 when the file
 cannot be read as a record or ``--commitment`` is not 64 hex digits.  Pure Python: it needs only this package.
@@ -151,6 +154,7 @@ class _Record:
     commitment: str
     moves: list[tuple[int, Action, list[Any]]]
     final_scores: list[int]
+    called_off: bool
 
 
 def _read(record: Any) -> _Record:
@@ -183,11 +187,14 @@ def _read(record: Any) -> _Record:
         scores = record["final_scores"]
         if not isinstance(scores, list):
             raise RecordError("final_scores is a list")
+        called_off = record.get("called_off", False)
+        if not isinstance(called_off, bool):
+            raise RecordError("called_off is true or false")
     except RecordError:
         raise
     except (KeyError, TypeError, ValueError, RulesError, IllegalAction) as error:
         raise RecordError(f"malformed record: {error}") from None
-    return _Record(rules, seat_count, shuffle, committed, moves, scores)
+    return _Record(rules, seat_count, shuffle, committed, moves, scores, called_off)
 
 
 def _json(value: Any) -> Any:
@@ -296,13 +303,15 @@ def verify_record(record: Any, *, noted: str | None = None) -> Verification:
             mismatch or f"all {replayed} move(s) replayed from the derived deals, each with its recorded public events",
         )
     )
-    scores_ok = not mismatch and state.is_over and list(state.scores) == data.final_scores
+    # a finished game's replay ends the game; a called-off game's stops where it was called off
+    scores_ok = not mismatch and state.is_over != data.called_off and list(state.scores) == data.final_scores
+    ends = "ends the game" if state.is_over else "stops before the end of the game"
+    said = "called off there" if data.called_off else "finished"
     checks.append(
         Check(
             "final scores",
             scores_ok,
-            f"the replay ends {'the game' if state.is_over else 'before the end of the game'} with totals "
-            f"{list(state.scores)}; the record says {data.final_scores}",
+            f"the replay {ends} with totals {list(state.scores)}; the record says {data.final_scores}, {said}",
         )
     )
     return Verification(checks=checks, deals=deals, moves_replayed=replayed, noted=noted is not None, final_state=state)
@@ -311,7 +320,7 @@ def verify_record(record: Any, *, noted: str | None = None) -> Verification:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m games.engine.verify",
-        description="Check a finished game's exported record: commitment, every deal, every move, the scores.",
+        description="Check a game's exported record: commitment, every deal, every move, the scores.",
     )
     parser.add_argument("record", help="the JSON file the game's record page exports")
     parser.add_argument(

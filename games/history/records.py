@@ -447,10 +447,11 @@ def game_replay(*, game: Game, step: int | None = None) -> dict[str, Any]:
 
 
 def fair_record_export(*, game: Game, seats: Sequence[Seat] | None = None) -> dict[str, Any]:
-    """The record of a finished version-2 game that ``python -m games.engine.verify`` checks offline.
+    """The record of a finished version-2 game, or of one called off after its first deal, that
+    ``python -m games.engine.verify`` checks offline.
 
     Refused (:class:`ReplayRefused`) for any other game: it holds the server
-    seed, secret until the game is finished, and an old game has none.
+    seed, secret while the game is played, and an old game has none.
     """
     if not game.seed_revealed:
         raise ReplayRefused
@@ -472,6 +473,8 @@ def fair_record_export(*, game: Game, seats: Sequence[Seat] | None = None) -> di
         "contributions_by": [s.seed_contribution_source for s in seats],
         "moves": [{"seat": seat, "action": action, "events": events} for seat, action, events in moves],
         "final_scores": [s.total_score for s in seats],
+        # the totals when it was called off: its replay stops there, before the end of the game
+        "called_off": game.is_aborted,
     }
 
 
@@ -525,7 +528,12 @@ def fairness_check(*, game: Game, seats: Sequence[Seat], noted: str | None = Non
             _("All %(moves)s moves replayed from those deals, each with the public events recorded in play.")
             % {"moves": result.moves_replayed},
         ),
-        (result.passed("final scores"), _("The replay ends with the final scores.")),
+        (
+            result.passed("final scores"),
+            _("The replay stops where the game was called off, at the totals it had then.")
+            if game.is_aborted
+            else _("The replay ends with the final scores."),
+        ),
         (kept, _("The replay ends on the very table the server kept: every hand, the stock, the discard pile.")),
     ]
     return {

@@ -129,27 +129,55 @@ def game_record(request: HttpRequest, game_id: int) -> HttpResponse:
     return render(request, "games/record.html", record)
 
 
+def _seed_not_revealed(request: HttpRequest, game: Game) -> HttpResponse:
+    """Why there is no seed to check: an old game's shuffle had none (404), the game is in play, or it was
+    called off before its first deal (409)."""
+    if not game.is_provably_fair:
+        return render(
+            request,
+            "games/refused.html",
+            {
+                "error": _("This game was dealt before provably fair shuffles: it has no record to verify."),
+                "game": game,
+            },
+            status=404,
+        )
+    return _not_over(
+        request,
+        game,
+        _("The seed is revealed only once the game is over."),
+        called_off=_("This game was called off before its first deal: there is no deal to check."),
+    )
+
+
+@login_required
+@require_safe
+def game_fairness(request: HttpRequest, game_id: int) -> HttpResponse:
+    """The check of a game's shuffles once its seed is revealed: a called-off game has no record page, so
+    its players check the deals they played here (a finished game's record shows the same)."""
+    game, refusal = game_to_watch(request, game_id)
+    if refusal:
+        return refusal
+    if not game.seed_revealed:
+        return _seed_not_revealed(request, game)
+    form = NotedCommitmentForm(request.GET if "commitment" in request.GET else None)
+    noted = form.cleaned_data["commitment"] if form.is_bound and form.is_valid() else None
+    seats = list(game.seats.select_related("user").order_by("position"))
+    fairness = records.fairness_check(game=game, seats=seats, noted=noted)
+    return render(request, "games/fairness.html", {"game": game, "fairness": fairness, "commitment_form": form})
+
+
 @login_required
 @require_safe
 def game_record_export(request: HttpRequest, game_id: int) -> HttpResponse:
-    """A finished game's record as JSON, with its revealed seed: ``python -m games.engine.verify`` checks it."""
+    """A game's record as JSON, with its revealed seed: ``python -m games.engine.verify`` checks it."""
     game, refusal = game_to_watch(request, game_id)
     if refusal:
         return refusal
     try:
         record = records.fair_record_export(game=game)
     except records.ReplayRefused:
-        if game.is_finished:  # shuffled before provably fair shuffles: no seed to show
-            return render(
-                request,
-                "games/refused.html",
-                {
-                    "error": _("This game was dealt before provably fair shuffles: it has no record to verify."),
-                    "game": game,
-                },
-                status=404,
-            )
-        return _not_over(request, game, _("The seed is revealed only once the game is over."))
+        return _seed_not_revealed(request, game)
     response = JsonResponse(record, json_dumps_params={"indent": 1})
     response["Content-Disposition"] = f'attachment; filename="{records.export_filename(game)}"'
     return response

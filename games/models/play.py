@@ -333,8 +333,11 @@ class Game(models.Model):
 
     @property
     def seed_revealed(self) -> bool:
-        """Whether the server seed may be shown: once a version-2 game is finished (never in play, nor aborted)."""
-        return self.is_provably_fair and self.status == self.Status.FINISHED
+        """Whether the server seed may be shown: once a version-2 game is over, finished or called off after
+        its first deal (never in play; a game called off before it was dealt has nothing to check)."""
+        if not self.is_provably_fair:
+            return False
+        return self.status == self.Status.FINISHED or (self.status == self.Status.ABORTED and self.state is not None)
 
     def engine_shuffle(self, contributions: Sequence[str] | None = None) -> Shuffle:
         """The engine's shuffle of this game: it holds the secret seed, for the engine only.

@@ -21,8 +21,11 @@ What the scheme proves, and what it does not (decisions written down):
   in a game dealt at once (every seat filled at creation, a rematch) the
   guarantee rests on the server drawing its seed from ``secrets``, as the
   code shows.
-* The seed of an aborted game is never revealed: its hands were never shown
-  either.
+* The seed of a game called off after its first deal is revealed, as a
+  finished game's is: it will never be played again, and its players may
+  check the deals they played (a moderator's abort must not hide a stacked
+  deal).  A game called off before its first deal has nothing to check, and
+  its seed stays secret.
 
 So every seat records who wrote its contribution and when it was fixed
 (``Seat.Contribution``): the site's random ones are marked as such for good,

@@ -15,8 +15,8 @@ from django.utils import timezone
 
 from games import services
 from games.engine import FairShuffle, GameState, Rules, action_from_dict, replay
+from games.engine.verify import RecordError, verify_record
 from games.engine.verify import main as verify_main
-from games.engine.verify import verify_record
 from games.history import records
 from games.models import Game, Move, Seat
 from games.services.fairness import protecting_seats
@@ -289,6 +289,7 @@ def test_the_seed_appears_nowhere_while_the_game_is_in_play(make_user, classic, 
             watcher.get(f"/games/{game.pk}/"),
             watcher.get(f"/games/{game.pk}/record/"),
             watcher.get(f"/games/{game.pk}/record.json"),
+            watcher.get(f"/games/{game.pk}/fairness/"),
             watcher.get(f"/games/{game.pk}/replay/"),
             logged_in(ann).get(f"/games/{game.pk}/record.json"),
             logged_in(ann).get("/"),
@@ -489,15 +490,86 @@ def test_a_stranger_may_not_export_a_players_only_game(finished, make_user):
     assert logged_in(ann).get(f"/games/{game.pk}/record.json").status_code == 200
 
 
-def test_an_aborted_game_never_reveals_its_seed(make_user, classic):
-    ann, bob = make_user("ann"), make_user("bob")
-    game = services.game_create(creator=ann, variant=classic, seat_count=2, invitees=[bob])
-    Game.objects.filter(pk=game.pk).update(status=Game.Status.ABORTED)
+def test_a_game_called_off_before_its_first_deal_never_reveals_its_seed(make_user, classic, role_client):
+    ann = make_user("ann")
+    game = services.game_create(creator=ann, variant=classic, seat_count=3)  # open: nobody else sat down
+    _client, moderator = role_client("moderator")
+    services.game_abort(game_id=game.pk, moderator=moderator, reason="Nobody came.")
     game.refresh_from_db()
-    for url in (f"/games/{game.pk}/record.json", f"/games/{game.pk}/record/", f"/games/{game.pk}/"):
+    assert game.is_aborted and game.state is None and not game.seed_revealed
+    for url in (f"/games/{game.pk}/record.json", f"/games/{game.pk}/fairness/", f"/games/{game.pk}/record/"):
         response = logged_in(ann).get(url)
-        assert response.status_code in (200, 409) and game.server_seed not in response.content.decode()
-    assert logged_in(ann).get(f"/games/{game.pk}/record.json").status_code == 409
+        assert response.status_code == 409 and game.server_seed not in response.content.decode(), url
+    said = logged_in(ann).get(f"/games/{game.pk}/fairness/").content.decode()
+    assert "called off before its first deal: there is no deal to check" in said
+    assert game.server_seed not in logged_in(ann).get(f"/games/{game.pk}/").content.decode()
+
+
+@pytest.fixture
+def called_off(make_user, classic, role_client, deterministic):
+    """ann and bob in a players-only game, called off by a moderator in its second round."""
+    ann, bob = make_user("ann"), make_user("bob")
+    game = services.game_create(
+        creator=ann, variant=classic, seat_count=2, invitees=[bob], options={"rounds": [3, 4, 5]}
+    )
+    Game.objects.filter(pk=game.pk).update(spectators_allowed=False)
+    from games import bots
+    from games.engine import view
+
+    in_round_two = 0
+    while in_round_two < 3:  # three moves into the second round
+        game.refresh_from_db()
+        state = GameState.from_dict(game.state)
+        in_round_two += state.round_number == 2
+        seat = game.seats.get(position=game.current_seat)
+        action = bots.choose_action(view(state, seat.position))
+        services.game_play(game_id=game.pk, user=seat.user, action=action, expected_version=game.version)
+    _client, moderator = role_client("moderator")
+    services.game_abort(game_id=game.pk, moderator=moderator, reason="A fault at the table.")
+    game.refresh_from_db()
+    return game, ann, bob
+
+
+def test_a_game_called_off_after_its_deal_reveals_its_seed_to_check_the_deals_played(called_off, tmp_path):
+    game, ann, bob = called_off
+    # The table says where the check is; the record and the replay stay closed (the game has no end).
+    table = logged_in(bob).get(f"/games/{game.pk}/").content.decode()
+    assert f"/games/{game.pk}/fairness/#fairness" in table and game.server_seed not in table
+    assert logged_in(bob).get(f"/games/{game.pk}/record/").status_code == 409
+    response = logged_in(bob).get(f"/games/{game.pk}/fairness/")
+    assert response.status_code == 200
+    fairness = response.context["fairness"]
+    assert fairness["verified"] and all(check["ok"] for check in fairness["checks"])
+    assert [d["round"] for d in fairness["deals"]] == [1, 2]  # the round in play when it was called off too
+    page = response.content.decode()
+    assert game.server_seed in page and "The replay stops where the game was called off" in page
+    # Checked offline as a player would, with the commitment noted at the table.
+    export = logged_in(bob).get(f"/games/{game.pk}/record.json")
+    record = json.loads(export.content)
+    assert record["called_off"] is True and record["final_scores"] == [s.total_score for s in game.seats.all()]
+    path = tmp_path / "record.json"
+    path.write_text(export.content.decode())
+    assert verify_main([str(path), "--commitment", game.seed_commitment]) == 0
+    # A forged file that says the game finished there (or a finished game's that says it was called off) fails.
+    assert not verify_record({**record, "called_off": False}).passed("final scores")
+    with pytest.raises(RecordError, match="called_off is true or false"):
+        verify_record({**record, "called_off": "yes"})
+
+
+def test_a_called_off_games_check_is_for_those_who_may_see_the_game(called_off, make_user):
+    game, ann, bob = called_off
+    eve = logged_in(make_user("eve"))  # a stranger to a players-only game
+    for url in (f"/games/{game.pk}/fairness/", f"/games/{game.pk}/record.json"):
+        response = eve.get(url)
+        assert response.status_code == 403 and game.server_seed not in response.content.decode(), url
+    assert logged_in(ann).get(f"/games/{game.pk}/fairness/").status_code == 200
+
+
+def test_a_finished_games_record_that_says_it_was_called_off_fails(finished):
+    game, _ann = finished
+    record = records.fair_record_export(game=game)
+    assert record["called_off"] is False and verify_record(record).ok
+    assert not verify_record({**record, "called_off": True}).passed("final scores")
 
 
 def test_a_version_1_game_has_no_fairness_block_and_no_export(make_user, classic):
