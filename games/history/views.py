@@ -108,15 +108,20 @@ def player_history(request: HttpRequest, username: str) -> HttpResponse:
     )
 
 
+def _noted_commitment(request: HttpRequest) -> tuple[NotedCommitmentForm, str | None]:
+    """The commitment the reader noted at the table, to check against the revealed seed (a GET form):
+    the form (with its errors) and the commitment, None unless given and valid."""
+    form = NotedCommitmentForm(request.GET if "commitment" in request.GET else None)
+    return form, form.cleaned_data["commitment"] if form.is_bound and form.is_valid() else None
+
+
 @login_required
 @require_safe
 def game_record(request: HttpRequest, game_id: int) -> HttpResponse:
     game, refusal = game_to_watch(request, game_id)
     if refusal:
         return refusal
-    # the commitment the reader noted at the table, checked against the revealed seed (a GET form)
-    form = NotedCommitmentForm(request.GET if "commitment" in request.GET else None)
-    noted = form.cleaned_data["commitment"] if form.is_bound and form.is_valid() else None
+    form, noted = _noted_commitment(request)
     try:
         record = records.game_record(game=game, noted=noted)
     except records.ReplayRefused:
@@ -160,8 +165,7 @@ def game_fairness(request: HttpRequest, game_id: int) -> HttpResponse:
         return refusal
     if not game.seed_revealed:
         return _seed_not_revealed(request, game)
-    form = NotedCommitmentForm(request.GET if "commitment" in request.GET else None)
-    noted = form.cleaned_data["commitment"] if form.is_bound and form.is_valid() else None
+    form, noted = _noted_commitment(request)
     seats = list(game.seats.select_related("user").order_by("position"))
     fairness = records.fairness_check(game=game, seats=seats, noted=noted)
     return render(request, "games/fairness.html", {"game": game, "fairness": fairness, "commitment_form": form})
