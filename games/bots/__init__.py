@@ -18,7 +18,10 @@ the unseen cards: ``selfdraw`` and ``sampling``);
 plays whole rounds with a bot policy (the analysis of a finished game).
 Every level goes out at once when it can, with the discard that scores the
 most: a seat that goes out scores 0 for the round, the least
-possible, so holding never lowers its own score.
+possible, so holding never lowers its own score.  In the redemption
+variant's last turn, every level but ``easy`` discards as that turn is
+scored: after the table has taken the cards it can
+(:func:`~.position.redemption_last_discard`).
 
 Speed: the best discard is always a leftover card of a best arrangement of
 the hand (a card in a meld only ties with one), and discarding a leftover
@@ -34,7 +37,7 @@ from typing import Any, Literal
 from games.engine import Action, SeatView
 
 from . import easy, expert, hard, medium
-from .position import Position, going_out
+from .position import Position, going_out, redemption_last_discard
 
 __all__ = ["choose_action", "free_bot_name", "reads_history", "BOT_NAMES", "LEVELS", "Level"]
 
@@ -75,6 +78,10 @@ def choose_action(view: SeatView, level: str = "medium", history: Iterable[Mappi
     out = going_out(pos, legal)
     if out is not None:  # every level goes out at once
         return out
+    if level != "easy":
+        laid_off = redemption_last_discard(pos, legal)
+        if laid_off is not None:
+            return laid_off
     if level == "easy":
         return easy.choose(pos, legal)
     if level == "medium":

@@ -16,6 +16,7 @@ from games.engine import (
     SeatView,
     best_arrangement,
     discard_penalties,
+    redemption_score,
 )
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "discard_options",
     "allowed_discards",
     "going_out",
+    "redemption_last_discard",
     "draws",
     "draw",
     "may_draw",
@@ -105,6 +107,25 @@ def going_out(pos: Position, legal: Sequence[Action]) -> GoOut | None:
     that goes out, the highest code among equals; ``None`` if no legal action goes out."""
     go_outs = [a for a in legal if isinstance(a, GoOut)]
     return max(go_outs, key=lambda a: (pos.points(a.discard), a.discard.code), default=None)
+
+
+def redemption_last_discard(pos: Position, legal: Sequence[Action]) -> Discard | None:
+    """The discard of a last turn in the redemption variant: the one that leaves the least once the table has
+    taken what it can (``redemption_score``, as the round is scored), the highest-scoring card on ties.
+
+    ``None`` outside such a turn's discard.  After that discard the server lays the hand down and lays cards
+    off onto the melds on the table, so the hand alone is the wrong measure: the costliest leftover card may
+    be the one a meld on the table would take.
+    """
+    if not (pos.rules.redemption and pos.view.final_lap) or draws(legal):
+        return None
+    table = [table_meld.meld for table_meld in pos.view.table_melds]
+    options = []
+    for card in sorted(set(allowed_discards(legal)), key=str):
+        thrown = Card.from_code(card)
+        left = redemption_score(remove(pos.hand, thrown), table, pos.rules, pos.hand_size).points
+        options.append((left, -pos.points(thrown), card, thrown))
+    return Discard(min(options)[3]) if options else None
 
 
 def draws(legal: Sequence[Action]) -> list[Draw]:
