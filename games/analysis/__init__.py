@@ -69,7 +69,9 @@ __all__ = [
 
 #: Goes up whenever the figures of an analysis would change (the search, the samples, the candidates):
 #: an analysis stored under another version is made again when asked for.
-VERSION = 3  # 3: a choice is charged only beyond the estimates' noise; a round loses at most what it scored
+# 4: in a redemption last turn the rollouts discard as that turn is scored (after laying off);
+# 3: a choice is charged only beyond the estimates' noise; a round loses at most what it scored.
+VERSION = 4
 
 
 def analysis_seed(game_id: int, version: int = VERSION) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 from games.engine import (
@@ -12,6 +12,7 @@ from games.engine import (
     Draw,
     DrawSource,
     GoOut,
+    Meld,
     Rules,
     SeatView,
     best_arrangement,
@@ -26,6 +27,7 @@ __all__ = [
     "allowed_discards",
     "going_out",
     "redemption_last_discard",
+    "lay_off_discard",
     "draws",
     "draw",
     "may_draw",
@@ -119,13 +121,22 @@ def redemption_last_discard(pos: Position, legal: Sequence[Action]) -> Discard |
     """
     if not (pos.rules.redemption and pos.view.final_lap) or draws(legal):
         return None
+    allowed = [Card.from_code(code) for code in allowed_discards(legal)]
     table = [table_meld.meld for table_meld in pos.view.table_melds]
+    card = lay_off_discard(pos.hand, table, pos.rules, pos.hand_size, allowed)
+    return None if card is None else Discard(card)
+
+
+def lay_off_discard(
+    hand: Sequence[Card], table: Sequence[Meld], rules: Rules, hand_size: int, allowed: Iterable[Card]
+) -> Card | None:
+    """Of the ``allowed`` discards, the one whose hand left scores least after laying off onto ``table``
+    (the highest-scoring card, then the highest code, on ties); ``None`` if none is allowed."""
     options = []
-    for card in sorted(set(allowed_discards(legal)), key=str):
-        thrown = Card.from_code(card)
-        left = redemption_score(remove(pos.hand, thrown), table, pos.rules, pos.hand_size).points
-        options.append((left, -pos.points(thrown), card, thrown))
-    return Discard(min(options)[3]) if options else None
+    for card in set(allowed):
+        left = redemption_score(remove(hand, card), table, rules, hand_size).points
+        options.append((left, -rules.card_points(card, hand_size), card.code, card))
+    return min(options)[3] if options else None
 
 
 def draws(legal: Sequence[Action]) -> list[Draw]:

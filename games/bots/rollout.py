@@ -46,7 +46,7 @@ from games.engine import (
 from games.engine.game import DISCARD_PILE, STOCK
 
 from . import hard, medium
-from .position import Position, going_out
+from .position import Position, going_out, lay_off_discard, redemption_last_discard
 from .sampling import Knowledge
 
 __all__ = [
@@ -77,6 +77,9 @@ def policy_action(seen: SeatView, policy: Policy, memory: hard.Memory) -> Action
     out = going_out(pos, legal)
     if out is not None:
         return out
+    laid_off = redemption_last_discard(pos, legal)
+    if laid_off is not None:
+        return laid_off
     if policy == "medium":
         return medium.choose(pos, legal)
     return hard.choose(pos, legal, memory)
@@ -114,7 +117,12 @@ def greedy_action(state: GameState, seat: int) -> Action:
             lefts = [left for c, left in discard_penalties(hand + (top,), rules, size).items() if c in allowed]
         return Draw(DISCARD_PILE if lefts and min(lefts) < now else STOCK)
     taken = state.taken_from_discard
-    card, goes_out = solved.greedy_discard(hand, taken if taken is not None and any(c != taken for c in hand) else None)
+    forbidden = taken if taken is not None and any(c != taken for c in hand) else None
+    card, goes_out = solved.greedy_discard(hand, forbidden)
+    if not goes_out and rules.redemption and state.final_lap:
+        # The redemption variant's last turn is scored after laying off onto the table (as the bots play it).
+        candidates = [c for c in hand if c != forbidden]
+        card = lay_off_discard(hand, [t.meld for t in state.table], rules, size, candidates) or card
     return GoOut(card) if goes_out else Discard(card)
 
 

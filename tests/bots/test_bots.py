@@ -18,7 +18,8 @@ from typing import Any
 import pytest
 
 from games import engine
-from games.bots import LEVELS, choose_action, reads_history
+from games.bots import LEVELS, choose_action, hard, reads_history
+from games.bots.rollout import policy_action
 from games.engine import (
     Card,
     Discard,
@@ -413,5 +414,8 @@ def test_in_a_redemption_last_turn_a_bot_keeps_the_card_it_can_lay_off(level):
     action = choose_action(view(state, 0), level)
     # The King is laid off onto the Kings on the table: throwing the 9 leaves 2 + 7, throwing the King 9 + 2 + 7.
     assert action == Discard(Card.from_code("9D"))
+    if level != "expert":  # the analysis's rollouts play the hard and medium bots' choices too
+        seen = view(state, 0)
+        assert policy_action(seen, level, hard.Memory(seen, [])) == action
     state, _ = apply(state, 0, action)
     assert state.results[-1].points == (9, 0)

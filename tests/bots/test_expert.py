@@ -260,9 +260,10 @@ def test_the_chances_of_the_next_stock_card_are_those_of_the_deals_the_search_sa
     assert all(abs(tops[card] / 10000 - chance) < 0.006 for card, chance in chances.items())
 
 
+@pytest.mark.parametrize("redemption", [False, True])
 @pytest.mark.parametrize("seed", [1, 2])
-def test_the_greedy_rollout_policy_plays_as_the_medium_bot(seed):
-    rules = Rules.from_dict({"rounds": [3, 8, 13], "jokers_per_deck": 1})
+def test_the_greedy_rollout_policy_plays_as_the_medium_bot(seed, redemption):
+    rules = Rules.from_dict({"rounds": [3, 8, 13], "jokers_per_deck": 1, "redemption": redemption})
     for state, history in played(rules, 3, seed):
         seat = state.current_seat
         assert greedy_action(state, seat) == choose_action(view(state, seat), "medium", history)
