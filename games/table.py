@@ -192,6 +192,20 @@ def fair_contributions(seats: Sequence[Seat]) -> dict[str, Any]:
     }
 
 
+def _go_out_offers(v: SeatView, legal: Sequence[Action]) -> list[str]:
+    """The cards the table offers to go out with: those that go out, or, with ``bad_go_out_penalty``,
+    every card the player may discard.
+
+    With that option a wrong go-out costs points (RULES.md): the player announces it and the server
+    judges it.  Offering only the go-outs that succeed would make the option one nobody can ever meet,
+    and would tell the player which discard goes out.
+    """
+    go_outs = {a.discard.code for a in legal if isinstance(a, GoOut)}
+    if v.rules.bad_go_out_penalty is not None:
+        go_outs |= {a.card.code for a in legal if isinstance(a, Discard)}
+    return sorted(go_outs)
+
+
 def _dealt(reading: TableReading, v: SeatView) -> dict[str, Any]:
     """The part of the table that exists once cards are dealt."""
     game, seats, me = reading.game, reading.seats, reading.me
@@ -225,7 +239,7 @@ def _dealt(reading: TableReading, v: SeatView) -> dict[str, Any]:
     arranged = None
     if me is not None and v.hand is not None:
         hand = _hand_faces(reading, v, legal, my_turn)
-        go_out_faces = presentation.card_faces([a.discard.code for a in legal if isinstance(a, GoOut)], wild)
+        go_out_faces = presentation.card_faces(_go_out_offers(v, legal), wild)
         if reading.hand_view == "melds" and hand:
             arranged = _arranged_hand(v, hand)
 
@@ -264,6 +278,7 @@ def _dealt(reading: TableReading, v: SeatView) -> dict[str, Any]:
         "hand_view": reading.hand_view,
         "arranged": arranged,
         "go_out_faces": go_out_faces,
+        "go_out_penalty": v.rules.bad_go_out_penalty if go_out_faces else None,
         "coach_on": game.coach and me is not None,
         "discard_top": presentation.card_face(v.discard_top.code, wild) if v.discard_top else None,
         "stock_size": v.stock_size,

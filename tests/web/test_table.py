@@ -7,6 +7,7 @@ import re
 import pytest
 
 from games import bots, services
+from games.engine import GameState, GoOut
 
 from .conftest import engine_view, logged_in, post_action
 
@@ -95,3 +96,33 @@ def test_after_going_out_the_empty_hand_says_so_instead_of_offering_tools(make_u
     assert "data-arrange-toggle" not in out_page and "?sort=rank" not in out_page
     other_page = client_at[1 - v["went_out"]].get(f"/games/{game.pk}/").content.decode()
     assert "You went out" not in other_page and "data-arrange-toggle" in other_page
+
+
+@pytest.mark.parametrize("penalty", [None, 20])
+def test_with_the_go_out_penalty_the_table_lets_a_player_try_to_go_out_with_any_card(make_user, classic, penalty):
+    """Found by a tester: the table offered "Go out" only with the cards that do go out, so in a game with
+    ``bad_go_out_penalty`` nobody could ever try a go-out that fails, and the buttons told who could go out
+    (the rules page promised 20 points for a wrong try).  Now such a game offers it with every card the
+    player may discard, and the server judges the try; without the option only the go-outs that succeed."""
+    ann = make_user("ann")
+    options = {"rounds": [3, 4], "bad_go_out_penalty": penalty}
+    game = services.game_create(creator=ann, variant=classic, seat_count=2, bot_count=1, seed=1, options=options)
+    client = logged_in(ann)
+    v = engine_view(game, 0)
+    assert v.current_seat == 0 and v.phase == "draw"
+    assert post_action(client, game, {"type": "draw", "source": "stock"}).status_code == 302
+    v = engine_view(game, 0)
+    legal_go_outs = {a.discard.code for a in v.legal_actions if isinstance(a, GoOut)}
+    assert not legal_go_outs  # this hand cannot go out
+    html = client.get(f"/games/{game.pk}/").content.decode()
+    go_out_cards = [f["cards"] for f in _forms(html) if f["type"] == "go_out"]
+    if penalty is None:
+        assert go_out_cards == []
+        return
+    assert go_out_cards == [sorted({card.code for card in v.hand})]
+    assert "costs you 20 penalty points" in html  # the form says what a wrong try costs
+    card = v.hand[0].code
+    assert post_action(client, game, {"type": "go_out", "card": card}).status_code == 302
+    game.refresh_from_db()
+    state = GameState.from_dict(game.state)
+    assert state.penalties[0] == 20 and card not in [c.code for c in state.hands[0]]
