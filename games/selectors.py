@@ -19,7 +19,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from games.engine import JOKER, GameState, Rules, parse_cards, view, wild_rank_chars, wild_rank_label
-from games.engine.rules import JOKER_POINTS
+from games.engine.rules import JOKER_POINTS, MIN_MELD_CARDS
 
 from . import presentation
 from .history import leaving
@@ -420,7 +420,7 @@ def rules_summary(rules: Rules) -> list[tuple[str, str]]:
             _("Wild cards per meld"),
             _("any number") if d["max_wilds_per_meld"] is None else str(d["max_wilds_per_meld"]),
         ),
-        (_("Melds of wild cards only"), yes if d["all_wild_melds"] else no),
+        (_("Melds of wild cards only"), _all_wild_melds_words(rules, yes, no)),
         (_("Points doubled when J, Q or K are wild"), yes if d["double_royal_rounds"] else no),
         (_("Redemption (lay off in the last turn)"), yes if d["redemption"] else no),
         (_("Unmelded jokers free"), yes if d["jokers_free"] else no),
@@ -434,6 +434,16 @@ def rules_summary(rules: Rules) -> list[tuple[str, str]]:
         (_("Stock rebuilds before the round ends"), str(d["max_stock_rebuilds"])),
     ]
     return rows
+
+
+def _all_wild_melds_words(rules: Rules, yes: str, no: str) -> str:
+    """``all_wild_melds`` in words: "no" also when ``max_wilds_per_meld`` (which wins, RULES.md) is below 3,
+    the fewest cards a meld has, so that no meld can be made of wild cards only (and the rules text says so)."""
+    if not rules.all_wild_melds:
+        return no
+    if rules.max_wilds_per_meld is not None and rules.max_wilds_per_meld < MIN_MELD_CARDS:
+        return _("no: the limit of wild cards per meld wins")
+    return yes
 
 
 def _first_fitting(candidates: list[list[str]], wild: set[str]) -> list[str] | None:
@@ -507,7 +517,7 @@ def rules_text(rules: Rules, *, seat_count: int | None = None) -> dict[str, Any]
         "jokers": rules.jokers_per_deck,
         "aces_high": rules.aces_high,
         "max_wilds": max_wilds,
-        "all_wild_melds": rules.all_wild_melds and (max_wilds is None or max_wilds >= 3),
+        "all_wild_melds": rules.all_wild_melds and (max_wilds is None or max_wilds >= MIN_MELD_CARDS),
         "example_size": size,
         "example_wild": wild_rank_label(size),
         "examples": examples,

@@ -20,7 +20,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
 from games.engine import Rules, RulesError, wild_rank_label
-from games.engine.rules import MAX_SEATS, MIN_SEATS
+from games.engine.rules import MAX_SEATS, MIN_MELD_CARDS, MIN_SEATS
 from games.models import Variant, variant_label
 from games.services.rule_errors import describe_rules_error
 
@@ -301,6 +301,22 @@ class VariantForm(forms.ModelForm):
         except RulesError as error:
             field = error.option if error.option in self.fields else None
             self.add_error(field, describe_rules_error(error))
+            return data
+        limit = self.rules.max_wilds_per_meld
+        if self.rules.all_wild_melds and limit is not None and limit < MIN_MELD_CARDS:
+            # Not an engine error (the limit wins, RULES.md), but an option that can never apply: the
+            # person who ticked it meant something else.
+            self.add_error(
+                "all_wild_melds",
+                ngettext(
+                    "A meld has at least 3 cards, so with at most %(count)s wild card per meld none is made of "
+                    "wild cards only: leave this off, or allow 3 wild cards per meld or more.",
+                    "A meld has at least 3 cards, so with at most %(count)s wild cards per meld none is made of "
+                    "wild cards only: leave this off, or allow 3 wild cards per meld or more.",
+                    limit,
+                )
+                % {"count": limit},
+            )
             return data
         self.instance.options = self.rules.to_dict()
         return data

@@ -19,6 +19,8 @@ from .cards import ACE, JACK, KING, QUEEN, RANK_CHARS, Card
 
 MIN_SEATS, MAX_SEATS = 2, 8
 MIN_HAND_SIZE, MAX_HAND_SIZE = 3, 15
+#: The fewest cards of a meld (a set or a run of three).
+MIN_MELD_CARDS = 3
 CLASSIC_ROUNDS: tuple[int, ...] = tuple(range(3, 14))
 JOKER_POINTS = 20
 #: The string options of :class:`Rules` (their JSON values).

@@ -401,3 +401,26 @@ def test_a_long_game_typed_in_few_characters_is_judged_by_its_text_not_its_round
     response = superuser_client.post(change_url(classic), form_data(classic, rounds=", ".join(["3-15"] * 41)))
     assert response.status_code == 200
     assert response.context["adminform"].form.errors["rounds"] == ["Write the rounds in at most 200 characters."]
+
+
+@pytest.mark.parametrize("limit", ["1", "2"])
+def test_melds_of_wild_cards_only_with_too_few_wilds_per_meld_is_refused(classic, superuser_client, limit):
+    """Found by a tester: "Melds of wild cards only" with at most 1 or 2 wild cards per meld was saved, and
+    the variant's rules page then said "Melds of wild cards only: yes" above "A meld needs at least one card
+    that is not wild": a meld has at least three cards, so the limit (which wins, RULES.md) rules every such
+    meld out.  The form now says so next to the option and stores nothing."""
+    before = dict(classic.options)
+    data = form_data(classic, all_wild_melds="on", max_wilds_per_meld=limit)
+    response = superuser_client.post(change_url(classic), data)
+    assert response.status_code == 200
+    errors = response.context["adminform"].form.errors
+    assert list(errors) == ["all_wild_melds"]
+    assert f"at most {limit} wild card" in errors["all_wild_melds"][0]
+    classic.refresh_from_db()
+    assert classic.options == before
+    # Three wild cards per meld leave room for one made of wild cards only.
+    roomy = form_data(classic, all_wild_melds="on", max_wilds_per_meld="3")
+    response = superuser_client.post(change_url(classic), roomy)
+    assert response.status_code == 302
+    classic.refresh_from_db()
+    assert classic.options["all_wild_melds"] is True and classic.options["max_wilds_per_meld"] == 3

@@ -258,3 +258,16 @@ def test_the_scoring_example_never_shows_more_cards_than_a_round_deals(classic):
     assert "at the end of the 3-card round cost you 24 points." in text
     scoring = Client().get("/rules/?variant=short").content.decode().split('<figure class="score-example">')[1]
     assert len(re.findall(r'data-card="', scoring.split("</figure>")[0])) == 3
+
+
+def test_melds_of_wild_cards_only_ruled_out_by_the_wild_limit_are_not_called_yes(classic):
+    """Found by a tester: a game's options table said "Melds of wild cards only: yes" while its text said
+    "A meld needs at least one card that is not wild": with at most 2 wild cards per meld (which wins over
+    the option, RULES.md) no meld of three cards is made of wild cards only."""
+    variant("capped", all_wild_melds=True, max_wilds_per_meld=2)
+    text = page_text(Client().get("/rules/?variant=capped"))
+    assert WILD_NEEDS_NATURAL in text and ALL_WILD not in text
+    assert "Melds of wild cards only no: the limit of wild cards per meld wins" in text
+    variant("roomy", all_wild_melds=True, max_wilds_per_meld=3)
+    text = page_text(Client().get("/rules/?variant=roomy"))
+    assert ALL_WILD in text and "Melds of wild cards only yes" in text
