@@ -5,7 +5,9 @@ from typing import Any
 from django import forms
 from django.contrib.auth import get_user_model
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
+from games.engine import Rules, RulesError
 from games.engine.rules import MAX_SEATS, MIN_SEATS
 from games.engine.shuffle import MAX_CONTRIBUTION_LENGTH, check_contribution
 from games.engine.verify import noted_commitment
@@ -99,6 +101,28 @@ class GameCreateForm(forms.Form):
     def __init__(self, *args: Any, creator: Any = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.creator = creator  # who creates the game: not one of the people invited
+
+    def clean_round_count(self) -> int | None:
+        """At most the variant's own rounds: a larger number would quietly play them all."""
+        count = self.cleaned_data.get("round_count")
+        variant = self.cleaned_data.get("variant")
+        if not count or variant is None:
+            return count
+        try:
+            rounds = len(Rules.from_dict(variant.options).rounds)
+        except RulesError:
+            return count  # options the engine refuses: game_create says what is wrong with them
+        if count > rounds:
+            raise forms.ValidationError(
+                ngettext(
+                    "This variant has %(count)s round: choose %(count)s or fewer.",
+                    "This variant has %(count)s rounds: choose %(count)s or fewer.",
+                    rounds,
+                )
+                % {"count": rounds},
+                code="too_many_rounds",
+            )
+        return count
 
     def clean_invite(self) -> list:
         """The people invited, each once, however their names were written (``Ann, ann``)."""

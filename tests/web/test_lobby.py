@@ -284,3 +284,16 @@ def test_the_lists_of_games_are_never_kept_by_the_browser(make_user, path):
     """Back from a table, the browser showed the lobby from its cache: without the game just made."""
     response = logged_in(make_user("ann")).get(path)
     assert response.status_code == 200 and "no-store" in response["Cache-Control"]
+
+
+def test_more_rounds_than_the_variant_has_is_a_form_error(make_user, classic):
+    """Found by a tester: "Rounds: 25" for the 11-round classic game made a game of 11 rounds without a
+    word, as if the field had been left empty."""
+    client = logged_in(make_user("ann"))
+    data = {**SEATS, "variant": classic.pk, "medium_bots": 1, "time_limit_seconds": 120}
+    response = client.post("/games/new/", {**data, "round_count": 12})
+    assert response.status_code == 400
+    assert response.context["form"].errors["round_count"] == ["This variant has 11 rounds: choose 11 or fewer."]
+    assert not Game.objects.exists()
+    assert client.post("/games/new/", {**data, "round_count": 11}).status_code == 302
+    assert Game.objects.get().rules["rounds"] == list(range(3, 14))
