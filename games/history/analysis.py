@@ -248,6 +248,7 @@ def _leaves(raw: Mapping[str, Any] | None, wild: Sequence[str]) -> dict[str, Any
         return None
     return {
         "melds": [presentation.card_faces(meld, wild) for meld in raw["melds"]],
+        "laid_off": presentation.card_faces(raw.get("laid_off", []), wild),  # stored before: none
         "deadwood": presentation.card_faces(raw["deadwood"], wild),
         "points": raw["points"],
     }

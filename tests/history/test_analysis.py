@@ -16,6 +16,8 @@ from django.test import Client
 from django.utils import timezone
 
 from games import analysis, services
+from games.engine import Meld, MeldKind, Rules, parse_cards
+from games.analysis.explain import leaves
 from games.live import clock
 from games.models import AnalysedDecision, Game, GameAnalysis, RoundResult
 from tests.races import race
@@ -550,3 +552,20 @@ def test_two_requests_of_one_person_for_two_games_at_once_leave_one_analysis_wai
     )
     assert sorted(outcomes) == ["analysis_waiting", "pending"]
     assert GameAnalysis.objects.filter(requested_by=ann).count() == 1
+
+
+def test_a_redemption_last_turn_is_explained_as_it_is_scored_after_laying_off():
+    """Found by a tester: under a flagged last turn of a redemption game, "The choice made leaves" and "The
+    better choice leaves" were the hand scored alone, so keeping the King that the Kings on the table take
+    read 19 points against 18 for throwing it, the better choice looking worse."""
+    rules = Rules(rounds=(3,), redemption=True)
+    hand = parse_cards("KS 9D 2C 7D")
+    table = [Meld(MeldKind.SET, parse_cards("KC KD KH"))]
+    kept = leaves(hand, {"type": "discard", "card": "9D"}, None, rules, 3, table)
+    thrown = leaves(hand, {"type": "discard", "card": "KS"}, None, rules, 3, table)
+    assert kept is not None and thrown is not None
+    assert kept["points"] == 9 and kept["laid_off"] == ["KS"]
+    assert thrown["points"] == 18 and thrown["laid_off"] == []
+    # Outside a redemption last turn the hand is scored alone, as before.
+    alone = leaves(hand, {"type": "discard", "card": "9D"}, None, rules, 3)
+    assert alone is not None and alone["points"] == 19 and alone["laid_off"] == []
