@@ -26,6 +26,7 @@ from games.engine import (
     SeatView,
     best_arrangement,
     discard_penalties,
+    redemption_score,
     wild_rank_label,
 )
 
@@ -322,6 +323,24 @@ def _dealt(reading: TableReading, v: SeatView) -> dict[str, Any]:
     }
 
 
+def _coach_numbers(v: SeatView) -> dict[str, int]:
+    """The coach's number for each card of the hand: the least penalty left if it is discarded.
+
+    In a redemption last turn, after laying off onto the melds on the table (``redemption_score``), as
+    that turn is scored: the hand alone would count a card the table takes.
+    """
+    assert v.hand is not None
+    if not (v.rules.redemption and v.final_lap):
+        return {card.code: points for card, points in discard_penalties(v.hand, v.rules, v.hand_size).items()}
+    table = [table_meld.meld for table_meld in v.table_melds]
+    numbers: dict[str, int] = {}
+    for card in set(v.hand):
+        rest = list(v.hand)
+        rest.remove(card)
+        numbers[card.code] = redemption_score(rest, table, v.rules, v.hand_size).points
+    return numbers
+
+
 def _hand_faces(reading: TableReading, v: SeatView, legal: Sequence[Action], my_turn: bool) -> list[dict[str, Any]]:
     """The seat's own cards in display order, with what may be discarded and (coach) what each discard leaves."""
     assert v.hand is not None
@@ -329,7 +348,7 @@ def _hand_faces(reading: TableReading, v: SeatView, legal: Sequence[Action], my_
     discardable = {a.card.code for a in legal if isinstance(a, Discard)}
     penalties: dict[str, int] = {}
     if reading.game.coach and my_turn and v.phase == Phase.DISCARD:
-        penalties = {card.code: points for card, points in discard_penalties(v.hand, v.rules, v.hand_size).items()}
+        penalties = _coach_numbers(v)
     hand: list[dict[str, Any]] = []
     for code in presentation.sort_codes([c.code for c in v.hand], reading.sort, wild):
         face = presentation.card_face(code, wild)

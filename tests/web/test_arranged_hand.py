@@ -12,7 +12,7 @@ from dataclasses import replace
 import pytest
 
 from games import bots, services
-from games.engine import GameState, best_arrangement, parse_cards, view
+from games.engine import Card, Draw, GameState, GoOut, Phase, apply, best_arrangement, parse_cards, view
 from games.models import Game
 from tests.leaks import card_marks, find_leaks, secrets_of
 
@@ -187,3 +187,36 @@ def test_the_arranged_view_shows_no_other_hand_to_a_player_a_watcher_or_a_strang
         seat = game.current_seat
         client = parties[seat][0]
         assert post_action(client, game, bots.choose_action(view(state, seat)).to_dict()).status_code == 302, step
+
+
+def test_in_a_redemption_last_turn_the_coach_counts_what_the_table_takes(make_user, classic):
+    """Found by a tester: in a redemption game's last turn the coach's numbers scored the hand alone: with
+    K♣ K♦ K♥ on the table and K♠ 9♦ 2♣ 7♦ in hand it said throwing the King leaves 18 and the 9 leaves 19,
+    when the table takes the King and throwing the 9 leaves 9."""
+    ann = make_user("ann")
+    options = {"rounds": [3], "redemption": True}
+    game = services.game_create(
+        creator=ann, variant=classic, seat_count=2, bot_count=1, seed=3, coach=True, options=options
+    )
+    game.refresh_from_db()
+    state = GameState.from_dict(game.state)
+    hands = (parse_cards("KS 9D 2C"), parse_cards("KC KD 4C"))
+    rest = sorted((state.card_counter() - Counter([*hands[0], *hands[1], *parse_cards("5S KH 7D")])).elements())
+    state = replace(
+        state,
+        dealer=0,
+        current_seat=1,
+        phase=Phase.DRAW,
+        hands=tuple(tuple(sorted(h)) for h in hands),
+        discard_pile=parse_cards("5S"),
+        stock=(*rest, *parse_cards("7D KH")),
+    )
+    state, _ = apply(state, 1, Draw("stock"))
+    state, _ = apply(state, 1, GoOut(Card.from_code("4C")))  # K♣ K♦ K♥ on the table: the last turn is ann's
+    state, _ = apply(state, 0, Draw("stock"))  # the 7♦
+    game.state, game.current_seat = state.to_dict(), 0
+    game.save(update_fields=["state", "current_seat"])
+    hand = logged_in(ann).get(f"/games/{game.pk}/").context["hand"]
+    coach = {face["code"]: face["penalty"] for face in hand}
+    assert coach == {"KS": 18, "9D": 9, "2C": 16, "7D": 11}
+    assert [face["code"] for face in hand if face["best"]] == ["9D"]
