@@ -16,8 +16,8 @@ from django.test import Client
 from django.utils import timezone
 
 from games import analysis, services
-from games.engine import Meld, MeldKind, Rules, parse_cards
 from games.analysis.explain import leaves
+from games.engine import Meld, MeldKind, Rules, parse_cards
 from games.live import clock
 from games.models import AnalysedDecision, Game, GameAnalysis, RoundResult
 from tests.races import race
