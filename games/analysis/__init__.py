@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 
 from .evaluate import MAX_CANDIDATES, SAMPLES, candidates, choice_samples
-from .explain import explain, worst_decision
+from .explain import EXPLAIN_VERSION, explain, worst_decision
 from .grading import (
     BLUNDER,
     GRADES,
@@ -40,6 +40,7 @@ from .walk import Decision, LoggedMove, decisions, extend_history
 
 __all__ = [
     "VERSION",
+    "EXPLAIN_VERSION",
     "SAMPLES",
     "MAX_CANDIDATES",
     "INACCURACY",

@@ -18,6 +18,10 @@ from games.engine.shuffle import Shuffle
 from .grading import Turn
 from .walk import LoggedMove, decisions
 
+#: Goes up whenever what :func:`explain` gives would change: explanations stored by another version
+#: are worked out again (``games.services.analysis.explanations``).
+EXPLAIN_VERSION = 1
+
 
 def worst_decision(turn: Turn) -> Mapping[str, Any]:
     """The turn's costliest decision (the first of them on a tie): where the page and the chart point."""

@@ -31,7 +31,10 @@ What is checked (``verify_record``; each check is printed):
    than the derived one shows up there);
 4. **final scores** — the replay ends the game with the recorded totals; in
    a called-off game's record the replay stops before the end of the game,
-   at the totals the game had when it was called off.
+   at the totals the game had when it was called off.  The record's word
+   that the game was called off is taken as it is: a note says after how
+   many moves, in which round, so that a player whose game went on knows the
+   record is not its whole game.
 
 Exit status 0 when everything matches, 1 on any mismatch, 2 when the file
 cannot be read as a record or ``--commitment`` is not 64 hex digits.  Pure Python: it needs only this package.
@@ -115,6 +118,8 @@ class Verification:
     noted: bool = False
     #: The state the replay reached (to compare with a stored snapshot).
     final_state: GameState | None = None
+    #: The record says the game was called off where its moves stop (``called_off``).
+    called_off: bool = False
 
     def passed(self, name: str) -> bool:
         """Whether the check called ``name`` was made and held."""
@@ -136,6 +141,12 @@ class Verification:
             out.append(
                 f"{'ok' if deal.ok else 'FAILED':<7}round {deal.round_number} ({deal.hand_size} cards), "
                 f"dealer seat {deal.dealer}, up-card {deal.up_card}, {deal.rebuilds} rebuild(s): {hands}"
+            )
+        if self.called_off and self.final_state is not None:
+            out.append(
+                f"note   the record says the game was called off after {self.moves_replayed} move(s), in round "
+                f"{self.final_state.round_number}: only the deals and moves up to there are checked; if your game "
+                "went on after that, this is not its whole record"
             )
         if not self.noted:
             out.append(
@@ -314,7 +325,14 @@ def verify_record(record: Any, *, noted: str | None = None) -> Verification:
             f"the replay {ends} with totals {list(state.scores)}; the record says {data.final_scores}, {said}",
         )
     )
-    return Verification(checks=checks, deals=deals, moves_replayed=replayed, noted=noted is not None, final_state=state)
+    return Verification(
+        checks=checks,
+        deals=deals,
+        moves_replayed=replayed,
+        noted=noted is not None,
+        final_state=state,
+        called_off=data.called_off,
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -85,6 +85,8 @@ def _decision(row: Mapping[str, Any], wild: Sequence[str]) -> dict[str, Any]:
         # the better choice, only when the choice made surely lost points (within the noise it is not named)
         "best": best if best and row["best"] != row["chosen"] and float(row["cost"]) > 0 else None,
         "is_best": row["best"] == row["chosen"],
+        # another choice looked better, but by no more than the estimates' noise: not a loss
+        "within_noise": bool(row["best"]) and row["best"] != row["chosen"] and float(row["cost"]) <= 0,
         "cost": row["cost"],
         "forced": row["forced"],
         "expected": row["expected"],

@@ -544,6 +544,9 @@ def fairness_check(*, game: Game, seats: Sequence[Seat], noted: str | None = Non
         "checks": [{"ok": ok, "text": text} for ok, text in checks],
         "noted": noted,
         "deals": _derived_deals(result, names),
+        # where a called-off game's moves stop, for its players to compare with what they played
+        "moves": result.moves_replayed,
+        "round": result.final_state.round_number if result.final_state is not None else None,
         "export_url": reverse("games:record_export", args=[game.pk]),
         "verify_command": f"python -m games.engine.verify {export_filename(game)} --commitment",
     }

@@ -201,18 +201,30 @@ def analysis_step(
 
 
 def explanations(job: GameAnalysis, graded: Sequence[analysis.Turn]) -> dict[str, dict[str, Any]]:
-    """Why each flagged turn of a done analysis was flagged (``analysis.explain``): stored with it once worked out.
+    """Why each flagged turn of a done analysis was flagged (``analysis.explain``), by the ``seq`` of its
+    costliest decision: stored with the analysis once worked out.
 
-    ``graded``: the analysis's turns.  An analysis done before they were stored has none: the first
-    page to ask works them out and stores them (the same for everyone: a game's log never changes).
+    ``graded``: the analysis's turns.  They are worked out again (and stored) when none are stored yet
+    (an analysis done before they were), when they were stored by another version of
+    ``analysis.explain`` (``EXPLAIN_VERSION``), or when a turn flagged now has none (the grades'
+    thresholds changed).  An error working them out is logged and gives none: the analysis stands
+    without its "why" lines, and neither the worker's pass nor the page fails.
     """
-    if job.explanations is not None:
-        return job.explanations
+    stored = job.explanations
+    wanted = {str(analysis.worst_decision(t)["seq"]) for t in graded if t.grade}
+    if isinstance(stored, dict) and stored.get("version") == analysis.EXPLAIN_VERSION:
+        turns = stored.get("turns", {})
+        if wanted <= set(turns):
+            return turns
     game = job.game
-    rules = Rules.from_dict(game.rules)
-    found = analysis.explain(rules, game.seat_count, game.engine_shuffle(), logged_moves(game), graded)
-    GameAnalysis.objects.filter(pk=job.pk, version=job.version, explanations__isnull=True).update(explanations=found)
-    job.explanations = found
+    try:
+        rules = Rules.from_dict(game.rules)
+        found = analysis.explain(rules, game.seat_count, game.engine_shuffle(), logged_moves(game), graded)
+    except Exception:
+        logger.exception("game %s: the analysis's explanations could not be worked out", game.pk)
+        return {}
+    job.explanations = {"version": analysis.EXPLAIN_VERSION, "turns": found}
+    GameAnalysis.objects.filter(pk=job.pk, version=job.version).update(explanations=job.explanations)
     return found
 
 

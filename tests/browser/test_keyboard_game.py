@@ -182,6 +182,9 @@ def test_the_arrow_keys_move_between_the_cards_of_the_hand(coached_game: Any, si
     expect(page.locator("[data-live-status]")).to_have_text("Live")
     tab_to(page, DRAW)
     press_and_wait(page, "Enter")
+    # The hand is a group whose name says how to move in it (a screen reader says it as the focus comes in).
+    hand = page.get_by_role("group", name="Your hand: the arrow keys move between the cards")
+    expect(hand).to_have_attribute("data-hand", "")
     cards = page.locator("#table [data-hand] button.card:not([disabled])")
     codes = [cards.nth(i).get_attribute("data-card") for i in range(cards.count())]
     assert len(codes) == 4  # three dealt and the one drawn, every one a discard button

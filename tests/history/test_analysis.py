@@ -377,26 +377,30 @@ def test_the_page_states_the_thresholds_and_shows_accuracy_chart_and_flagged_tur
 
 
 def _no_walk(monkeypatch: Any) -> list[int]:
-    """Counts every walk of a game's log by the "why" lines (``analysis.explain``'s)."""
+    """Counts every replay of a game: each needs the game's shuffle, from whatever module it walks the log."""
     walks: list[int] = []
-    module = importlib.import_module("games.analysis.explain")  # the module: the package's ``explain`` is the function
-    real = module.decisions
+    real = Game.engine_shuffle
 
-    def counted(*args: Any, **kwargs: Any) -> Any:
+    def counted(self: Game, *args: Any, **kwargs: Any) -> Any:
         walks.append(1)
-        return real(*args, **kwargs)
+        return real(self, *args, **kwargs)
 
-    monkeypatch.setattr(module, "decisions", counted)
+    monkeypatch.setattr(Game, "engine_shuffle", counted)
     return walks
+
+
+def _flagged_seqs(job: GameAnalysis) -> set[str]:
+    turns = analysis.turns(job.decisions.order_by("seq").values(*AnalysedDecision.ROW_FIELDS))
+    return {str(analysis.worst_decision(t)["seq"]) for t in turns if t.grade}
 
 
 def test_why_a_turn_was_flagged_is_worked_out_with_the_analysis_not_on_each_view(finished, monkeypatch):
     game, ann, _ = finished
     job = _analyse(game)
     stored = GameAnalysis.objects.get(pk=job.pk).explanations
-    turns = analysis.turns(job.decisions.order_by("seq").values(*AnalysedDecision.ROW_FIELDS))
     # One explanation for each flagged turn, at its costliest decision, in codes (the same in every language).
-    assert stored and set(stored) == {str(analysis.worst_decision(t)["seq"]) for t in turns if t.grade}
+    assert stored["version"] == analysis.EXPLAIN_VERSION
+    assert stored["turns"] and set(stored["turns"]) == _flagged_seqs(job)
     walks = _no_walk(monkeypatch)
     for language, label in (("en", "The choice made leaves:"), ("cs", "Zvolená možnost zanechá:")):
         response = logged_in(ann).get(_url(game), {"show": "flagged"}, HTTP_ACCEPT_LANGUAGE=language)
@@ -405,17 +409,39 @@ def test_why_a_turn_was_flagged_is_worked_out_with_the_analysis_not_on_each_view
     assert walks == []  # the page read them, it did not replay the game
 
 
-def test_an_analysis_done_before_the_why_lines_were_stored_works_them_out_once(finished, monkeypatch):
+@pytest.mark.parametrize(
+    "stale",
+    [None, {"version": 0, "turns": {}}, "a flagged turn without one"],
+    ids=["none-stored", "another-version", "a-turn-missing"],
+)
+def test_why_lines_stored_before_or_by_another_version_are_worked_out_again_once(finished, monkeypatch, stale):
     game, ann, _ = finished
     job = _analyse(game)
     stored = GameAnalysis.objects.get(pk=job.pk).explanations
-    GameAnalysis.objects.filter(pk=job.pk).update(explanations=None)
+    if stale == "a flagged turn without one":  # e.g. the grades' thresholds changed since they were stored
+        stale = {**stored, "turns": dict(list(stored["turns"].items())[1:])}
+    GameAnalysis.objects.filter(pk=job.pk).update(explanations=stale)
     walks = _no_walk(monkeypatch)
     first = logged_in(ann).get(_url(game), {"show": "flagged"})
     assert walks == [1] and GameAnalysis.objects.get(pk=job.pk).explanations == stored
     again = logged_in(ann).get(_url(game), {"show": "flagged"})
     assert walks == [1]
     assert [row["why"] for row in again.context["turns"]] == [row["why"] for row in first.context["turns"]]
+
+
+def test_why_lines_that_cannot_be_worked_out_leave_the_analysis_and_the_page_standing(finished, monkeypatch, caplog):
+    game, ann, _ = finished
+    module = importlib.import_module("games.analysis.explain")  # the module: the package's ``explain`` is the function
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise ValueError("a log the explanation cannot read")
+
+    monkeypatch.setattr(module, "decisions", broken)
+    job = _analyse(game)  # the worker's pass goes on to the end
+    assert job.is_done and job.explanations is None and "could not be worked out" in caplog.text
+    response = logged_in(ann).get(_url(game), {"show": "flagged"})
+    assert response.status_code == 200 and response.context["turns"]
+    assert all(row["why"] is None for row in response.context["turns"])
 
 
 def test_the_replay_says_what_the_analysis_found_of_the_move_to_come(finished):
@@ -437,6 +463,12 @@ def test_the_replay_says_what_the_analysis_found_of_the_move_to_come(finished):
     # A choice that was the best found says so.
     best_seq = next(d["seq"] for t in turns for d in t.decisions if d["best"] == d["chosen"] and not d["forced"])
     assert logged_in(bob).get(replay, {"step": int(best_seq) - 1}).context["analysed"]["is_best"]
+    # A choice another beat by no more than the estimates' noise says so (it lost nothing surely).
+    rows = [d for t in turns for d in t.decisions]
+    close = [d for d in rows if d["best"] != d["chosen"] and float(d["cost"]) <= 0]
+    assert close  # the game's seed makes some
+    near = logged_in(bob).get(replay, {"step": int(close[0]["seq"]) - 1})
+    assert near.context["analysed"]["within_noise"] and "within the estimates' noise" in near.content.decode()
     # After the last move there is no move to come; an analysis of another version says nothing.
     assert logged_in(bob).get(replay).context["analysed"] is None
     GameAnalysis.objects.filter(pk=job.pk).update(version=analysis.VERSION - 1)

@@ -530,7 +530,7 @@ def called_off(make_user, classic, role_client, deterministic):
     return game, ann, bob
 
 
-def test_a_game_called_off_after_its_deal_reveals_its_seed_to_check_the_deals_played(called_off, tmp_path):
+def test_a_game_called_off_after_its_deal_reveals_its_seed_to_check_the_deals_played(called_off, tmp_path, capsys):
     game, ann, bob = called_off
     # The table says where the check is; the record and the replay stay closed (the game has no end).
     table = logged_in(bob).get(f"/games/{game.pk}/").content.decode()
@@ -550,6 +550,11 @@ def test_a_game_called_off_after_its_deal_reveals_its_seed_to_check_the_deals_pl
     path = tmp_path / "record.json"
     path.write_text(export.content.decode())
     assert verify_main([str(path), "--commitment", game.seed_commitment]) == 0
+    # It says where the game stops: a record cut short and called "called off" proves no more than that.
+    said = capsys.readouterr().out
+    moves = len(record["moves"])
+    assert f"the record says the game was called off after {moves} move(s), in round 2" in said
+    assert f"called off after move {moves}, in round 2." in page
     # A forged file that says the game finished there (or a finished game's that says it was called off) fails.
     assert not verify_record({**record, "called_off": False}).passed("final scores")
     with pytest.raises(RecordError, match="called_off is true or false"):
@@ -569,6 +574,7 @@ def test_a_finished_games_record_that_says_it_was_called_off_fails(finished):
     game, _ann = finished
     record = records.fair_record_export(game=game)
     assert record["called_off"] is False and verify_record(record).ok
+    assert not any("called off" in line for line in verify_record(record).lines())
     assert not verify_record({**record, "called_off": True}).passed("final scores")
 
 
