@@ -65,9 +65,10 @@ def holds_clock(user_id: int | None, now: datetime.datetime) -> bool:
     return user_id is not None and Absence.objects.filter(user_id=user_id).holding_clock(now).exists()
 
 
-def is_away_now(now: datetime.datetime) -> Exists:
-    """For a query of seats: whether the seat's person is away at ``now`` (false for a bot's seat)."""
-    return Exists(Absence.objects.filter(user_id=OuterRef("user_id")).active(now))
+def holds_clock_now(now: datetime.datetime) -> Exists:
+    """For a query of seats: whether the seat's person holds their clock at ``now`` (away, or back by the
+    end they chose and not yet settled by the clock worker; false for a bot's seat)."""
+    return Exists(Absence.objects.filter(user_id=OuterRef("user_id")).holding_clock(now))
 
 
 def clock_stopped(now: datetime.datetime) -> Q:
@@ -182,15 +183,30 @@ def away_come_back(*, user: Any, now: datetime.datetime | None = None) -> Absenc
 
 
 def come_back_if_away(*, user: Any, now: datetime.datetime | None = None) -> bool:
-    """A person who plays a move is back: end their time away first (own transaction, before the move's,
-    so that the move sees the deadlines moved on).  Whether there was any."""
+    """A person who plays a move is back: end and settle their time away first (own transaction, before
+    the move's, so that the move sees the deadlines moved on).  Whether there was any.
+
+    Time away whose chosen end has passed but that no clock pass has settled yet (the worker runs every
+    few seconds, or was stopped) is settled here too: until then the deadline of a turn that fell due
+    while they were away still stands, and the move would be refused as out of time although the clock
+    leaves the turn alone (``clock.game_timeout``) and gives the time back once it settles it.
+    """
     now = now or timezone.now()
-    if user is None or not user.is_authenticated or not Absence.objects.filter(user=user).active(now).exists():
+    if user is None or not user.is_authenticated or not Absence.objects.filter(user=user).holding_clock(now).exists():
         return False
-    try:
-        away_come_back(user=user, now=now)
-    except GameError:
-        return False  # came back in another request meanwhile
+    return _back_for_a_move(user, now)
+
+
+@transaction.atomic
+def _back_for_a_move(user: Any, now: datetime.datetime) -> bool:
+    person = _lock_user(user)
+    absence = Absence.objects.filter(user=person).holding_clock(now).order_by("starts_at").first()
+    if absence is None:
+        return False  # came back, or settled by the clock, in another request meanwhile
+    if absence.returned_at is None and absence.ends_at > now:
+        absence.returned_at = now
+        absence.save(update_fields=["returned_at"])
+    _settle(absence, now)
     return True
 
 

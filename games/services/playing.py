@@ -319,7 +319,8 @@ def game_play(*, game_id: int, user: Any, action: Action | Mapping[str, Any], ex
 
     A person who is away and moves at one of their tables is back: their
     time away ends first (``away.come_back_if_away``, in its own transaction),
-    so the move meets the deadline moved on by the time away.
+    so the move meets the deadline moved on by the time away; so does time
+    away that ran to its end and that the clock worker has not settled yet.
     """
     try:
         return _play(game_id=game_id, user=user, action=action, expected_version=expected_version)
@@ -356,7 +357,7 @@ def _play(
 ) -> Game:
     game = locked_game(game_id, user)
     # Read once (the checks, the bots and the save use these), with whether each person is away now.
-    seats: list[Seat] = list(game.seats.annotate(away_now=away.is_away_now(timezone.now())))
+    seats: list[Seat] = list(game.seats.annotate(away_now=away.holds_clock_now(timezone.now())))
     seat = seat_of(game, user, seats)
     if game.status != Game.Status.ACTIVE:
         if game.status == Game.Status.FINISHED:

@@ -142,6 +142,25 @@ def test_a_move_ends_the_time_away_first_so_it_meets_the_moved_deadline(make_use
     assert game.turn_deadline == deadline + (back - start - HOUR) and bot_moves(game) == 0
 
 
+def test_a_move_after_the_time_away_ran_out_but_before_the_clock_settled_it_is_played(make_user, classic):
+    """Found by a tester: the end of the time away passed, the clock worker had not settled it yet (it
+    runs every few seconds, or was stopped for an hour), and the player's move was refused as out of time
+    ("the bot plays this turn for you"), though the clock leaves that turn alone until it settles it."""
+    game, mover, _other = game_over_days(make_user, classic)
+    start, deadline = game.turn_started_at, game.turn_deadline
+    with at(start + HOUR):
+        absence = services.away_declare(user=mover, days=2)
+    back = absence.ends_at + HOUR  # past the first deadline, and no clock pass since the end
+    with at(back):
+        response = post_action(logged_in(mover), game, {"type": "draw", "source": "stock"})
+    assert response.status_code == 302
+    absence.refresh_from_db()
+    assert absence.settled_at == back and absence.returned_at is None  # it ran to its chosen end
+    game.refresh_from_db()
+    assert game.turn_deadline == deadline + 2 * DAY and bot_moves(game) == 0
+    assert Move.objects.filter(game=game, by_bot=False).count() == 1
+
+
 def test_a_live_game_is_not_touched_by_time_away(make_user, classic):
     game, mover, other = game_over_days(make_user, classic, limit=120)
     services.away_declare(user=mover, days=2)
