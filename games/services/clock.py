@@ -117,13 +117,22 @@ def clock_tick(*, now: datetime.datetime | None = None) -> dict[str, int]:
     settled first, so a deadline that a return moves on is moved before it
     could be found out of time; turns of a player who holds their clock
     (``away.clock_stopped``) are left alone.
+
+    Each step reads the time afresh (unless ``now`` is given, as tests do): a pass after the worker was
+    stopped may play many turns, each with a bot's thinking, and the turn each of them hands on starts
+    when it is written, not when the pass began (its person would find part of their time, or all of
+    a live game's, gone before their turn was theirs).
     """
-    now = now or timezone.now()
-    settled = away.settle_due(now=now)
+
+    def moment() -> datetime.datetime:
+        return now or timezone.now()
+
+    settled = away.settle_due(now=moment())
+    now_at_start = moment()
     played = 0
     due = list(
-        Game.objects.filter(status=Game.Status.ACTIVE, turn_deadline__lte=now)
-        .exclude(away.clock_stopped(now))
+        Game.objects.filter(status=Game.Status.ACTIVE, turn_deadline__lte=now_at_start)
+        .exclude(away.clock_stopped(now_at_start))
         .exclude(Exists(_bot_to_play()))  # a bot's turn has no time limit: it is played after the answer
         .order_by("turn_deadline")
         .values_list("pk", "turn_number")
@@ -131,7 +140,7 @@ def clock_tick(*, now: datetime.datetime | None = None) -> dict[str, int]:
     for game_id, turn_number in due:
         try:
             with after_response.collecting() as work:  # the bots after the timed-out turn: not under its lock
-                game_timeout(game_id=game_id, turn_number=turn_number, now=now)
+                game_timeout(game_id=game_id, turn_number=turn_number, now=now)  # None: its own time
             played += 1
             _play_left_bots(work)
         except GameError:
@@ -139,15 +148,15 @@ def clock_tick(*, now: datetime.datetime | None = None) -> dict[str, int]:
         except Exception:  # one broken game must not stop the clock of all the others
             logger.exception("the bot could not play the timed-out turn %s of game %s", turn_number, game_id)
     rescued = 0
-    waited = now - BOTS_WAITING_AFTER
+    waited = moment() - BOTS_WAITING_AFTER
     for game_id in bots_left_waiting(waited):
         try:
             rescued += play_waiting_bots(game_id, skip_locked=True, unchanged_since=waited, now=now).moves > 0
         except Exception:  # nor one broken game the others' bots
             logger.exception("the bots of game %s could not play their waiting turns", game_id)
             # Tried again once it has waited BOTS_WAITING_AFTER anew, not at every pass.
-            Game.objects.filter(pk=game_id).update(updated_at=now)
-    sent = notices.send_due_notices(now=now)
+            Game.objects.filter(pk=game_id).update(updated_at=moment())
+    sent = notices.send_due_notices(now=moment())
     return {
         "timeouts": played,
         "emails": sent["emails"],

@@ -10,6 +10,7 @@ import re
 from unittest import mock
 
 import pytest
+import time_machine
 from django.core import mail
 from django.core.management import call_command
 
@@ -344,6 +345,33 @@ def test_the_gameclock_command_applies_deadlines_with_the_clock_frozen(make_user
         call_command("gameclock", "--once", stdout=open("/dev/null", "w"))
     game.refresh_from_db()
     assert game.moves.filter(by_bot=True).count() == 2 and game.turn_number == 1
+
+
+def test_a_turn_the_clock_hands_on_late_in_a_long_pass_gets_its_whole_time(make_user, classic):
+    """Found by a tester: back after the clock worker was stopped, one pass played many timed-out turns
+    (each a hard bot's thinking), and each next turn was started at the moment the pass began, so the
+    person of a live game late in the list had a deadline gone by before their turn was even written."""
+    first, _ann, _bob = two_player_game(make_user, classic, limit=30)
+    second = services.game_create(
+        creator=make_user("cat"), variant=classic, seat_count=2, time_limit_seconds=30, seed=4, options={"rounds": [3]}
+    )
+    services.game_join(game_id=second.pk, user=make_user("dan"))
+    second.refresh_from_db()
+    late = max(first.turn_deadline, second.turn_deadline) + datetime.timedelta(hours=1)
+    order = [first.pk, second.pk] if first.turn_deadline <= second.turn_deadline else [second.pk, first.pk]
+    timeout = services.clock.game_timeout
+    with time_machine.travel(late, tick=False) as clock:
+
+        def slow_timeout(**kwargs):
+            played = timeout(**kwargs)
+            clock.shift(40)  # the bot's thinking and the other games of the pass take their time
+            return played
+
+        with mock.patch.object(services.clock, "game_timeout", slow_timeout):
+            assert services.clock_tick()["timeouts"] == 2
+    last = Game.objects.get(pk=order[1])
+    started = late + 40 * SECOND  # when the pass came to it
+    assert last.turn_started_at == started and last.turn_deadline == started + 30 * SECOND
 
 
 # Two clocks at once: tests/web/test_concurrency.py (with the other races).
