@@ -21,6 +21,8 @@ in-memory channel layer, e-mail printed on the console):
   or for a free connection; default 2)
 - ``EMAIL_BACKEND``, ``EMAIL_HOST``, ``EMAIL_PORT``, ``EMAIL_HOST_USER``,
   ``EMAIL_HOST_PASSWORD``, ``EMAIL_USE_TLS``, ``DEFAULT_FROM_EMAIL``
+- ``EMAIL_TIMEOUT`` (seconds to wait for the mail server, default 10: the move clock sends the turn
+  e-mails, and with Django's default of none a server that never answered stopped the clock for good)
 - ``SITE_URL`` (the site's address, for links in e-mails)
 - ``TURN_NOTICE_DELAY_SECONDS`` (how long a turn of a game over days waits before its "your turn"
   e-mail or push goes out, default 300: one who plays at the table moves before then)
@@ -318,6 +320,9 @@ EMAIL_PORT = int(os.environ.get("EMAIL_PORT", "25"))
 EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
 EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
 EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+# The move clock sends the turn e-mails between its passes' timeouts: never wait for ever on a mail
+# server (Django's default is no timeout at all; tests/web/test_notice_faults.py).
+EMAIL_TIMEOUT = float(os.environ.get("EMAIL_TIMEOUT", "10"))
 # The site's address as people reach it, for links in e-mails.
 SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000")
 # A "your turn" notice waits this long and goes out only if the turn is still the person's
