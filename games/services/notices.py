@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import datetime
 import logging
+import time
 
 from django.conf import settings
 from django.core.mail import send_mail
@@ -41,11 +42,20 @@ logger = logging.getLogger(__name__)
 #: Share of the time per move after which the reminder goes out.
 REMINDER_AT = 0.8
 
+#: Seconds of sending per clock pass: the notices still due after that wait for the next pass (they are
+#: not recorded yet), so that a mail server or push service that is slow to answer (up to
+#: ``EMAIL_TIMEOUT`` and ``push.TIMEOUT`` a message) holds up the next pass's timeouts only briefly.
+SECONDS_PER_PASS = 5.0
+
 
 def send_due_notices(*, now: datetime.datetime | None = None) -> dict[str, int]:
-    """Send every notice that is due now: by e-mail to those who ticked it, by Web Push to the
-    browsers of those who turned it on.  The numbers of e-mails and of pushes sent."""
+    """Send the notices that are due now, most urgent deadline first: by e-mail to those who ticked it,
+    by Web Push to the browsers of those who turned it on.  The numbers of e-mails and of pushes sent.
+
+    Stops after ``SECONDS_PER_PASS`` of sending; the next pass sends the rest.
+    """
     now = now or timezone.now()
+    began = time.monotonic()
     push_on = push_settings.enabled()
     wants = Q(user__notify_by_email=True)
     if push_on:
@@ -74,9 +84,11 @@ def send_due_notices(*, now: datetime.datetime | None = None) -> dict[str, int]:
     begun = Move.objects.filter(
         game=OuterRef("pk"), seat=OuterRef("current_seat"), by_bot=False, created_at__gte=OuterRef("turn_started_at")
     )
-    games = games.annotate(begun=Exists(begun))
+    games = games.annotate(begun=Exists(begun)).order_by("turn_deadline", "pk")
     sent = {"emails": 0, "pushes": 0}
     for game in games:
+        if time.monotonic() - began >= SECONDS_PER_PASS:
+            break  # the rest are not recorded: the next pass sends them
         if game.current_seat is None or game.turn_started_at is None:
             continue  # excluded by the query already
         seat = Seat.objects.select_related("user").filter(game=game, position=game.current_seat).first()

@@ -92,3 +92,36 @@ def test_a_mail_server_that_never_answers_holds_the_clock_only_briefly(make_user
         server.close()
     assert done["emails"] == 1 and not mail.outbox
     assert took < 30, f"the clock's pass waited {took:.0f} s for the mail server"
+
+
+def test_a_slow_mail_server_holds_a_pass_a_few_seconds_and_the_next_passes_send_the_rest(make_user, classic):
+    """Found by a tester: every due notice was sent in the one pass, so with a mail server taking its
+    EMAIL_TIMEOUT per message, twenty due notices held the clock (and the timeouts of live games) for
+    minutes.  A pass now sends for SECONDS_PER_PASS at most; each notice still goes out exactly once."""
+    games = []
+    for number in range(3):
+        ann, bob = make_user(f"ann{number}"), make_user(f"bob{number}")
+        game = services.game_create(
+            creator=ann, variant=classic, seat_count=2, time_limit_seconds=DAY, seed=3, options={"rounds": [3]}
+        )
+        services.game_join(game_id=game.pk, user=bob)
+        for person in (ann, bob):
+            person.notify_by_email = True
+            person.save()
+        game.refresh_from_db()
+        games.append(game)
+    due = max(game.turn_started_at for game in games) + NOTICE_DUE
+    clock = [1000.0]
+
+    def slow_send(*args, **kwargs):
+        clock[0] += 10  # each message takes the mail server's whole EMAIL_TIMEOUT
+        return 1
+
+    with (
+        mock.patch("games.services.notices.send_mail", side_effect=slow_send) as send,
+        mock.patch("games.services.notices.time.monotonic", side_effect=lambda: clock[0]),
+    ):
+        sent = [services.clock_tick(now=due)["emails"] for _pass in range(4)]
+    assert sent == [1, 1, 1, 0]
+    assert send.call_count == 3
+    assert [TurnNotice.objects.filter(game=game).count() for game in games] == [1, 1, 1]
