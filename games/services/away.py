@@ -95,6 +95,12 @@ def _start_of(day: datetime.date, zone: datetime.tzinfo) -> datetime.datetime:
     return datetime.datetime.combine(day, datetime.time(0), tzinfo=zone).astimezone(datetime.UTC)
 
 
+def _days_later(moment: datetime.datetime, days: int, zone: datetime.tzinfo) -> datetime.datetime:
+    """The same time of day (midnight for a planned start) ``days`` calendar days later in ``zone``: whole
+    days as the player counts them, 23 or 25 hours long where summer time begins or ends."""
+    return (moment.astimezone(zone) + DAY * days).astimezone(datetime.UTC)
+
+
 @transaction.atomic
 def away_declare(
     *,
@@ -137,7 +143,7 @@ def away_declare(
         )
     else:
         starts_at = _start_of(start, zone)
-    ends_at = starts_at + DAY * days
+    ends_at = _days_later(starts_at, days, zone)
     person = _lock_user(user)
     if Absence.objects.filter(user=person).not_over(now).exists():
         raise GameError(
@@ -145,9 +151,12 @@ def away_declare(
         )
     new = Absence(user=person, starts_at=starts_at, ends_at=ends_at)
     mine = list(Absence.objects.filter(user=person))
+    # Whole days over a change of summer time are an hour longer (or shorter) than so many times 24 hours:
+    # the longer ones still count as the days chosen (the hour is given).
+    summer_time_hour = max(datetime.timedelta(0), ends_at - starts_at - DAY * days)
     for year in range(starts_at.year, (ends_at - datetime.timedelta(microseconds=1)).year + 1):
         left = allowance() - time_away_in_year(mine, year)
-        if time_away_in_year([new], year) > left:
+        if time_away_in_year([new], year) - summer_time_hour > left:
             raise GameError(
                 "away_allowance",
                 _("That is more time away than you have left in %(year)s: %(left)s.")

@@ -266,6 +266,43 @@ def test_a_later_start_begins_at_midnight_in_the_players_zone_and_the_clock_runs
     assert absence.announced and game.version == version + 1  # open tables hear it began
 
 
+@pytest.mark.parametrize(
+    ("first_day", "back"),
+    [
+        (datetime.date(2027, 10, 30), datetime.date(2027, 11, 1)),  # summer time ends on 31 October: a 49-hour stretch
+        (datetime.date(2027, 3, 27), datetime.date(2027, 3, 29)),  # summer time begins on 28 March: 47 hours
+    ],
+)
+def test_whole_days_away_over_a_change_of_summer_time_end_at_midnight(make_user, first_day, back):
+    """Found by a tester: two days away from 30 October in Zagreb were counted as 48 hours, so they ended
+    at 23:00 on the 31st (the table said "away until 31 October, 23:00" and the clock ran an hour early);
+    from 27 March at 01:00 on the 29th.  Whole days end at midnight in the player's zone."""
+    zagreb = ZoneInfo("Europe/Zagreb")
+    ann = make_user("ann")
+    now = datetime.datetime.combine(first_day - 2 * DAY, datetime.time(12), tzinfo=datetime.UTC)
+    absence = services.away_declare(user=ann, days=2, start=first_day, zone=zagreb, now=now)
+    assert absence.ends_at == datetime.datetime.combine(back, datetime.time(0), tzinfo=zagreb)
+
+
+def test_all_the_years_days_away_may_span_the_end_of_summer_time(make_user):
+    """The stretch has an hour more than 14 times 24 hours; it is still 14 days, the whole allowance."""
+    zagreb = ZoneInfo("Europe/Zagreb")
+    ann = make_user("ann")
+    now = datetime.datetime(2027, 10, 1, 12, tzinfo=datetime.UTC)
+    absence = services.away_declare(user=ann, days=14, start=datetime.date(2027, 10, 25), zone=zagreb, now=now)
+    assert absence.ends_at == datetime.datetime(2027, 11, 8, tzinfo=zagreb)
+    assert services.away.time_left_in_year(ann, 2027) == datetime.timedelta(0)
+
+
+def test_days_away_from_now_end_at_the_same_time_of_day_over_a_change_of_summer_time(make_user):
+    zagreb = ZoneInfo("Europe/Zagreb")
+    ann = make_user("ann")
+    now = datetime.datetime(2027, 10, 30, 15, 30, tzinfo=zagreb)
+    absence = services.away_declare(user=ann, days=3, zone=zagreb, now=now.astimezone(datetime.UTC))
+    assert absence.starts_at == now
+    assert absence.ends_at == datetime.datetime(2027, 11, 2, 15, 30, tzinfo=zagreb)  # 73 hours later
+
+
 # -- the table shows it, in the reader's zone and language ------------------------------------------
 
 
