@@ -191,9 +191,10 @@ def away_come_back(*, user: Any, now: datetime.datetime | None = None) -> Absenc
     return absence
 
 
-def come_back_if_away(*, user: Any, now: datetime.datetime | None = None) -> bool:
+def come_back_if_away(*, user: Any, now: datetime.datetime | None = None) -> int:
     """A person who plays a move is back: end and settle their time away first (own transaction, before
-    the move's, so that the move sees the deadlines moved on).  Whether there was any.
+    the move's, so that the move sees the deadlines moved on).  How many stretches were settled (each
+    moved the person's tables over days on by one version): 0 when there was none.
 
     Time away whose chosen end has passed but that no clock pass has settled yet (the worker runs every
     few seconds, or was stopped) is settled here too: until then the deadline of a turn that fell due
@@ -202,21 +203,21 @@ def come_back_if_away(*, user: Any, now: datetime.datetime | None = None) -> boo
     """
     now = now or timezone.now()
     if user is None or not user.is_authenticated or not Absence.objects.filter(user=user).holding_clock(now).exists():
-        return False
+        return 0
     return _back_for_a_move(user, now)
 
 
 @transaction.atomic
-def _back_for_a_move(user: Any, now: datetime.datetime) -> bool:
+def _back_for_a_move(user: Any, now: datetime.datetime) -> int:
     person = _lock_user(user)
-    absence = Absence.objects.filter(user=person).holding_clock(now).order_by("starts_at").first()
-    if absence is None:
-        return False  # came back, or settled by the clock, in another request meanwhile
-    if absence.returned_at is None and absence.ends_at > now:
-        absence.returned_at = now
-        absence.save(update_fields=["returned_at"])
-    _settle(absence, now)
-    return True
+    # Oldest first: one that ran to its end unsettled, then one declared since and going on.
+    holding = list(Absence.objects.filter(user=person).holding_clock(now).order_by("starts_at"))
+    for absence in holding:  # none: came back, or settled by the clock, in another request meanwhile
+        if absence.returned_at is None and absence.ends_at > now:
+            absence.returned_at = now
+            absence.save(update_fields=["returned_at"])
+        _settle(absence, now)
+    return len(holding)
 
 
 def settle_due(*, now: datetime.datetime | None = None) -> int:

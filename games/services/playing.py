@@ -326,9 +326,10 @@ def game_play(*, game_id: int, user: Any, action: Action | Mapping[str, Any], ex
         return _play(game_id=game_id, user=user, action=action, expected_version=expected_version)
     except _AwayFirst as away_at:
         settled_version = None
-        if away.come_back_if_away(user=user) and away_at.version == expected_version:
-            # The return moved this table on by one version; the page the move came from was up to date.
-            settled_version = expected_version + 1
+        settled = away.come_back_if_away(user=user)
+        if settled and away_at.version == expected_version:
+            # The return moved this table on by a version a stretch; the page the move came from was up to date.
+            settled_version = expected_version + settled
         return _play(
             game_id=game_id,
             user=user,

@@ -161,6 +161,25 @@ def test_a_move_after_the_time_away_ran_out_but_before_the_clock_settled_it_is_p
     assert Move.objects.filter(game=game, by_bot=False).count() == 1
 
 
+def test_a_move_settles_time_away_that_ran_out_and_the_one_declared_since(make_user, classic):
+    """Back after a day away with no clock pass since, the player declares another day at once, then
+    moves: both stretches end, and the move is played (not refused as stale by the two settlements)."""
+    game, mover, _other = game_over_days(make_user, classic)
+    start, deadline = game.turn_started_at, game.turn_deadline
+    with at(start + HOUR):
+        first = services.away_declare(user=mover, days=1)
+    with at(first.ends_at + HOUR):
+        second = services.away_declare(user=mover, days=1)
+    back = first.ends_at + 3 * HOUR
+    with at(back):
+        assert post_action(logged_in(mover), game, {"type": "draw", "source": "stock"}).status_code == 302
+    first.refresh_from_db()
+    second.refresh_from_db()
+    assert first.settled_at == back and second.settled_at == back and second.returned_at == back
+    game.refresh_from_db()
+    assert game.turn_deadline == deadline + DAY + 2 * HOUR and bot_moves(game) == 0
+
+
 def test_a_live_game_is_not_touched_by_time_away(make_user, classic):
     game, mover, other = game_over_days(make_user, classic, limit=120)
     services.away_declare(user=mover, days=2)
