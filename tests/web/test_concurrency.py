@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime
 
 import pytest
+import time_machine
 from django.core import mail
 
 from games import services
@@ -183,3 +184,44 @@ def test_a_resignation_racing_the_persons_own_move_leaves_one_consistent_game(ma
     seat.refresh_from_db()
     assert seat.bot_level and seat.left == "resigned"
     assert_log_replays_to_the_snapshot(game)
+
+
+def test_the_move_that_ends_time_away_racing_the_clock_settling_it_moves_the_deadline_once(make_user, classic):
+    """The time away ran to its end; the player's move and the clock's pass both settle it, each under the
+    person's row lock: the paused time is given back once, and the move is played."""
+    game, ann, bob = two_player_game(make_user, classic, time_limit_seconds=24 * 3600)
+    mover = game.seats.get(position=game.current_seat).user
+    start, deadline = game.turn_started_at, game.turn_deadline
+    with time_machine.travel(start + datetime.timedelta(hours=1), tick=False):
+        absence = services.away_declare(user=mover, days=2)
+    back = absence.ends_at + datetime.timedelta(hours=1)
+    version = Game.objects.get(pk=game.pk).version
+
+    def move():
+        services.game_play(
+            game_id=game.pk, user=mover, action={"type": "draw", "source": "stock"}, expected_version=version
+        )
+        return "moved"
+
+    with time_machine.travel(back, tick=False):
+        outcomes = race([move, lambda: services.clock_tick()["away"]], lock=mover)
+    game.refresh_from_db()
+    assert game.turn_deadline == deadline + 2 * datetime.timedelta(days=1)  # given back once, not twice
+    absence.refresh_from_db()
+    assert absence.settled_at == back
+    # The move was played, or (the clock settled first and moved the table on) refused as stale.
+    assert outcomes[0] in ("moved", "stale_version") and outcomes[1] in (0, 1)
+    assert game.moves.filter(by_bot=True).count() == 0
+    assert_log_replays_to_the_snapshot(game)
+
+
+def test_time_away_declared_twice_at_once_is_one_stretch(make_user):
+    ann = make_user("ann")
+
+    def declare():
+        services.away_declare(user=ann, days=3)
+        return "declared"
+
+    outcomes = race([declare, declare], lock=ann)
+    assert sorted(outcomes) == ["away_already", "declared"]
+    assert ann.absences.count() == 1
