@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.conf import settings
 from django.db.models import Exists, F, OuterRef, QuerySet
@@ -50,11 +50,25 @@ def turns_waiting_count(*, user: Any) -> int:
     ).count()
 
 
-def my_games(*, user: Any) -> dict[str, list[Game]]:
-    """The "my games" page: games waiting on me (most urgent deadline first), then the others in play,
-    the open ones, and the recently finished (or aborted)."""
-    waiting = list(games_waiting_on(user=user).prefetch_related("seats__user"))
-    waiting_ids = [g.pk for g in waiting]
+class WaitingGame(NamedTuple):
+    """A game waiting on the reader, with its clock as the table shows it (``turn_clock``): stopped
+    (``paused_until``) in a game over days while the reader is away."""
+
+    game: Game
+    clock: dict[str, Any] | None
+
+
+def my_games(*, user: Any, now: datetime.datetime | None = None) -> dict[str, list[Any]]:
+    """The "my games" page: games waiting on me (most urgent deadline first, then those whose clock my time
+    away stops), then the others in play, the open ones, and the recently finished (or aborted)."""
+    now = now or timezone.now()
+    away = Absence.objects.filter(user=user).active(now).first()
+    waiting = [
+        WaitingGame(game, turn_clock(game=game, now=now, away=away))
+        for game in games_waiting_on(user=user).prefetch_related("seats__user")
+    ]
+    waiting.sort(key=lambda row: bool(row.clock and "paused_until" in row.clock))  # stable: deadlines stay in order
+    waiting_ids = [row.game.pk for row in waiting]
     mine = Game.objects.filter(seats__user=user).prefetch_related("seats__user").distinct()
     return {
         "waiting": waiting,

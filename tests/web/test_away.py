@@ -349,6 +349,21 @@ def test_opponents_and_watchers_see_away_until_in_their_own_zone(make_user, clas
         assert "23h 00m left after that" in own  # a day per move, one hour used before going away
 
 
+def test_my_games_shows_a_turn_of_one_who_is_away_as_stopped_not_running_out(make_user, classic):
+    """Found by a tester: away for three days, "My games" still listed the turn as "before <the old
+    deadline> · 18h 00m left" under "when the time runs out, a bot plays your turn", and a day later as
+    "0m left", while the table said the clock was stopped.  It now says what the table says."""
+    game, mover, _other = game_over_days(make_user, classic)
+    with at(game.turn_started_at + 6 * HOUR):
+        services.away_declare(user=mover, days=3)
+    with at(game.turn_deadline + HOUR):  # past the deadline the turn would have had without time away
+        page = logged_in(mover).get("/games/mine/").content.decode()
+    waiting = page.split('id="waiting"')[1].split("</section>")[0]
+    assert f"/games/{game.pk}/" in waiting
+    assert "Your clock is stopped: you are away until" in waiting and "18h 00m left after that" in waiting
+    assert " left</time>" not in waiting and "before " not in waiting
+
+
 def test_strangers_still_cannot_open_a_private_table(make_user, classic):
     game, mover, _other = game_over_days(make_user, classic)
     Game.objects.filter(pk=game.pk).update(is_private=True)
