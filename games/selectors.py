@@ -62,9 +62,11 @@ def my_games(*, user: Any, now: datetime.datetime | None = None) -> dict[str, li
     """The "my games" page: games waiting on me (most urgent deadline first, then those whose clock my time
     away stops), then the others in play, the open ones, and the recently finished (or aborted)."""
     now = now or timezone.now()
-    away = Absence.objects.filter(user=user).active(now).first()
+    held = clocks_held(user_ids=[user.pk], now=now).get(user.pk, [])
+    away = next((absence for absence in held if absence.is_active(now)), None)
+    over = [absence for absence in held if not absence.is_active(now)]
     waiting = [
-        WaitingGame(game, turn_clock(game=game, now=now, away=away))
+        WaitingGame(game, turn_clock(game=game, now=now, away=away, settling=over))
         for game in games_waiting_on(user=user).prefetch_related("seats__user")
     ]
     waiting.sort(key=lambda row: bool(row.clock and "paused_until" in row.clock))  # stable: deadlines stay in order
@@ -215,8 +217,9 @@ def game_table(*, game: Game, user: Any, sort: str = "suit", hand_view: str = "o
     seats = list(game.seats.select_related("user").order_by("position"))
     me = next((s for s in seats if user is not None and user.is_authenticated and s.user_id == user.pk), None)
     now = timezone.now()
-    away = away_at_table(game=game, seats=seats, now=now)
+    away, over = _clocks_held_at_table(game=game, seats=seats, now=now)
     mover_away = away.get(game.current_seat) if game.current_seat is not None else None
+    mover_over = over.get(game.current_seat, []) if game.current_seat is not None else []
     reading = TableReading(
         game=game,
         seats=seats,
@@ -224,7 +227,7 @@ def game_table(*, game: Game, user: Any, sort: str = "suit", hand_view: str = "o
         rules=Rules.from_dict(game.rules),
         sort=sort,
         hand_view=hand_view,
-        clock=turn_clock(game=game, now=now, away=mover_away),
+        clock=turn_clock(game=game, now=now, away=mover_away, settling=mover_over),
         away=away,
         rematch_game=Game.objects.filter(rematch_of=game).first() if game.is_finished else None,
         abort_record=(
@@ -327,6 +330,15 @@ def final_standings(seats: list[Seat], scores: list[int]) -> list[dict[str, Any]
     ]
 
 
+def clocks_held(*, user_ids: Iterable[int], now: datetime.datetime) -> dict[int, list[Absence]]:
+    """The time away of these people that holds their clocks (going on, or over and not yet settled by the
+    clock worker), by user id, oldest first."""
+    held: dict[int, list[Absence]] = {}
+    for absence in Absence.objects.filter(user_id__in=list(user_ids)).holding_clock(now).order_by("starts_at"):
+        held.setdefault(absence.user_id, []).append(absence)
+    return held
+
+
 def away_by_user(*, user_ids: Iterable[int], now: datetime.datetime) -> dict[int, Absence]:
     """The time away going on now of these people, by user id."""
     return {a.user_id: a for a in Absence.objects.filter(user_id__in=list(user_ids)).active(now)}
@@ -335,10 +347,25 @@ def away_by_user(*, user_ids: Iterable[int], now: datetime.datetime) -> dict[int
 def away_at_table(*, game: Game, seats: Sequence[Seat], now: datetime.datetime) -> dict[int, Absence]:
     """Who is away at this table, by seat position: people playing a seat of a game over days in play
     (time away does not touch live games, so it is not shown there)."""
+    return _clocks_held_at_table(game=game, seats=seats, now=now)[0]
+
+
+def _clocks_held_at_table(
+    *, game: Game, seats: Sequence[Seat], now: datetime.datetime
+) -> tuple[dict[int, Absence], dict[int, list[Absence]]]:
+    """``away_at_table``, and the time away that is over but not yet settled, by seat position (one query)."""
     if not game.in_play or not game.is_async:
-        return {}
-    away = away_by_user(user_ids=[s.user_id for s in seats if s.person_plays and s.user_id], now=now)
-    return {s.position: away[s.user_id] for s in seats if s.person_plays and s.user_id in away}
+        return {}, {}
+    held = clocks_held(user_ids=[s.user_id for s in seats if s.person_plays and s.user_id], now=now)
+    away: dict[int, Absence] = {}
+    over: dict[int, list[Absence]] = {}
+    for seat in seats:
+        for absence in held.get(seat.user_id, []) if seat.person_plays and seat.user_id else []:
+            if absence.is_active(now):
+                away[seat.position] = absence
+            else:
+                over.setdefault(seat.position, []).append(absence)
+    return away, over
 
 
 def away_summary(*, user: Any, now: datetime.datetime | None = None) -> dict[str, Any]:
@@ -360,27 +387,37 @@ def away_summary(*, user: Any, now: datetime.datetime | None = None) -> dict[str
     }
 
 
-def turn_clock(*, game: Game, now: Any = None, away: Absence | None = None) -> dict[str, Any] | None:
+def turn_clock(
+    *, game: Game, now: Any = None, away: Absence | None = None, settling: Sequence[Absence] = ()
+) -> dict[str, Any] | None:
     """The deadline of the turn in play and the time left (None when no clock runs).
 
     ``away``: the time away going on of the player to move; their clock is then stopped, and
     ``paused_until`` and ``left_after`` (seconds they will have when it ends) replace the countdown.
+    ``settling``: their time away that is over and that the clock worker has not settled yet (oldest
+    first): the deadline shown is the one its settlement gives (``services.away``), not the stored one
+    that may have gone by meanwhile (the clock does not play the turn before it settles it).
     """
     if game.status != Game.Status.ACTIVE or game.turn_deadline is None:
         return None
     now = now or timezone.now()
+    deadline, started = game.turn_deadline, game.turn_started_at
+    if game.is_async and started is not None:
+        for absence in settling:
+            paused = absence.pause_of(started)
+            deadline, started = deadline + paused, started + paused
     if away is not None and game.is_async:
-        began = max(game.turn_started_at or away.starts_at, away.starts_at)
-        left_after = int((game.turn_deadline - began).total_seconds())
+        began = max(started or away.starts_at, away.starts_at)
+        left_after = int((deadline - began).total_seconds())
         return {
             "paused_until": away.until,
             "left_after": min(max(0, left_after), game.time_limit_seconds),
             "limit": game.time_limit_seconds,
             "live": False,
         }
-    left = max(0, int((game.turn_deadline - now).total_seconds()))
+    left = max(0, int((deadline - now).total_seconds()))
     return {
-        "deadline": game.turn_deadline,
+        "deadline": deadline,
         "seconds_left": left,
         "limit": game.time_limit_seconds,
         "live": not game.is_async,

@@ -77,6 +77,12 @@ class Absence(models.Model):
     def is_active(self, now: datetime.datetime) -> bool:
         return self.starts_at <= now < self.until
 
+    def pause_of(self, turn_started_at: datetime.datetime) -> datetime.timedelta:
+        """How long this stretch paused a turn that started at ``turn_started_at``: from the later of the two
+        starts until its end (nothing for a turn that started after it ended).  Its settlement moves the
+        turn's deadline on by this much."""
+        return max(datetime.timedelta(0), self.until - max(turn_started_at, self.starts_at))
+
 
 def year_bounds(year: int) -> tuple[datetime.datetime, datetime.datetime]:
     """The calendar year in UTC: the allowance of time away is counted per such year."""

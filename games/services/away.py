@@ -277,7 +277,6 @@ def _settle(absence: Absence, now: datetime.datetime) -> None:
     """Time away is over: each turn of the player in a game over days gets the time it spent paused
     (from the later of the turn's start and the time away's start, until its end) added to its deadline
     and to its start (so that ``deadline = start + time per move`` still holds)."""
-    start, until = absence.starts_at, absence.until
     for game_id in _games_over_days_of(absence.user_id):
         game = lock_game(game_id)  # games in id order, after the user's row: no two paths lock the other way round
         seat = Seat.objects.filter(game=game, user_id=absence.user_id, bot_level="").first()
@@ -288,9 +287,9 @@ def _settle(absence: Absence, now: datetime.datetime) -> None:
             seat.position == game.current_seat
             and game.turn_deadline is not None
             and game.turn_started_at is not None
-            and until > max(game.turn_started_at, start)
+            and absence.pause_of(game.turn_started_at)
         ):
-            paused = until - max(game.turn_started_at, start)
+            paused = absence.pause_of(game.turn_started_at)
             # The turn's clock start moves on with its deadline: a move later in the same turn (the discard
             # after a draw) computes the deadline again from it (``turns.save_state``).
             game.turn_deadline += paused

@@ -364,6 +364,29 @@ def test_my_games_shows_a_turn_of_one_who_is_away_as_stopped_not_running_out(mak
     assert " left</time>" not in waiting and "before " not in waiting
 
 
+def test_until_the_clock_settles_time_away_that_ran_out_the_pages_show_the_deadline_it_will_give(make_user, classic):
+    """Found by a tester: the time away ran to its end and no clock pass had settled it yet (or the clock was
+    stopped): the table and "My games" showed the old deadline, long gone, with "time is up: the bot plays
+    this turn", though the clock leaves the turn alone and will give the paused time back.  They now show
+    the deadline the settlement gives (and the player's move is accepted until then)."""
+    game, mover, other = game_over_days(make_user, classic)
+    start, deadline = game.turn_started_at, game.turn_deadline
+    with at(start + 6 * HOUR):
+        absence = services.away_declare(user=mover, days=2)
+    moved_on = deadline + (absence.ends_at - absence.starts_at)
+    with at(absence.ends_at + HOUR):  # no clock pass since the end
+        own = logged_in(mover).get(game.get_absolute_url()).content.decode()
+        theirs = logged_in(other).get(game.get_absolute_url()).content.decode()
+        mine = logged_in(mover).get("/games/mine/").content.decode()
+    for page in (own, theirs, mine):
+        assert '">time is up' not in page and f'datetime="{moved_on.isoformat()}"' in page
+    assert 'data-seconds-left="61200"' in own  # 17 of the 18 hours left after the return
+    with at(absence.ends_at + HOUR):
+        services.clock_tick()
+    game.refresh_from_db()
+    assert game.turn_deadline == moved_on
+
+
 def test_strangers_still_cannot_open_a_private_table(make_user, classic):
     game, mover, _other = game_over_days(make_user, classic)
     Game.objects.filter(pk=game.pk).update(is_private=True)
