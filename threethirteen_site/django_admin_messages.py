@@ -5,7 +5,11 @@ filter box and the skip link a moderator meets on every page).
 
 Listed here, with Django's exact wording, so that the site's catalogs carry them: the project's catalogs
 come first (``LOCALE_PATHS``); the Afrikaans and Czech entries are Django's own translations, the Croatian
-ones the site's.  ``tests/web/test_translations.py`` fails while one of these has no translation.
+ones the site's.  A few at the end are missing from all three of Django's catalogs (the app list's column
+heads, which a screen reader reads out on every page with the navigation; Django's Afrikaans "Add link" is
+an order, "add a link") or only from the Croatian one of ``django.contrib.auth`` (the app's name, the
+superuser box): the site translates those in every language.
+``tests/web/test_translations.py`` fails while one of these has no translation.
 Nothing reads this tuple; it exists to be extracted (as ``accounts/django_messages.py`` does for the
 account pages).
 """
@@ -86,4 +90,11 @@ MESSAGES = (
     ),
     gettext_noop("Select all objects on this page for an action"),
     gettext_noop("Select %s to view"),
+    # missing from Django's Croatian, Afrikaans and Czech catalogs (Django 5.1's app list)
+    gettext_noop("Model name"),
+    gettext_noop("Add link"),
+    gettext_noop("Change or view list link"),
+    # django.contrib.auth's, missing (or left in English) in its Croatian catalog
+    gettext_noop("Authentication and Authorization"),
+    gettext_noop("superuser status"),
 )

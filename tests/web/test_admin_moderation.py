@@ -552,6 +552,34 @@ def test_a_moderators_lists_speak_their_language(two_player_game, role_client, l
         assert f'placeholder="{ {"hr": "broj igre", "af": "spelnommer", "cs": "číslo hry"}[language] }"' in page
 
 
+# Words of Django's admin that Django's own catalogs leave in English (all three, or Croatian's alone): the
+# app list's column heads a screen reader reads out on every page with the navigation, the auth app's name,
+# a user's superuser box.  Afrikaans' one translation of "Add link" is an order ("add a link").
+ADMIN_ENGLISH = (
+    "Model name",
+    "Add link",
+    "Change or view list link",
+    "Authentication and Authorization",
+    "Superuser status",
+    "Voeg skakel by",
+)
+
+
+@pytest.mark.parametrize("language", ["hr", "af", "cs"])
+def test_the_admins_navigation_and_user_page_leave_no_english(two_player_game, role_client, language):
+    _game, ann, _bob = two_player_game
+    client, _root = role_client("superuser", "root")
+    urls = ("/admin/", f"/admin/accounts/user/{ann.pk}/change/")
+
+    def pages(language: str) -> str:
+        client.cookies["django_language"] = language
+        return "".join(client.get(url).content.decode() for url in urls)
+
+    assert all(english in pages("en") for english in ADMIN_ENGLISH[:-1])  # the pages do say them, in English
+    translated = pages(language)
+    assert [english for english in ADMIN_ENGLISH if english in translated] == []
+
+
 def test_staff_who_may_look_at_games_but_not_moderate_get_no_moderation(two_player_game, role_client):
     game, _ann, _bob = two_player_game
     client, clerk = role_client("staff", "clerk")
