@@ -448,41 +448,76 @@ def round_summary(*, game: Game, round_number: int) -> dict[str, Any] | None:
 
 def rules_summary(rules: Rules) -> list[tuple[str, str]]:
     """The variant's options in words, for the rules page."""
+    return [(label, value) for _options, label, value in _rule_rows(rules)]
+
+
+def changed_rules_summary(rules: Rules, *, leave_out: Iterable[str] = ()) -> list[tuple[str, str]]:
+    """The rows of ``rules_summary`` for the options that differ from the classic game, but ``leave_out``.
+
+    For the admin's short lists of a variant's or a game's options: in the reader's words, as the rules
+    page says them, not the engine's keys ("wild_points=15"), which read as code in every language.
+    """
+    changed = set(rules.changed_options()) - set(leave_out)
+    return [(label, value) for options, label, value in _rule_rows(rules) if changed & set(options)]
+
+
+def _rule_rows(rules: Rules) -> list[tuple[tuple[str, ...], str, str]]:
+    """Each row of the rules' summary with the options (``Rules`` fields) it depends on."""
     d = rules.to_dict()
     yes, no = _("yes"), _("no")
     rounds = d["rounds"]
-    rows = [
+    rows: list[tuple[tuple[str, ...], str, str]] = [
         (
+            ("rounds",),
             _("Rounds"),
             ngettext("%(count)s round (hand sizes %(sizes)s)", "%(count)s rounds (hand sizes %(sizes)s)", len(rounds))
             % {"count": len(rounds), "sizes": ", ".join(str(r) for r in rounds)},
         ),
-        (_("Decks"), _("one per two players") if d["decks"] == "auto" else str(d["decks"])),
-        (_("Jokers per deck"), str(d["jokers_per_deck"])),
-        (_("Aces"), _("low only (A-2-3)") if d["aces"] == "low" else _("low or high (A-2-3 or Q-K-A)")),
-        (_("Wild rank by round"), ", ".join(f"{size}: {wild_rank_label(size)}" for size in dict.fromkeys(rounds))),
+        (("decks",), _("Decks"), _("one per two players") if d["decks"] == "auto" else str(d["decks"])),
+        (("jokers_per_deck",), _("Jokers per deck"), str(d["jokers_per_deck"])),
+        (("aces",), _("Aces"), _("low only (A-2-3)") if d["aces"] == "low" else _("low or high (A-2-3 or Q-K-A)")),
         (
+            ("rounds",),
+            _("Wild rank by round"),
+            ", ".join(f"{size}: {wild_rank_label(size)}" for size in dict.fromkeys(rounds)),
+        ),
+        (
+            ("ace_points",),
             _("Unmelded Ace"),
             ngettext("%(points)s point", "%(points)s points", d["ace_points"]) % {"points": d["ace_points"]},
         ),
-        (_("Unmelded J, Q, K"), _("10 points each") if d["face_points"] == "10" else _("11, 12, 13 points")),
-        (_("Unmelded wild card"), _("its own value") if d["wild_points"] == "face" else _("15 points")),
         (
+            ("face_points",),
+            _("Unmelded J, Q, K"),
+            _("10 points each") if d["face_points"] == "10" else _("11, 12, 13 points"),
+        ),
+        (
+            ("wild_points",),
+            _("Unmelded wild card"),
+            _("its own value") if d["wild_points"] == "face" else _("15 points"),
+        ),
+        (
+            ("max_wilds_per_meld",),
             _("Wild cards per meld"),
             _("any number") if d["max_wilds_per_meld"] is None else str(d["max_wilds_per_meld"]),
         ),
-        (_("Melds of wild cards only"), _all_wild_melds_words(rules, yes, no)),
-        (_("Points doubled when J, Q or K are wild"), yes if d["double_royal_rounds"] else no),
-        (_("Redemption (lay off in the last turn)"), yes if d["redemption"] else no),
-        (_("Unmelded jokers free"), yes if d["jokers_free"] else no),
+        (("all_wild_melds",), _("Melds of wild cards only"), _all_wild_melds_words(rules, yes, no)),
         (
+            ("double_royal_rounds",),
+            _("Points doubled when J, Q or K are wild"),
+            yes if d["double_royal_rounds"] else no,
+        ),
+        (("redemption",), _("Redemption (lay off in the last turn)"), yes if d["redemption"] else no),
+        (("jokers_free",), _("Unmelded jokers free"), yes if d["jokers_free"] else no),
+        (
+            ("bad_go_out_penalty",),
             _("Failed go-out"),
             _("refused")
             if d["bad_go_out_penalty"] is None
             else ngettext("costs %(points)s point", "costs %(points)s points", d["bad_go_out_penalty"])
             % {"points": d["bad_go_out_penalty"]},
         ),
-        (_("Stock rebuilds before the round ends"), str(d["max_stock_rebuilds"])),
+        (("max_stock_rebuilds",), _("Stock rebuilds before the round ends"), str(d["max_stock_rebuilds"])),
     ]
     return rows
 

@@ -373,10 +373,12 @@ class GameAdmin(GameModerationAdmin):
             rules = Rules.from_dict(game.rules)
         except RulesError as error:
             return describe_rules_error(error)
-        changed = rules.changed_options()
-        rounds = changed.pop("rounds", None)
+        from games.selectors import changed_rules_summary
+
+        rounds = rules.changed_options().get("rounds")
         parts = [_("rounds %(rounds)s") % {"rounds": rounds_text(rounds)}] if rounds else []
-        parts += [f"{key}={value}" for key, value in changed.items()]
+        # in words, as the rules page says them (the engine's keys read as code in every language)
+        parts += [f"{label}: {value}" for label, value in changed_rules_summary(rules, leave_out=["rounds"])]
         return "; ".join(parts) or _("classic (no option changed)")
 
     def get_urls(self) -> list[URLPattern]:

@@ -415,12 +415,13 @@ class VariantAdmin(StrictLookupsMixin, admin.ModelAdmin):
 
     @admin.display(description=gettext_lazy("options that differ from the classic game"))
     def changed_options(self, obj: Variant) -> str:
+        from games.selectors import changed_rules_summary
+
         try:
-            changed = Rules.from_dict(obj.options).changed_options()
+            rows = changed_rules_summary(Rules.from_dict(obj.options), leave_out=["rounds"])  # a column of its own
         except RulesError as error:
             return describe_rules_error(error)
-        changed.pop("rounds", None)
-        return ", ".join(f"{key}={value}" for key, value in changed.items()) or "—"
+        return "; ".join(f"{label}: {value}" for label, value in rows) or "—"
 
     @admin.display(description=gettext_lazy("games"))
     def game_count(self, obj: Variant) -> int:

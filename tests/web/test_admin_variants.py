@@ -6,6 +6,7 @@ import html
 from typing import Any
 
 import pytest
+from django.utils import translation
 
 from games import services
 from games.admin import parse_rounds, rounds_text
@@ -424,3 +425,24 @@ def test_melds_of_wild_cards_only_with_too_few_wilds_per_meld_is_refused(classic
     assert response.status_code == 302
     classic.refresh_from_db()
     assert classic.options["all_wild_melds"] is True and classic.options["max_wilds_per_meld"] == 3
+
+
+@pytest.mark.parametrize("language", ["hr", "af", "cs"])
+def test_the_variant_list_and_a_games_page_say_the_changed_options_in_words(superuser_client, make_user, language):
+    """As the rules page says them, in the reader's language: not the engine's keys ("wild_points=15",
+    "redemption=True"), which read as English code in every language."""
+    variant = Variant.objects.get(slug="one-wild-per-meld")
+    game = services.game_create(
+        creator=make_user("ann"), variant=variant, seat_count=2, seed=3, options={"redemption": True}
+    )
+    superuser_client.cookies["django_language"] = language
+    listing = html.unescape(superuser_client.get("/admin/games/variant/").content.decode())
+    game_page = html.unescape(superuser_client.get(f"/admin/games/game/{game.pk}/change/").content.decode())
+    with translation.override(language):
+        wild = f"{translation.gettext('Unmelded wild card')}: {translation.gettext('15 points')}"
+        per_meld = f"{translation.gettext('Wild cards per meld')}: 1"
+        redemption = f"{translation.gettext('Redemption (lay off in the last turn)')}: {translation.gettext('yes')}"
+    assert wild in listing and per_meld in listing
+    assert wild in game_page and per_meld in game_page and redemption in game_page
+    for page in (listing, game_page):
+        assert "wild_points=" not in page and "max_wilds_per_meld=" not in page and "redemption=" not in page
