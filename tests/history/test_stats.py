@@ -101,3 +101,19 @@ def test_a_newcomer_has_empty_stats_not_an_error(make_user):
 
 def test_stats_of_an_unknown_player_is_404(make_user):
     assert logged_in(make_user("dan")).get("/players/nobody-here/").status_code == 404
+
+
+@pytest.mark.parametrize(
+    "language, written",
+    # Croatian and Czech set the sign apart from the number (a no-break space, as their own catalogs' "100 %"
+    # does); Afrikaans and English do not.
+    [("en", "75%"), ("hr", "75\xa0%"), ("cs", "75\xa0%"), ("af", "75%")],
+)
+def test_the_stats_page_writes_a_percentage_as_the_readers_language_does(players, language, written):
+    ann, _, _ = players
+    client = logged_in(ann)
+    client.cookies["django_language"] = language
+    html = client.get("/players/ann/").content.decode()
+    assert written in html
+    if written != "75%":
+        assert "75%" not in html
