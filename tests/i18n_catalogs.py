@@ -78,6 +78,11 @@ def _messages(pattern: re.Pattern[str], keywords: dict[str, str], source: str, *
         yield by_role.get("c", ""), by_role["s"], by_role.get("p", "")
 
 
+def python_file_messages(path: Path) -> set[Message]:
+    """The messages of one Python source file (e.g. the Django messages a module lists for the catalogs)."""
+    return set(_messages(_PY_CALL, PYTHON_KEYWORDS, path.read_text(encoding="utf-8"), js=False))
+
+
 def source_files(extensions: tuple[str, ...], root: Path | None = None) -> list[Path]:
     base = Path(root or settings.BASE_DIR)
     found = []

@@ -14,7 +14,7 @@ import polib
 import pytest
 from django.conf import settings
 
-from tests.i18n_catalogs import Message, extract, source_files
+from tests.i18n_catalogs import Message, extract, python_file_messages, source_files
 
 LANGUAGES = [code for code, _ in settings.LANGUAGES if code != "en"]
 DOMAINS = ["django", "djangojs"]
@@ -107,6 +107,51 @@ def test_every_message_is_translated(project_messages, language, domain):
     problems = catalog_problems(polib.pofile(str(path)), wanted)
     summary = {kind: f"{len(found)}, e.g. {found[:5]}" for kind, found in problems.items()}
     assert problems == {}, f"{language}/{domain}: {summary}"
+
+
+# -- the form of address: "vi" in Croatian, "vy" in Czech, "jy" in Afrikaans ------------------------
+
+# The other form's pronouns and verb forms, as whole words: Croatian and Czech formal, so no "ti"-form;
+# Afrikaans informal, so no "u".  (Czech "ti" is also "those", so it is not listed.)
+OTHER_ADDRESS = {
+    "hr": re.compile(r"\b(tvoj\w*|tvog\w*|tebi|tebe|imaš|možeš|želiš|jesi)\b", re.I),
+    "cs": re.compile(r"\b(tvůj|tvoj\w*|tvé\w*|tvou|tobě|tebe|máš|jsi|můžeš|chceš)\b", re.I),
+    "af": re.compile(r"(?<![\w'’-])u(?![\w'’-])", re.I),
+}
+
+
+def other_address(language: str, po: polib.POFile, leave_out: set[str]) -> list[str]:
+    """The translations of ``po`` that address the reader in the form the site does not use in ``language``."""
+    found = []
+    for entry in po:
+        if entry.msgid in leave_out or entry.obsolete:
+            continue
+        texts = [entry.msgstr, *entry.msgstr_plural.values()]
+        if any(OTHER_ADDRESS[language].search(text) for text in texts):
+            found.append(f"{entry.msgid[:60]!r}: {(entry.msgstr or entry.msgstr_plural[0])[:80]!r}")
+    return found
+
+
+def test_the_address_check_finds_the_other_form():
+    po = polib.POFile()
+    po.append(polib.POEntry(msgid="You may leave.", msgstr="U kan weggaan."))
+    po.append(polib.POEntry(msgid="Your hand", msgstr="Jou hand"))
+    po.append(polib.POEntry(msgid="Admin's", msgstr="Dankie vir u geduld."))
+    assert other_address("af", po, leave_out={"Admin's"}) == ["'You may leave.': 'U kan weggaan.'"]
+
+
+@pytest.mark.parametrize("domain", DOMAINS)
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_translation_addresses_the_reader_as_the_site_does(language, domain):
+    """Croatian and Czech say "vi"/"vy", Afrikaans "jy" (a player read "u kan ook weggaan" on the analysis page).
+
+    Left out: the Django admin's messages the site's catalogs carry with Django's own Afrikaans words
+    (threethirteen_site/django_admin_messages.py), which say "u" throughout the admin.
+    """
+    listed = python_file_messages(Path(settings.BASE_DIR) / "threethirteen_site" / "django_admin_messages.py")
+    djangos = {msgid for _context, msgid, _plural in listed}
+    found = other_address(language, polib.pofile(str(catalog_path(language, domain))), djangos)
+    assert found == [], f"{language}/{domain}: {found}"
 
 
 # -- the site's scripts: words only through gettext ---------------------------------------------
