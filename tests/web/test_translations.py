@@ -154,6 +154,50 @@ def test_every_translation_addresses_the_reader_as_the_site_does(language, domai
     assert found == [], f"{language}/{domain}: {found}"
 
 
+# -- the game's terms: as the glossary at the top of each django.po (and docs/glossary.md) has them ----------
+
+# English term -> the stem each language's glossary uses for it.  "Go out" is a move of the game, not "leave":
+# a Croatian refusal offered "izaći" (to exit) beside "vući" and "odbaciti", where every other page says "zatvoriti".
+GLOSSARY = {
+    r"\bgo(es|ing)? out\b|\b(went|gone) out\b|\bgo-out\b": {"hr": "zatv", "cs": "vyj|vyš|venku|vych", "af": "uit"},
+    r"\bmelds?\b|\bmelded\b": {"hr": "kombinac", "cs": "kombinac", "af": "kombinas"},
+    r"\bwild\b": {"hr": "divlj", "cs": "žolí", "af": "wild"},
+    r"\bstock\b": {"hr": "talon", "cs": "talon", "af": "trekstapel"},
+    r"\bdiscard pile\b": {"hr": "odbačen", "cs": "odhazovac", "af": "weggooi"},
+}
+# The table's draw button, right under the stock's label ("Trekstapel: 87 kaarte"): "Trek 'n kaart", draw a card.
+GLOSSARY_EXCEPTIONS = {("af", "Draw from stock")}
+
+
+def off_glossary(language: str, po: polib.POFile) -> list[str]:
+    """Translations of a message that names one of the game's terms without the glossary's word for it."""
+    found = []
+    for entry in po:
+        if (language, entry.msgid) in GLOSSARY_EXCEPTIONS:
+            continue
+        for english, stems in GLOSSARY.items():
+            if not re.search(english, entry.msgid, re.I):
+                continue
+            for text in [entry.msgstr, *entry.msgstr_plural.values()]:
+                if text and not re.search(stems[language], text, re.I):
+                    found.append(f"{entry.msgid[:60]!r}: {text[:80]!r}")
+    return found
+
+
+def test_the_glossary_check_finds_another_word():
+    po = polib.POFile()
+    po.append(polib.POEntry(msgid="You may go out.", msgstr="Možete izaći."))
+    po.append(polib.POEntry(msgid="Go out", msgstr="Zatvori"))
+    assert off_glossary("hr", po) == ["'You may go out.': 'Možete izaći.'"]
+
+
+@pytest.mark.parametrize("domain", DOMAINS)
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_games_terms_are_the_glossarys(language, domain):
+    found = off_glossary(language, polib.pofile(str(catalog_path(language, domain))))
+    assert found == [], f"{language}/{domain}: {found}"
+
+
 # -- the site's scripts: words only through gettext ---------------------------------------------
 
 GETTEXT_CALL = re.compile(r"(?<![\w$.])(?:window\.)?(?:gettext|ngettext|pgettext|npgettext|gettext_noop)\s*\(")
