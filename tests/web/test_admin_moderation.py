@@ -3,6 +3,7 @@ each with a reason and an audit record nobody can edit; who may do what."""
 
 from __future__ import annotations
 
+import html
 import re
 
 import pytest
@@ -578,6 +579,28 @@ def test_the_admins_navigation_and_user_page_leave_no_english(two_player_game, r
     assert all(english in pages("en") for english in ADMIN_ENGLISH[:-1])  # the pages do say them, in English
     translated = pages(language)
     assert [english for english in ADMIN_ENGLISH if english in translated] == []
+
+
+@pytest.mark.parametrize(
+    "language, dealt, glued",
+    # one message, in each language's order and case, not "wild" glued to the rank ("(divlja 3)")
+    [
+        ("hr", "karata: 3 · divlje: 3", "divlja 3"),
+        ("cs", "po 3 kartách · žolík 3", "(žolík 3)"),
+        ("af", "3 kaarte · 3 is wild", "(wild 3)"),
+    ],
+)
+def test_a_games_round_results_say_the_cards_dealt_and_the_wild_rank_in_one_message(
+    make_user, classic, role_client, language, dealt, glued
+):
+    client, moderator = role_client("moderator")
+    game = services.game_create(
+        creator=make_user("ann"), variant=classic, seat_count=2, bot_count=1, options={"rounds": [3]}, seed=5
+    )
+    services.seat_hand_to_bot(game_id=game.pk, position=0, moderator=moderator, reason=REASON)
+    client.cookies["django_language"] = language
+    page = html.unescape(client.get(f"/admin/games/game/{game.pk}/change/").content.decode())
+    assert dealt in page and glued not in page
 
 
 def test_staff_who_may_look_at_games_but_not_moderate_get_no_moderation(two_player_game, role_client):
