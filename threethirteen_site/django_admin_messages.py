@@ -94,6 +94,12 @@ MESSAGES = (
     gettext_noop("Model name"),
     gettext_noop("Add link"),
     gettext_noop("Change or view list link"),
+    # Django's own, word for word, but ungrammatical or an order in Croatian (and "Change history" in
+    # Afrikaans): "Promijeni igra" (the name after the verb stays in the nominative), "Promijeni povijest"
+    # ("change the history").  The site says them as Django's Czech does, "igra: promjena" (and its
+    # catalog's "View %s" in Croatian and Czech likewise).
+    gettext_noop("Change %s"),
+    gettext_noop("Change history: %s"),
     # django.contrib.auth's, missing (or left in English) in its Croatian catalog
     gettext_noop("Authentication and Authorization"),
     gettext_noop("superuser status"),

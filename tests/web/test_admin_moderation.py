@@ -603,6 +603,34 @@ def test_a_games_round_results_say_the_cards_dealt_and_the_wild_rank_in_one_mess
     assert dealt in page and glued not in page
 
 
+@pytest.mark.parametrize(
+    "language, viewing, changing, history",
+    # Django's "View %s", "Change %s" put the model's name after the verb in the nominative ("Prikaži igra",
+    # "Zobrazit hra": ungrammatical), and its Croatian and Afrikaans "Change history" is an order ("change the
+    # history"); the site says them as Django's Czech "Change %s" does, the name first.
+    [
+        ("hr", "igra: pregled", "varijanta: promjena", "Povijest promjena: Klasična"),
+        ("cs", "hra: zobrazit", "varianta: změnit", "Historie změn: Klasická"),
+        ("af", "Beskou spel", "Wysig variant", "Wysigingsgeskiedenis: Klassiek"),
+    ],
+)
+def test_the_admins_page_titles_read_right(two_player_game, role_client, classic, language, viewing, changing, history):
+    game, _ann, _bob = two_player_game
+    moderator, _ = role_client("moderator")
+    root, _ = role_client("superuser", "root")
+
+    def title(client, url: str) -> str:
+        client.cookies["django_language"] = language
+        page = client.get(url).content.decode()
+        heading = re.search(r"<h1[^>]*>(.*?)</h1>", page, re.S)
+        assert heading is not None, url
+        return html.unescape(heading.group(1)).strip()
+
+    assert title(moderator, f"/admin/games/game/{game.pk}/change/") == viewing
+    assert title(root, f"/admin/games/variant/{classic.pk}/change/") == changing
+    assert title(root, f"/admin/games/variant/{classic.pk}/history/") == history
+
+
 def test_staff_who_may_look_at_games_but_not_moderate_get_no_moderation(two_player_game, role_client):
     game, _ann, _bob = two_player_game
     client, clerk = role_client("staff", "clerk")
