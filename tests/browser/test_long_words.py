@@ -1,6 +1,7 @@
-"""Croatian, Czech and Afrikaans words are longer than English ones: the analysis's tables still fit a
+"""Croatian, Czech and Afrikaans words are longer than English ones: the tables of numbers still fit a
 phone.  Each table sits in a box that scrolls sideways, so a table wider than the phone hides its last
-column (the points each turn lost, the one the page is about) until the reader thinks of swiping."""
+columns (the points each turn lost on the analysis, the stats' "went out first") until the reader
+thinks of swiping."""
 
 from __future__ import annotations
 
@@ -18,13 +19,14 @@ pytestmark = pytest.mark.django_db(transaction=True)
 expect.set_options(timeout=15_000)
 
 TABLES_WIDER_THAN_THEIR_BOX = """() => [...document.querySelectorAll("table.data")]
+  .filter((table) => table.offsetParent)  // shown, not in a closed disclosure
   .filter((table) => table.getBoundingClientRect().width > table.parentElement.clientWidth + 1)
   .map((table) => `${table.className}: ${Math.round(table.getBoundingClientRect().width)}px in `
     + `${table.parentElement.clientWidth}px: ${table.querySelector("thead")?.innerText.replace(/\\s+/g, " ")}`)"""
 
 
 @pytest.mark.parametrize("language", ["hr", "cs", "af"])
-def test_the_analysis_tables_fit_a_phone_in_every_language(make_user, classic, signed_in, language):
+def test_the_analysis_and_stats_tables_fit_a_phone_in_every_language(make_user, classic, signed_in, language):
     ann = make_user("ann")
     ann.language = language
     ann.save(update_fields=["language"])
@@ -37,4 +39,8 @@ def test_the_analysis_tables_fit_a_phone_in_every_language(make_user, classic, s
     page = signed_in(ann, viewport={"width": 390, "height": 844}).new_page()
     page.goto(f"/games/{game.pk}/analysis/")
     expect(page.locator("table.analysis-table")).to_be_visible()
+    assert page.evaluate(TABLES_WIDER_THAN_THEIR_BOX) == []
+    page.goto("/players/ann/")
+    page.locator("details.chart-data summary").first.click()  # the numbers behind the chart of hand sizes
+    expect(page.locator("details.chart-data table.data").first).to_be_visible()
     assert page.evaluate(TABLES_WIDER_THAN_THEIR_BOX) == []
