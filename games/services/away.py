@@ -224,27 +224,35 @@ def settle_due(*, now: datetime.datetime | None = None) -> int:
     """The clock worker's part: announce the time away that has begun, settle the time away that is over.
 
     Safe in several workers at once: each stretch is handled under its player's row lock and checked again
-    there.  The number of stretches handled.
+    there.  The number of stretches handled.  One stretch that cannot be handled is logged and left as
+    it was (its player's clock stays stopped until it can be): the rest of the pass, and the clock's
+    timeouts after it, go on.
     """
     now = now or timezone.now()
     handled = 0
     starting = Absence.objects.filter(announced=False, settled_at__isnull=True, starts_at__lte=now)
     for absence_id, user_id in starting.values_list("pk", "user_id"):
-        with transaction.atomic():
-            User.objects.select_for_update().filter(pk=user_id).first()
-            absence = Absence.objects.filter(pk=absence_id, announced=False).first()
-            if absence is not None:
-                _announce_start(absence)
-                handled += 1
+        handled += _each(absence_id, user_id, "announce", _announce_start, announced=False)
     over = Absence.objects.holding_clock(now).exclude(returned_at__isnull=True, ends_at__gt=now)
     for absence_id, user_id in over.values_list("pk", "user_id"):
+        handled += _each(absence_id, user_id, "settle", lambda a: _settle(a, now), settled_at__isnull=True)
+    return handled
+
+
+def _each(absence_id: int, user_id: int, what: str, step: Any, **still: Any) -> int:
+    """``step`` on one stretch of time away, under its player's row lock, if it is still to do (``still``):
+    1 if done, 0 if another worker did it meanwhile or it failed (logged, rolled back)."""
+    try:
         with transaction.atomic():
             User.objects.select_for_update().filter(pk=user_id).first()
-            absence = Absence.objects.filter(pk=absence_id, settled_at__isnull=True).first()
-            if absence is not None:
-                _settle(absence, now)
-                handled += 1
-    return handled
+            absence = Absence.objects.filter(pk=absence_id, **still).first()
+            if absence is None:
+                return 0
+            step(absence)
+            return 1
+    except Exception:
+        logger.exception("could not %s time away %s of user %s", what, absence_id, user_id)
+        return 0
 
 
 def _games_over_days_of(user_id: int) -> list[int]:

@@ -467,3 +467,35 @@ def test_forged_and_stranger_requests_change_nothing(make_user):
     response = logged_in(ann).post("/away/", {"days": "2"})
     assert response.status_code == 409 and "already have time away" in response.content.decode()
     assert Absence.objects.filter(user=ann).count() == 1
+
+
+def test_time_away_that_cannot_be_settled_leaves_the_rest_of_the_clocks_pass_going(
+    make_user, classic, monkeypatch, caplog
+):
+    """One stretch whose settling fails (a fault) is logged and left for the next pass: the other players'
+    time away is settled and the other games' turns time out in the same pass, not never."""
+    from games.services import away
+
+    broken_game, broken, _ = game_over_days(make_user, classic, names=("ann", "bob"))
+    fine_game, fine, _ = game_over_days(make_user, classic, names=("cid", "dan"))
+    late_game, _late, _ = game_over_days(make_user, classic, names=("eve", "fay"))  # its day is over: due
+    with at(broken_game.turn_started_at):
+        stuck = services.away_declare(user=broken, days=1)
+        settled = services.away_declare(user=fine, days=1)
+    real = away._settle
+
+    def settle(absence, now):
+        if absence.pk == stuck.pk:
+            raise RuntimeError("a fault settling it")
+        real(absence, now)
+
+    monkeypatch.setattr(away, "_settle", settle)
+    with at(stuck.ends_at + HOUR):
+        done = services.clock_tick()
+    assert done["timeouts"] == 1 and bot_moves(late_game) > 0  # the game not held by time away timed out
+    assert Absence.objects.get(pk=settled.pk).settled_at is not None
+    assert Absence.objects.get(pk=stuck.pk).settled_at is None and "could not settle time away" in caplog.text
+    monkeypatch.setattr(away, "_settle", real)  # the fault is gone: the next pass settles it
+    with at(stuck.ends_at + 2 * HOUR):
+        services.clock_tick()
+    assert Absence.objects.get(pk=stuck.pk).settled_at is not None
