@@ -374,7 +374,7 @@ def away_summary(*, user: Any, now: datetime.datetime | None = None) -> dict[str
     now = now or timezone.now()
     mine = list(Absence.objects.filter(user=user))
     allowance = datetime.timedelta(days=settings.AWAY_DAYS_PER_YEAR)
-    left = max(datetime.timedelta(0), allowance - time_away_in_year(mine, now.year))
+    left = max(datetime.timedelta(0), allowance - time_away_in_year(mine, now.year, getattr(user, "zone", None)))
     not_over = [a for a in mine if a.returned_at is None and a.ends_at > now]
     pending = min(not_over, key=lambda a: a.starts_at, default=None)
     return {

@@ -92,13 +92,25 @@ def year_bounds(year: int) -> tuple[datetime.datetime, datetime.datetime]:
     )
 
 
-def time_away_in_year(absences: Iterable[Absence], year: int) -> datetime.timedelta:
+def time_away_in_year(
+    absences: Iterable[Absence], year: int, zone: datetime.tzinfo | None = None
+) -> datetime.timedelta:
     """How much of the year's allowance these absences take: their time (planned, or until the return)
-    that falls in that UTC calendar year."""
+    that falls in that UTC calendar year.
+
+    Counted on the clocks of ``zone`` (the player's): so many whole days away are so many days of the
+    allowance, also over a change of summer time, when they last an hour more or less than so many
+    times 24 hours.
+    """
     first, last = year_bounds(year)
     total = datetime.timedelta(0)
     for absence in absences:
-        overlap = min(absence.until, last) - max(absence.starts_at, first)
-        if overlap > datetime.timedelta(0):
-            total += overlap
+        start, end = max(absence.starts_at, first), min(absence.until, last)
+        if end > start:
+            total += _on_the_wall(end, zone) - _on_the_wall(start, zone)
     return total
+
+
+def _on_the_wall(moment: datetime.datetime, zone: datetime.tzinfo | None) -> datetime.datetime:
+    """``moment`` as the clocks of ``zone`` show it (naive), to count time as the player counts it."""
+    return moment if zone is None else moment.astimezone(zone).replace(tzinfo=None)

@@ -56,7 +56,7 @@ def allowance() -> datetime.timedelta:
 
 def time_left_in_year(user: Any, year: int) -> datetime.timedelta:
     """What is left of the year's allowance (planned time away counted in full)."""
-    used = time_away_in_year(Absence.objects.filter(user=user), year)
+    used = time_away_in_year(Absence.objects.filter(user=user), year, user.zone)
     return max(datetime.timedelta(0), allowance() - used)
 
 
@@ -151,12 +151,11 @@ def away_declare(
         )
     new = Absence(user=person, starts_at=starts_at, ends_at=ends_at)
     mine = list(Absence.objects.filter(user=person))
-    # Whole days over a change of summer time are an hour longer (or shorter) than so many times 24 hours:
-    # the longer ones still count as the days chosen (the hour is given).
-    summer_time_hour = max(datetime.timedelta(0), ends_at - starts_at - DAY * days)
+    # Counted on the player's clocks: whole days over a change of summer time (an hour longer or shorter
+    # than so many times 24 hours) take the days chosen, now and in every later count.
     for year in range(starts_at.year, (ends_at - datetime.timedelta(microseconds=1)).year + 1):
-        left = allowance() - time_away_in_year(mine, year)
-        if time_away_in_year([new], year) - summer_time_hour > left:
+        left = allowance() - time_away_in_year(mine, year, zone)
+        if time_away_in_year([new], year, zone) > left:
             raise GameError(
                 "away_allowance",
                 _("That is more time away than you have left in %(year)s: %(left)s.")

@@ -61,9 +61,14 @@ def game_timeout(*, game_id: int, turn_number: int, now: datetime.datetime | Non
     refused (``game_play``: ``out_of_time``), the same instant from which
     this plays the turn, so a turn is never split between a late person and
     the bot.
+
+    ``now`` (a test's moment, else the time once the game is locked) decides whether the turn is due;
+    the next turn starts when it is written, after the bot's thinking (``save_state`` reads the time
+    then), unless a moment was given.
     """
-    now = now or timezone.now()
+    given = now
     game = lock_game(game_id)
+    now = given or timezone.now()  # after waiting for the lock: a move in flight may have played the turn
     if (
         game.status != Game.Status.ACTIVE
         or game.turn_number != turn_number
@@ -103,7 +108,7 @@ def game_timeout(*, game_id: int, turn_number: int, now: datetime.datetime | Non
         log_on_commit(
             logger, "game %s: a bot keeps seat %s; user %s has left after timeouts", game.pk, position, seat.user_id
         )
-    play_bots(game, state, recorder, now=now)
+    play_bots(game, state, recorder, now=given)
     return game
 
 

@@ -330,13 +330,22 @@ def game_play(*, game_id: int, user: Any, action: Action | Mapping[str, Any], ex
         if settled and away_at.version == expected_version:
             # The return moved this table on by a version a stretch; the page the move came from was up to date.
             settled_version = expected_version + settled
-        return _play(
-            game_id=game_id,
-            user=user,
-            action=action,
-            expected_version=expected_version,
-            settled_version=settled_version,
-        )
+        try:
+            return _play(
+                game_id=game_id,
+                user=user,
+                action=action,
+                expected_version=expected_version,
+                settled_version=settled_version,
+            )
+        except _AwayFirst:  # time away declared again meanwhile (another tab): once is enough, say so
+            raise GameError(
+                "stale_version",
+                _(
+                    "The table has changed since your page was loaded. Nothing was played; look at the table "
+                    "and choose again."
+                ),
+            ) from None
 
 
 class _AwayFirst(Exception):

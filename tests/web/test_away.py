@@ -499,3 +499,45 @@ def test_time_away_that_cannot_be_settled_leaves_the_rest_of_the_clocks_pass_goi
     with at(stuck.ends_at + 2 * HOUR):
         services.clock_tick()
     assert Absence.objects.get(pk=stuck.pk).settled_at is not None
+
+
+def test_whole_days_over_a_change_of_summer_time_take_only_those_days_of_the_allowance(make_user, settings):
+    """Found by a review: the hour that 7 days over the end of summer time last beyond 7 times 24 hours was
+    given when they were declared, and charged in every later count: 6 days 23 hours were left of 14, and
+    7 more days later that year were refused.  The allowance is counted on the player's clocks."""
+    settings.AWAY_DAYS_PER_YEAR = 14
+    zagreb = ZoneInfo("Europe/Zagreb")
+    ann = make_user("ann")
+    ann.time_zone = "Europe/Zagreb"
+    ann.save(update_fields=["time_zone"])
+    when = datetime.datetime(2027, 10, 1, 12, tzinfo=datetime.UTC)
+    first = services.away_declare(user=ann, days=7, start=datetime.date(2027, 10, 25), zone=zagreb, now=when)
+    assert first.ends_at - first.starts_at == 7 * DAY + HOUR  # the night summer time ends is 25 hours long
+    assert services.away.time_left_in_year(ann, 2027) == 7 * DAY
+    assert selectors.away_summary(user=ann, now=when)["left"] == 7 * DAY
+    later = datetime.datetime(2027, 12, 1, 12, tzinfo=datetime.UTC)
+    services.away_declare(user=ann, days=7, zone=zagreb, now=later)  # 7 + 7 = 14: all of it, no more
+    assert services.away.time_left_in_year(ann, 2027) == datetime.timedelta(0)
+
+
+def test_time_away_declared_again_between_the_return_and_the_move_is_a_clear_refusal(make_user, classic, monkeypatch):
+    """Found by a review: a move ends the mover's time away and is tried again; time away that holds the
+    clock again by then (declared from another tab) escaped as an internal signal, a 500.  Now a refusal,
+    nothing played."""
+    from games.services import away
+
+    game, mover, _other = game_over_days(make_user, classic)
+    with at(game.turn_started_at + HOUR):
+        services.away_declare(user=mover, days=2)
+    real = away.come_back_if_away
+
+    def back_then_away_again(*, user, now=None):
+        real(user=user, now=now)  # back (as another request of theirs could have done meanwhile: 0 here) ...
+        services.away_declare(user=user, days=1)  # ... and away again, from another tab
+        return 0
+
+    monkeypatch.setattr(away, "come_back_if_away", back_then_away_again)
+    with at(game.turn_started_at + 2 * HOUR):
+        response = post_action(logged_in(mover), game, {"type": "draw", "source": "stock"})
+    assert response.status_code == 409 and "The table has changed" in response.content.decode()
+    assert not Move.objects.filter(game=game, by_bot=False).exists()

@@ -467,3 +467,29 @@ def test_the_profile_page_offers_the_opt_in(make_user):
     assert response.status_code == 302
     ann.refresh_from_db()
     assert ann.notify_by_email
+
+
+def test_the_turn_after_a_timeout_starts_once_the_takeover_bot_has_thought(make_user, classic):
+    """Found by a review: the timeout read the time before the bot that plays the turn thought (a hard bot,
+    a draw and a discard), and started the next person's turn at that moment: in a game of 30 s a move,
+    the person lost the bot's thinking time before their turn was written."""
+    from games import bots
+
+    ann, bob = make_user("ann"), make_user("bob")
+    game = services.game_create(
+        creator=ann, variant=classic, seat_count=2, time_limit_seconds=30, seed=3, options={"rounds": [3]}
+    )
+    services.game_join(game_id=game.pk, user=bob)
+    game.refresh_from_db()
+    real = bots.choose_action
+    with time_machine.travel(game.turn_deadline + datetime.timedelta(hours=1), tick=False) as clock:
+
+        def thinking(*args, **kwargs):
+            clock.shift(5)  # five seconds a decision
+            return real(*args, **kwargs)
+
+        with mock.patch.object(services.clock.bots, "choose_action", thinking):
+            assert services.clock_tick()["timeouts"] == 1
+        written = datetime.datetime.now(datetime.UTC)
+    game.refresh_from_db()
+    assert game.turn_started_at == written and game.turn_deadline == written + datetime.timedelta(seconds=30)
