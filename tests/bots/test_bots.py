@@ -10,7 +10,6 @@ import shutil
 import statistics
 import subprocess
 import sys
-from collections import Counter
 from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
@@ -35,6 +34,7 @@ from games.engine import (
     parse_cards,
     view,
 )
+from tests.engine.positions import redemption_last_turn
 
 SHORT = Rules.from_dict({"rounds": [3, 7, 11]})
 ROOT = Path(__file__).resolve().parents[2]
@@ -394,23 +394,7 @@ def test_a_duplicate_match_plays_each_deal_twice_with_the_seats_swapped(tmp_path
 def test_in_a_redemption_last_turn_a_bot_keeps_the_card_it_can_lay_off(level):
     """Found by a tester: in the redemption variant's last turn every level discarded its costliest leftover
     card, as if the hand were scored alone, when the table would have taken that card off its hands."""
-    rules = Rules.from_dict({"rounds": [3], "redemption": True})
-    base = new_game(rules, 2, 1)
-    hands = (parse_cards("KS 9D 2C"), parse_cards("KC KD 4C"))
-    placed = [*hands[0], *hands[1], *parse_cards("5S KH 7D")]
-    rest = sorted((base.card_counter() - Counter(placed)).elements())
-    state = replace(
-        base,
-        dealer=0,
-        current_seat=1,
-        phase=Phase.DRAW,
-        hands=tuple(tuple(sorted(h)) for h in hands),
-        discard_pile=parse_cards("5S"),
-        stock=(*rest, *parse_cards("7D KH")),
-    )
-    state, _ = apply(state, 1, Draw("stock"))  # the King of hearts
-    state, _ = apply(state, 1, GoOut(Card.from_code("4C")))  # KC KD KH on the table
-    state, _ = apply(state, 0, Draw("stock"))  # the 7 of diamonds: KS 9D 2C 7D, nothing melds
+    state = redemption_last_turn(new_game(Rules.from_dict({"rounds": [3], "redemption": True}), 2, 1))
     action = choose_action(view(state, 0), level)
     # The King is laid off onto the Kings on the table: throwing the 9 leaves 2 + 7, throwing the King 9 + 2 + 7.
     assert action == Discard(Card.from_code("9D"))

@@ -12,8 +12,9 @@ from dataclasses import replace
 import pytest
 
 from games import bots, services
-from games.engine import Card, Draw, GameState, GoOut, Phase, apply, best_arrangement, parse_cards, view
+from games.engine import GameState, best_arrangement, parse_cards, view
 from games.models import Game
+from tests.engine.positions import redemption_last_turn
 from tests.leaks import card_marks, find_leaks, secrets_of
 
 from .conftest import engine_view, logged_in, post_action
@@ -199,21 +200,7 @@ def test_in_a_redemption_last_turn_the_coach_counts_what_the_table_takes(make_us
         creator=ann, variant=classic, seat_count=2, bot_count=1, seed=3, coach=True, options=options
     )
     game.refresh_from_db()
-    state = GameState.from_dict(game.state)
-    hands = (parse_cards("KS 9D 2C"), parse_cards("KC KD 4C"))
-    rest = sorted((state.card_counter() - Counter([*hands[0], *hands[1], *parse_cards("5S KH 7D")])).elements())
-    state = replace(
-        state,
-        dealer=0,
-        current_seat=1,
-        phase=Phase.DRAW,
-        hands=tuple(tuple(sorted(h)) for h in hands),
-        discard_pile=parse_cards("5S"),
-        stock=(*rest, *parse_cards("7D KH")),
-    )
-    state, _ = apply(state, 1, Draw("stock"))
-    state, _ = apply(state, 1, GoOut(Card.from_code("4C")))  # K♣ K♦ K♥ on the table: the last turn is ann's
-    state, _ = apply(state, 0, Draw("stock"))  # the 7♦
+    state = redemption_last_turn(GameState.from_dict(game.state))
     game.state, game.current_seat = state.to_dict(), 0
     game.save(update_fields=["state", "current_seat"])
     hand = logged_in(ann).get(f"/games/{game.pk}/").context["hand"]

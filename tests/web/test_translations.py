@@ -8,6 +8,7 @@ from a language's catalog, has an empty translation (any plural form), or is mar
 from __future__ import annotations
 
 import re
+from collections.abc import Container, Iterator
 from pathlib import Path
 
 import polib
@@ -120,13 +121,17 @@ OTHER_ADDRESS = {
 }
 
 
+def translations(po: polib.POFile, leave_out: Container[str] = ()) -> Iterator[tuple[polib.POEntry, list[str]]]:
+    """Each live entry of ``po`` whose msgid is not in ``leave_out``, with its translations (every plural form)."""
+    for entry in po:
+        if entry.msgid not in leave_out and not entry.obsolete:
+            yield entry, [entry.msgstr, *entry.msgstr_plural.values()]
+
+
 def other_address(language: str, po: polib.POFile, leave_out: set[str]) -> list[str]:
     """The translations of ``po`` that address the reader in the form the site does not use in ``language``."""
     found = []
-    for entry in po:
-        if entry.msgid in leave_out or entry.obsolete:
-            continue
-        texts = [entry.msgstr, *entry.msgstr_plural.values()]
+    for entry, texts in translations(po, leave_out):
         if any(OTHER_ADDRESS[language].search(text) for text in texts):
             found.append(f"{entry.msgid[:60]!r}: {(entry.msgstr or entry.msgstr_plural[0])[:80]!r}")
     return found
@@ -172,13 +177,11 @@ GLOSSARY_EXCEPTIONS = {("af", "Draw from stock")}
 def off_glossary(language: str, po: polib.POFile) -> list[str]:
     """Translations of a message that names one of the game's terms without the glossary's word for it."""
     found = []
-    for entry in po:
-        if (language, entry.msgid) in GLOSSARY_EXCEPTIONS:
-            continue
+    for entry, texts in translations(po, {msgid for lang, msgid in GLOSSARY_EXCEPTIONS if lang == language}):
         for english, stems in GLOSSARY.items():
             if not re.search(english, entry.msgid, re.I):
                 continue
-            for text in [entry.msgstr, *entry.msgstr_plural.values()]:
+            for text in texts:
                 if text and not re.search(stems[language], text, re.I):
                     found.append(f"{entry.msgid[:60]!r}: {text[:80]!r}")
     return found
