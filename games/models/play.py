@@ -185,6 +185,11 @@ class Game(models.Model):
     version = models.PositiveIntegerField(
         _("version"), default=0, help_text=_("Goes up by one with every change of the game.")
     )
+    # The last run of changes that only told the table of someone's time away (its start, its end) with
+    # nothing played between them: from the version before its first to the version it left.  A move from
+    # a page that saw any version of the run, while the run is the last change, is not stale.
+    notices_from_version = models.PositiveIntegerField(_("version before the last notices"), default=0, editable=False)
+    notices_to_version = models.PositiveIntegerField(_("version after the last notices"), default=0, editable=False)
     state = models.JSONField(_("engine state"), null=True, blank=True)
     current_seat = models.PositiveSmallIntegerField(_("seat to play"), null=True, blank=True)
     turn_started_at = models.DateTimeField(_("turn started at"), null=True, blank=True)
@@ -275,6 +280,20 @@ class Game(models.Model):
         The engine state is the largest column by far: a change that played no move does not write it.
         """
         self.save(update_fields=self.changed_fields())
+
+    def bump_for_notice(self) -> list[str]:
+        """A new version that only tells the table of someone's time away: it extends the run of such
+        versions when it follows one, or begins one.  The fields to save (with ``updated_at``)."""
+        if self.notices_to_version != self.version:
+            self.notices_from_version = self.version
+        self.version += 1
+        self.notices_to_version = self.version
+        return ["version", "notices_from_version", "notices_to_version", "updated_at"]
+
+    def only_notices_since(self, version: int) -> bool:
+        """Whether every change after ``version`` only told of time away: the table a page of that version
+        showed is the table as it is (the clock's deadlines may have moved on), so a move from it is not stale."""
+        return self.notices_to_version == self.version and self.notices_from_version <= version <= self.version
 
     @property
     def variant_label(self) -> str:

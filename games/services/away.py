@@ -273,8 +273,7 @@ def _announce_start(absence: Absence) -> None:
     """Time away began: every table of the player's games over days hears a new version (it shows "away")."""
     for game_id in _games_over_days_of(absence.user_id):
         game = lock_game(game_id)
-        game.version += 1
-        game.save(update_fields=["version", "updated_at"])
+        game.save(update_fields=game.bump_for_notice())
         announce(game)
     absence.announced = True
     absence.save(update_fields=["announced"])
@@ -289,7 +288,7 @@ def _settle(absence: Absence, now: datetime.datetime) -> None:
         seat = Seat.objects.filter(game=game, user_id=absence.user_id, bot_level="").first()
         if seat is None or game.status != Game.Status.ACTIVE:
             continue
-        fields = ["version", "updated_at"]
+        fields = game.bump_for_notice()
         if (
             seat.position == game.current_seat
             and game.turn_deadline is not None
@@ -305,7 +304,6 @@ def _settle(absence: Absence, now: datetime.datetime) -> None:
             log_on_commit(
                 logger, "game %s: user %s back, the deadline moves on by %s", game.pk, absence.user_id, paused
             )
-        game.version += 1
         game.save(update_fields=fields)
         announce(game)
     absence.settled_at = now

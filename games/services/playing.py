@@ -324,20 +324,10 @@ def game_play(*, game_id: int, user: Any, action: Action | Mapping[str, Any], ex
     """
     try:
         return _play(game_id=game_id, user=user, action=action, expected_version=expected_version)
-    except _AwayFirst as away_at:
-        settled_version = None
-        settled = away.come_back_if_away(user=user)
-        if settled and away_at.version == expected_version:
-            # The return moved this table on by a version a stretch; the page the move came from was up to date.
-            settled_version = expected_version + settled
+    except _AwayFirst:
+        away.come_back_if_away(user=user)  # its new versions only tell of the time away: the page is not stale
         try:
-            return _play(
-                game_id=game_id,
-                user=user,
-                action=action,
-                expected_version=expected_version,
-                settled_version=settled_version,
-            )
+            return _play(game_id=game_id, user=user, action=action, expected_version=expected_version)
         except _AwayFirst:  # time away declared again meanwhile (another tab): once is enough, say so
             raise GameError(
                 "stale_version",
@@ -351,10 +341,6 @@ def game_play(*, game_id: int, user: Any, action: Action | Mapping[str, Any], ex
 class _AwayFirst(Exception):
     """The mover's time away is going on: it must end (own transaction) before the move is tried again."""
 
-    def __init__(self, version: int) -> None:
-        super().__init__(version)
-        self.version = version
-
 
 @transaction.atomic
 def _play(
@@ -363,7 +349,6 @@ def _play(
     user: Any,
     action: Action | Mapping[str, Any],
     expected_version: int,
-    settled_version: int | None = None,
 ) -> Game:
     game = locked_game(game_id, user)
     # Read once (the checks, the bots and the save use these), with whether each person is away now.
@@ -377,9 +362,9 @@ def _play(
         raise GameError("game_not_active", _("The game has not started yet."))
     if seat.is_bot:
         raise GameError("seat_played_by_bot", _("A bot plays your seat in this game now: you cannot move."))
-    if seat.away_now and settled_version is None:  # type: ignore[attr-defined]  # (the annotation above)
-        raise _AwayFirst(game.version)  # nothing written yet: the transaction ends empty
-    if game.version not in (expected_version, settled_version):
+    if seat.away_now:  # type: ignore[attr-defined]  # (the annotation above)
+        raise _AwayFirst  # nothing written yet: the transaction ends empty
+    if game.version != expected_version and not game.only_notices_since(expected_version):
         raise GameError("stale_version", stale_message(game, seat, action, expected_version))
     # Under the row lock, so the clock (``clock.game_timeout``, which plays a
     # turn once ``now >= turn_deadline``) and a late move never both play it.

@@ -541,3 +541,46 @@ def test_time_away_declared_again_between_the_return_and_the_move_is_a_clear_ref
         response = post_action(logged_in(mover), game, {"type": "draw", "source": "stock"})
     assert response.status_code == 409 and "The table has changed" in response.content.decode()
     assert not Move.objects.filter(game=game, by_bot=False).exists()
+
+
+# -- a page that saw the table before a notice of time away is not stale ------------------------------
+
+
+def test_a_move_from_a_page_loaded_before_the_clock_settled_the_time_away_is_played(make_user, classic):
+    """The time away ran out, the player opened the table, and the clock settled the time away before the
+    move arrived (a new version, to show the deadline it gave back): the move was refused as "the table has
+    changed", though nothing had been played.  Only a move in between makes a page stale."""
+    game, mover, _other = game_over_days(make_user, classic)
+    with at(game.turn_started_at + HOUR):
+        absence = services.away_declare(user=mover, days=1)
+    with at(absence.ends_at + HOUR):
+        game.refresh_from_db()
+        seen = game.version  # the page, loaded before the clock's pass
+        assert services.clock_tick()["away"] == 1
+        response = post_action(logged_in(mover), game, {"type": "draw", "source": "stock"}, version=seen)
+    assert response.status_code == 302
+    assert Move.objects.filter(game=game, by_bot=False).count() == 1
+
+
+def test_a_move_from_a_page_loaded_before_an_opponents_time_away_began_and_ended_is_played(make_user, classic):
+    game, mover, other = game_over_days(make_user, classic)
+    with at(game.turn_started_at + HOUR):
+        seen = Game.objects.get(pk=game.pk).version
+        services.away_declare(user=other, days=1)  # bob's tables hear of it: a new version ...
+        services.away_come_back(user=other)  # ... and of his return: another
+        assert Game.objects.get(pk=game.pk).version == seen + 2
+        response = post_action(logged_in(mover), game, {"type": "draw", "source": "stock"}, version=seen)
+    assert response.status_code == 302
+    assert Move.objects.filter(game=game, by_bot=False).count() == 1
+
+
+def test_a_page_from_before_a_move_stays_stale_whatever_notices_follow_the_move(make_user, classic):
+    game, mover, other = game_over_days(make_user, classic)
+    client = logged_in(mover)
+    with at(game.turn_started_at + HOUR):
+        seen = Game.objects.get(pk=game.pk).version
+        assert post_action(client, game, {"type": "draw", "source": "stock"}).status_code == 302
+        services.away_declare(user=other, days=1)
+        response = post_action(client, game, {"type": "draw", "source": "stock"}, version=seen)  # a second tab
+    assert response.status_code == 409 and "already played" in response.content.decode()
+    assert Move.objects.filter(game=game, by_bot=False).count() == 1
