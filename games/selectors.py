@@ -69,7 +69,7 @@ def my_games(*, user: Any, now: datetime.datetime | None = None) -> dict[str, li
         WaitingGame(game, turn_clock(game=game, now=now, away=away, settling=over))
         for game in games_waiting_on(user=user).prefetch_related("seats__user")
     ]
-    waiting.sort(key=lambda row: bool(row.clock and "paused_until" in row.clock))  # stable: deadlines stay in order
+    waiting.sort(key=_urgency)
     waiting_ids = [row.game.pk for row in waiting]
     mine = Game.objects.filter(seats__user=user).prefetch_related("seats__user").distinct()
     return {
@@ -85,6 +85,18 @@ def my_games(*, user: Any, now: datetime.datetime | None = None) -> dict[str, li
             mine.filter(status__in=[Game.Status.FINISHED, Game.Status.ABORTED]).order_by("-finished_at")[:20]
         ),
     }
+
+
+LATEST = datetime.datetime.max.replace(tzinfo=datetime.UTC)
+
+
+def _urgency(row: WaitingGame) -> tuple[bool, bool, datetime.datetime]:
+    """The order of the games waiting on the reader: the deadline shown first (the one a pending settlement
+    of time away gives, which may pass another game's), then turns without a clock, then the stopped clocks
+    (in the order of the query, by their stored deadline: the sort is stable)."""
+    clock = row.clock or {}
+    paused = "paused_until" in clock
+    return paused, not paused and "deadline" not in clock, clock.get("deadline", LATEST)
 
 
 def games_open_to_join(*, user: Any) -> QuerySet[Game]:

@@ -584,3 +584,25 @@ def test_a_page_from_before_a_move_stays_stale_whatever_notices_follow_the_move(
         response = post_action(client, game, {"type": "draw", "source": "stock"}, version=seen)  # a second tab
     assert response.status_code == 409 and "already played" in response.content.decode()
     assert Move.objects.filter(game=game, by_bot=False).count() == 1
+
+
+def test_my_games_orders_turns_by_the_deadline_it_shows_while_a_settlement_is_pending(make_user, classic):
+    """ "My games" showed the deadline a pending settlement of time away gives, and sorted by the stored one:
+    a turn begun before the time away (all of it given back) stayed above one begun during it, though its
+    deadline as shown was two days later."""
+    before, mover, _other = game_over_days(make_user, classic, limit=3 * 24 * 3600)
+    start = before.turn_started_at
+    during = services.game_create(creator=mover, variant=classic, seat_count=2, time_limit_seconds=24 * 3600)
+    services.game_join(game_id=during.pk, user=make_user("cy"))
+    with at(start + HOUR):
+        absence = services.away_declare(user=mover, days=3)
+    seat = during.seats.get(user=mover).position
+    begun = start + 2 * DAY + 3 * HOUR  # while away: its stored deadline, a day on, is after the other's
+    Game.objects.filter(pk=during.pk).update(current_seat=seat, turn_started_at=begun, turn_deadline=begun + DAY)
+    with at(absence.ends_at + HOUR):  # no clock pass since the end
+        rows = selectors.my_games(user=mover)["waiting"]
+        page = logged_in(mover).get("/games/mine/").content.decode()
+    assert [row.clock["deadline"] for row in rows] == [absence.ends_at + DAY, start + 6 * DAY]
+    assert [row.game.pk for row in rows] == [during.pk, before.pk]
+    waiting = page.split('id="waiting"')[1]
+    assert waiting.index(f"/games/{during.pk}/") < waiting.index(f"/games/{before.pk}/")
