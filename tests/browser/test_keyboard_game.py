@@ -37,6 +37,18 @@ def tab_to(page: Page, wanted: str) -> None:
     raise AssertionError(f"the keyboard never reached {wanted}")
 
 
+def arrow_to(page: Page, wanted: str) -> None:
+    """Tab to the hand (one stop: a roving tabindex), then the arrow keys from its first card until the focused
+    card is ``wanted`` (a JavaScript predicate)."""
+    tab_to(page, "el => el.matches('#table .hand-slot button.card')")
+    page.keyboard.press("Home")
+    for _ in range(TAB_LIMIT):
+        if page.evaluate(f"({wanted})(document.activeElement)"):
+            return
+        page.keyboard.press("ArrowRight")
+    raise AssertionError(f"the arrow keys never reached {wanted}")
+
+
 def version(page: Page) -> str:
     value = page.locator("#table").get_attribute("data-version")
     assert value is not None
@@ -98,7 +110,7 @@ def test_a_whole_game_against_a_bot_with_the_keyboard_alone(coached_game: Any, s
             tab_to(page, GO_OUT)
             press_and_wait(page, "Space")
         else:
-            tab_to(page, BEST_CARD)
+            arrow_to(page, BEST_CARD)
             press_and_wait(page, "Space")
         moves += 1
         # After every move the focus is on the hand (or, with the hand gone at the end of a
@@ -151,7 +163,10 @@ def test_in_the_best_melds_view_the_focus_and_what_is_said_follow_the_game(coach
                 "document.activeElement.outerHTML.slice(0, 200)"
             )
             continue
-        tab_to(page, GO_OUT if page.locator("#table .go-out-button").count() else MELDS_CARD)
+        if page.locator("#table .go-out-button").count():
+            tab_to(page, GO_OUT)
+        else:
+            arrow_to(page, MELDS_CARD)
         press_and_wait(page, "Space")
         if page.locator("#table .round-end").count():
             break
@@ -194,6 +209,15 @@ def test_the_arrow_keys_move_between_the_cards_of_the_hand(coached_game: Any, si
 
     page.keyboard.press("Home")
     assert focused() == codes[0]
+    # The hand is one stop of Tab: the next stop is past the hand, and Shift+Tab comes back to the card left.
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("Tab")
+    assert page.evaluate("!document.activeElement.closest('#table [data-hand]')")
+    page.keyboard.press("Shift+Tab")
+    assert focused() == codes[1]
+    tabbable = "Array.from(document.querySelectorAll('#table [data-hand] button.card')).filter(c => c.tabIndex >= 0)"
+    assert page.evaluate(f"{tabbable}.length") == 1
+    page.keyboard.press("Home")
     page.keyboard.press("ArrowRight")
     assert focused() == codes[1]
     page.keyboard.press("ArrowDown")

@@ -329,8 +329,25 @@
     // After the person's own step, what now has the focus is in view (on a phone it was often below the fold).
     if (before.inHand || before.move || before.seen) reveal(target);
   }
-  /* The arrow keys move the focus between the hand's cards that can be chosen (Tab goes through
-   * them too, and on to the rest of the page); Home and End go to the first and the last. */
+  /* The hand is one stop of Tab (a roving tabindex): the card that has or last had the focus in the
+   * table shown, else the first that can be chosen, is in the Tab order; the others are reached by the arrow keys (below).  Without
+   * the script every card is a stop of its own. */
+  function rove(hand, current) {
+    var usable = handCards(hand).filter(focusable);
+    if (!usable.length) return;
+    if (usable.indexOf(current) === -1) current = usable[0];
+    usable.forEach(function (c) { c.setAttribute("tabindex", c === current ? "0" : "-1"); });
+  }
+  function roveFromFocus() {
+    var hand = anyHandEl(), active = document.activeElement;
+    if (hand) rove(hand, hand.contains(active) ? active : null);
+  }
+  document.addEventListener("focusin", function (e) {
+    var hand = anyHandEl();
+    if (hand && hand.contains(e.target) && e.target.hasAttribute("data-card")) rove(hand, e.target);
+  });
+  /* The arrow keys move the focus between the hand's cards that can be chosen; Home and End go to the
+   * first and the last. */
   document.addEventListener("keydown", function (e) {
     if (e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) return;
     var hand = anyHandEl(), active = document.activeElement;
@@ -432,6 +449,7 @@
     applyOrder();
     setUpHand();
     focusAfter(before);
+    roveFromFocus();
     said.moves = newMoves(keys);
     announce(said);
     document.dispatchEvent(new CustomEvent("threethirteen:table", { detail: { version: shownVersion() } }));
@@ -641,6 +659,7 @@
     if (!t || !t.dataset.socketPath || !window.WebSocket) return;
     applyOrder();
     setUpHand();
+    roveFromFocus();
     var everOpen = false;
     var socket = new LiveSocket(t.dataset.socketPath, {
       connecting: function () { if (!everOpen) setLiveStatus("connecting"); },
