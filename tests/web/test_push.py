@@ -33,6 +33,7 @@ from accounts.models import PushSubscription
 from games import services
 from games.engine import GameState
 from games.models import Game, Move, TurnNotice
+from games.services import push as web_push
 from tests.leaks import find_leaks_in_message, secrets_of
 
 from .conftest import NOTICE_DUE, logged_in
@@ -64,6 +65,8 @@ class PushService:
     url: str
     received: list[Received] = field(default_factory=list)
     statuses: dict[str, int] = field(default_factory=dict)
+    #: When set, each POST waits there for the others before it is answered (504 if they never come).
+    barrier: threading.Barrier | None = None
 
 
 @pytest.fixture
@@ -78,7 +81,13 @@ def push_service(monkeypatch) -> Iterator[PushService]:
             length = int(self.headers.get("Content-Length") or 0)
             body = self.rfile.read(length)
             service.received.append(Received(self.path, {k.lower(): v for k, v in self.headers.items()}, body))
-            self.send_response(service.statuses.get(self.path, 201))
+            status = service.statuses.get(self.path, 201)
+            if service.barrier is not None:
+                try:
+                    service.barrier.wait()
+                except threading.BrokenBarrierError:
+                    status = 504
+            self.send_response(status)
             self.send_header("Content-Length", "0")
             self.end_headers()
 
@@ -264,6 +273,22 @@ def test_a_failing_push_service_keeps_the_subscription_and_the_clock_goes_on(
     # never sent twice: the notice was recorded, the next pass does not try again
     assert services.clock_tick(now=game.turn_started_at + NOTICE_DUE + SECOND)["pushes"] == 0
     assert len(push_service.received) == 1
+
+
+def test_a_persons_push_services_are_asked_at_once_not_one_after_another(
+    make_user, classic, vapid, push_service, monkeypatch
+):
+    """Each subscription waited for its push service in turn: ten that hang held the clock's pass for ten
+    times ``push.TIMEOUT`` (100 s), timeouts of every game waiting.  Here each service answers only once
+    all of them have been asked: one after another, the first times out before the next is asked."""
+    monkeypatch.setattr(web_push, "TIMEOUT", 1)
+    game, mover = game_over_days(make_user, classic)
+    client = logged_in(mover)
+    for name in "abcd":
+        subscribe(client, new_browser(push_service, name))
+    push_service.barrier = threading.Barrier(4, timeout=6)
+    assert services.clock_tick(now=game.turn_started_at + NOTICE_DUE)["pushes"] == 4
+    assert PushSubscription.objects.filter(last_sent_at__isnull=False).count() == 4
 
 
 def test_no_push_while_away(make_user, classic, vapid, push_service):
