@@ -32,6 +32,7 @@ from games.engine import (
     legal_actions,
     new_game,
     parse_cards,
+    redemption_score,
     view,
 )
 from tests.engine.positions import redemption_last_turn
@@ -403,3 +404,50 @@ def test_in_a_redemption_last_turn_a_bot_keeps_the_card_it_can_lay_off(level):
         assert policy_action(seen, level, hard.Memory(seen, [])) == action
     state, _ = apply(state, 0, action)
     assert state.results[-1].points == (9, 0)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("level", ["hard", "expert"])
+def test_in_every_redemption_last_turn_met_in_play_the_bot_leaves_the_least_the_table_allows(level):
+    """The fuzz a review left unfinished: games of the redemption variant the medium bots play, and at each
+    last-turn discard met, the level's choice leaves as few points, once laid down and laid off onto the
+    melds on the table, as the best discard allowed (counted card by card with ``redemption_score``)."""
+    rules = Rules.from_dict({"rounds": [3, 5, 7, 9], "redemption": True})
+    checked = 0
+    for seed in range(30):
+        state = new_game(rules, 3, seed)
+        history: list[dict] = [deal_event(state).to_dict()]
+        while not state.is_over:
+            seat = state.current_seat
+            assert seat is not None
+            seen = view(state, seat)
+            legal = legal_actions(state, seat)
+            if state.final_lap and not any(isinstance(a, Draw) for a in legal):
+                action = choose_action(seen, level, history)
+                if any(isinstance(a, GoOut) for a in legal):
+                    assert isinstance(action, GoOut), (seed, state.round_index, action)  # 0: nothing better
+                else:
+                    table = [table_meld.meld for table_meld in seen.table_melds]
+                    hand = state.hands[seat]
+                    left = {
+                        a.card: redemption_score(remove_one(hand, a.card), table, rules, state.hand_size).points
+                        for a in legal
+                        if isinstance(a, Discard)
+                    }
+                    assert isinstance(action, Discard), action
+                    assert left[action.card] == min(left.values()), (seed, state.round_index, left, action)
+                checked += 1
+            else:
+                action = choose_action(seen, "medium", history)
+            state, events = apply(state, seat, action)
+            for event in events:
+                if event.kind == "round_dealt":
+                    history = []
+                history.append(event.to_dict())
+    assert checked >= 100  # the games met that many last turns with a choice to make
+
+
+def remove_one(hand, card):
+    rest = list(hand)
+    rest.remove(card)
+    return rest
