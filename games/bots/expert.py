@@ -16,8 +16,8 @@ values; the best few then play many more deals of their own, to tell the
 best from the next best.  It weighs its draws on the first deals, both
 piles (unless one is plainly right), except in its last turn after someone
 went out, where it works each pile's cost out exactly
-(:func:`last_turn_draw`; with the redemption variant, or a history that does
-not add up, it draws there as the hard bot does); without ``Budget.draws``
+(:func:`last_turn_draw`, laying off onto the table's melds in the redemption
+variant; with a history that does not add up it draws there as the hard bot does); without ``Budget.draws``
 it draws as the hard bot does.
 
 It sees only its seat's view and the round's public history, like every
@@ -35,7 +35,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from games.engine import Action, Card, Discard, Draw, discard_penalties
+from games.engine import Action, Card, Discard, Draw, discard_penalties, redemption_score
 
 from . import hard
 from .position import Position, allowed_discards, draws, isolated, may_draw, remove
@@ -148,7 +148,7 @@ def choose(
 ) -> Action:
     """The candidate with the fewest expected points (``budget``: the module's ``BUDGET`` unless given)."""
     budget = budget or BUDGET
-    if draws(legal) and pos.view.final_lap and not pos.rules.redemption:
+    if draws(legal) and pos.view.final_lap:
         exact = last_turn_draw(pos, legal, history)
         if exact is not None:
             return exact
@@ -194,9 +194,9 @@ def last_turn_draw(pos: Position, legal: Sequence[Action], history: Sequence[Map
     The hand is scored after this turn's discard, so each draw's cost is
     known without playing on: the top discard's at once, the stock's over
     every card it could give (``Knowledge.next_stock_card``), each followed
-    by the discard that leaves the least.  ``None`` when there is no choice
-    to make (one pile only) or the history does not add up.  Not for the
-    redemption variant, where the last turn lays cards off as well.
+    by the discard that leaves the least (in the redemption variant, once the
+    hand is laid down and laid off onto the table).  ``None`` when there is no
+    choice to make (one pile only) or the history does not add up.
     """
     top = pos.top
     if top is None or not (may_draw(legal, "discard") and may_draw(legal, "stock")):
@@ -214,7 +214,14 @@ def last_turn_draw(pos: Position, legal: Sequence[Action], history: Sequence[Map
 
 def least_left(pos: Position, cards: Sequence[Card], forbidden: Card | None = None) -> int:
     """The least penalty ``cards`` leave after one discard (never ``forbidden``, the card just taken,
-    unless every card is one): a leftover card of a best arrangement, the highest allowed, is always best."""
+    unless every card is one): a leftover card of a best arrangement, the highest allowed, is always best.
+
+    In the redemption variant the hand left is laid down and laid off onto the melds on the table
+    (``redemption_score``, as the round is scored), so each discard is counted that way."""
+    if pos.rules.redemption:
+        table = [table_meld.meld for table_meld in pos.view.table_melds]
+        options = {card for card in cards if card != forbidden} or set(cards)
+        return min(redemption_score(remove(cards, card), table, pos.rules, pos.hand_size).points for card in options)
     points, deadwood = pos.arrange(cards)
     allowed = [card for card in deadwood if card != forbidden]
     if allowed:

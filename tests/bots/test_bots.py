@@ -10,6 +10,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+from collections import Counter
 from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
@@ -451,3 +452,31 @@ def remove_one(hand, card):
     rest = list(hand)
     rest.remove(card)
     return rest
+
+
+def test_the_expert_counts_what_the_table_takes_when_it_draws_for_a_redemption_last_turn():
+    """Its exact last-turn draw ignored the redemption variant (it drew as the hard bot does, scoring the hand
+    alone): with K♣ K♦ K♥ on the table and the K♠ on the discard pile it drew from the stock, though the King
+    taken is laid off and leaves 2♣ 4♦ (6), where the stock leaves about 11."""
+    base = new_game(Rules.from_dict({"rounds": [3], "redemption": True}), 2, 1)
+    hands = (parse_cards("2C 4D 5H"), parse_cards("KC KD KS"))
+    rest = sorted((base.card_counter() - Counter([*hands[0], *hands[1], *parse_cards("6S KH")])).elements())
+    state = replace(
+        base,
+        dealer=0,
+        current_seat=1,
+        phase=Phase.DRAW,
+        hands=tuple(tuple(sorted(h)) for h in hands),
+        discard_pile=parse_cards("6S"),
+        stock=(*rest, *parse_cards("KH")),
+    )
+    history = [deal_event(state).to_dict()]
+    for seat, action in ((1, Draw("stock")), (1, GoOut(Card.from_code("KS")))):
+        state, events = apply(state, seat, action)
+        history += [event.to_dict() for event in events]
+    seen = view(state, 0)
+    assert seen.final_lap and seen.discard_top == Card.from_code("KS")
+    assert choose_action(seen, "expert", history) == Draw("discard")
+    state, _ = apply(state, 0, Draw("discard"))
+    state, _ = apply(state, 0, choose_action(view(state, 0), "expert", history))
+    assert state.results[-1].points == (6, 0)
