@@ -38,8 +38,8 @@ from django.db.models import (
 )
 from django.db.models.functions import Coalesce
 from django.urls import reverse
+from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
 
 from games import presentation
 from games.engine import (
@@ -63,6 +63,7 @@ from games.table import fair_contributions
 
 from . import charts, leaving
 from .ratings import ordinal, places
+from .shuffle_spec import specification_for
 
 __all__ = [
     "ReplayRefused",
@@ -549,6 +550,8 @@ def fairness_check(*, game: Game, seats: Sequence[Seat], noted: str | None = Non
         "round": result.final_state.round_number if result.final_state is not None else None,
         "export_url": reverse("games:record_export", args=[game.pk]),
         "verify_command": f"python -m games.engine.verify {export_filename(game)} --commitment",
+        # the specification in the reader's language where there is one, the English reference beside it
+        "specification": specification_for(get_language()),
     }
 
 

@@ -1,5 +1,6 @@
 """The fair-shuffle specification in the players' languages: each translation carries everything a
-checker types exactly as the English does.
+checker types exactly as the English does, and the fairness panel links the reader's own copy, with
+the English reference beside it.
 
 Only the English is held to the engine (``test_shuffle_spec.py`` writes a verifier from it); a
 translation is held to the English: every code line, every backticked token (field names, byte
@@ -15,11 +16,18 @@ import re
 from pathlib import Path
 
 import pytest
+from django.conf import settings
+from django.contrib.staticfiles import finders
+from django.template.loader import render_to_string
+from django.utils import translation
+
+from games import services
+from games.history.shuffle_spec import ENGLISH, TRANSLATED, specification_for
+from tests.history.conftest import finish_with_bot_moves
+from tests.web.conftest import logged_in
 
 STATIC = Path(__file__).resolve().parents[2] / "games" / "static"
 BOM = "\ufeff"
-ENGLISH = "games/fair-shuffle.txt"
-TRANSLATED = ("hr", "af", "cs")
 
 #: The words each translation uses for the specification's terms: the glossary's and the catalog's
 #: (seed, commitment, stock, dealer, discard pile), so that the text and the pages name them alike.
@@ -28,6 +36,9 @@ TERMS = {
     "af": ["saadwaarde", "verbintenis", "bydrae", "trekstapel", "deler", "weggooistapel", "rondte"],
     "cs": ["seed", "otisk", "příspěv", "talon", "rozdávající", "odhazovací balíček", "kolo"],
 }
+
+#: The words of the panel's link (the untranslated copy's say "(in English)" after them).
+LINK_WORDS = "How to check every deal yourself, without this site's code: the complete specification"
 
 # a backticked span, a double-quoted string, or a number, in the order they come
 INLINE = re.compile(r"`[^`]*`|\"[^\"]*\"|\d+")
@@ -95,7 +106,7 @@ def differences(english: str, translated: str) -> list[str]:
 @pytest.mark.parametrize("language", TRANSLATED)
 def test_each_translation_keeps_every_code_line_constant_and_number_of_the_english(language):
     english = spec_text(ENGLISH)
-    translated = body(spec_text(f"games/fair-shuffle.{language}.txt"))
+    translated = body(spec_text(specification_for(language).path))
     assert differences(english, translated) == []
     # and the comparison had something to compare: the formulas, the worked example's vectors
     tokens = verbatim_tokens(translated.splitlines())
@@ -131,7 +142,7 @@ def test_the_comparison_catches_a_changed_constant_a_dropped_step_and_a_moved_to
 
 @pytest.mark.parametrize("language", TRANSLATED)
 def test_each_translation_says_the_english_wins_and_reads_as_utf8_anywhere(language):
-    text = spec_text(f"games/fair-shuffle.{language}.txt")
+    text = spec_text(specification_for(language).path)
     # Served as text/plain with no charset (Django's static files, and nginx's without a `charset`),
     # a browser reads a file without a BOM as windows-1252: "Å¡" for "š".  The BOM makes it UTF-8.
     assert text.startswith(BOM)
@@ -141,8 +152,47 @@ def test_each_translation_says_the_english_wins_and_reads_as_utf8_anywhere(langu
 
 @pytest.mark.parametrize("language", TRANSLATED)
 def test_each_translation_is_in_its_language_and_uses_the_sites_words(language):
-    text = body(spec_text(f"games/fair-shuffle.{language}.txt"))
+    text = body(spec_text(specification_for(language).path))
     english_headings = [line for line in spec_text(ENGLISH).splitlines() if line.startswith("#")]
     assert not [heading for heading in english_headings if heading in text]
     lowered = text.lower()
     assert [term for term in TERMS[language] if term not in lowered] == []
+
+
+def test_the_english_is_linked_where_a_language_has_no_copy():
+    assert specification_for("en") == specification_for(None)
+    assert specification_for("en").path == ENGLISH and not specification_for("en").english_for_another_language
+    assert specification_for("hr-hr").path == "games/fair-shuffle.hr.txt"
+    other = specification_for("de")
+    assert other.path == ENGLISH and other.reference is None and other.english_for_another_language
+    with translation.override("en"):
+        panel = render_to_string("games/_fair_check.html", {"fairness": {"specification": other, "checks": []}})
+    assert 'href="/static/games/fair-shuffle.txt" hreflang="en"' in panel
+    assert f"{LINK_WORDS} (in English)" in panel
+
+
+# -- the panel ------------------------------------------------------------------------------------------
+
+SPEC_LINKS = re.compile(r'<p class="specification">(.*?)</p>', re.S)
+HREF = re.compile(r'href="/static/([^"]+)" hreflang="([^"]+)"')
+
+
+@pytest.mark.django_db
+def test_the_record_page_links_the_readers_copy_and_the_english_beside_a_translation(make_user, classic):
+    ann = make_user("ann")
+    game = services.game_create(creator=ann, variant=classic, seat_count=2, bot_count=1, options={"rounds": [3]})
+    finish_with_bot_moves(game)
+    client = logged_in(ann)
+    for language, _name in settings.LANGUAGES:
+        client.cookies[settings.LANGUAGE_COOKIE_NAME] = language
+        page = client.get(f"/games/{game.pk}/record/").content.decode()
+        (block,) = SPEC_LINKS.findall(page)
+        links = HREF.findall(block)
+        expected = [(f"games/fair-shuffle.{language}.txt", language)] if language in TRANSLATED else []
+        assert links == [*expected, (ENGLISH, "en")], language
+        for path, _hreflang in links:  # each linked file is one the static files serve
+            assert finders.find(path) == str(STATIC / path)
+        with translation.override(language):
+            in_english = translation.gettext(f"{LINK_WORDS} (in English)")
+            own = translation.gettext(LINK_WORDS)
+        assert in_english not in page and own in block, language
