@@ -480,3 +480,21 @@ def test_the_expert_counts_what_the_table_takes_when_it_draws_for_a_redemption_l
     state, _ = apply(state, 0, Draw("discard"))
     state, _ = apply(state, 0, choose_action(view(state, 0), "expert", history))
     assert state.results[-1].points == (6, 0)
+
+
+def test_the_expert_leaves_the_exact_redemption_last_draw_to_rounds_it_can_count_in_time(monkeypatch):
+    """A review timed the exact count at up to 26 s a decision in rounds of 13 cards (laying off, for every
+    card the stock may give and every discard after it): past ``REDEMPTION_EXACT_MAX`` cards the expert draws
+    as the hard bot does; up to it, it counts."""
+    from games.bots import expert
+
+    counted: list[int] = []
+    real = expert.last_turn_draw
+    monkeypatch.setattr(expert, "last_turn_draw", lambda pos, *a: counted.append(pos.hand_size) or real(pos, *a))
+    for size in (expert.REDEMPTION_EXACT_MAX, 13):
+        state = new_game(Rules.from_dict({"rounds": [size], "redemption": True}), 2, size)
+        while not (state.final_lap and any(isinstance(a, Draw) for a in legal_actions(state, state.current_seat))):
+            seat = state.current_seat
+            state, _ = apply(state, seat, choose_action(view(state, seat), "medium"))
+        assert isinstance(choose_action(view(state, state.current_seat), "expert", []), Draw)
+    assert counted == [expert.REDEMPTION_EXACT_MAX]

@@ -320,6 +320,10 @@ def test_the_speed_script_prints_the_expert_decision_times_by_hand_size():
     for label in ("3", "4", "all"):
         assert re.search(rf"^{label}\s+\d+\s+\d+\.\d\s+\d+\.\d\s+\d+\.\d$", out, re.M), out
     assert re.search(r"^decision time: median \d+\.\d ms, 95% \d+\.\d ms, worst \d+\.\d ms$", out, re.M), out
+    options = ["--seats", "2", "--options", '{"redemption": true}']
+    out = subprocess.run([*command, *options], cwd=ROOT, capture_output=True, text=True, timeout=300, check=True).stdout
+    assert 'games of 2 (1 expert, 1 hard), seed 2, options {"redemption": true}' in out, out
+    assert re.search(r"^last draws\s+[1-9]\d*\s+\d+\.\d\s+\d+\.\d\s+\d+\.\d$", out, re.M), out
 
 
 def test_the_regret_script_charges_each_budgets_discards_against_a_reference():
