@@ -188,8 +188,14 @@ class Game(models.Model):
     # The last run of changes that only told the table of someone's time away (its start, its end) with
     # nothing played between them: from the version before its first to the version it left.  A move from
     # a page that saw any version of the run, while the run is the last change, is not stale.
-    notices_from_version = models.PositiveIntegerField(_("version before the last notices"), default=0, editable=False)
-    notices_to_version = models.PositiveIntegerField(_("version after the last notices"), default=0, editable=False)
+    # A default in the database too, so that the code before them can still create games while the new one
+    # is deployed; no CHECK (a PositiveIntegerField's), which PostgreSQL would test on every row under lock.
+    notices_from_version = models.IntegerField(
+        _("version before the last notices"), default=0, db_default=0, editable=False
+    )
+    notices_to_version = models.IntegerField(
+        _("version after the last notices"), default=0, db_default=0, editable=False
+    )
     state = models.JSONField(_("engine state"), null=True, blank=True)
     current_seat = models.PositiveSmallIntegerField(_("seat to play"), null=True, blank=True)
     turn_started_at = models.DateTimeField(_("turn started at"), null=True, blank=True)
