@@ -286,7 +286,10 @@ def stale_message(game: Game, seat: Seat, action: Action | Mapping[str, Any], se
     own move and the same action, the submission was repeated (a double click,
     a reload that posted again); when it is another seat's, someone moved first.
     """
-    changes = game.version - seen
+    last_change = game.version
+    if game.notices_to_version == game.version and seen <= game.notices_from_version:
+        last_change = game.notices_from_version  # the notices of time away since then are no moves
+    changes = last_change - seen
     if changes > 0:
         since = list(game.moves.order_by("-seq")[:changes])
         if since:

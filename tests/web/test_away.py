@@ -16,6 +16,7 @@ from django.core import mail
 from django.test import Client
 
 from games import selectors, services
+from games.engine import GameState
 from games.models import Absence, Game, Move, TurnNotice
 
 from .conftest import logged_in, post_action
@@ -575,15 +576,23 @@ def test_a_move_from_a_page_loaded_before_an_opponents_time_away_began_and_ended
 
 
 def test_a_page_from_before_a_move_stays_stale_whatever_notices_follow_the_move(make_user, classic):
+    """And the refusal says what happened: the notices are not counted as moves (a review found "Someone else
+    moved first" for a repeated draw, the notice's version taken for the other player's last move)."""
     game, mover, other = game_over_days(make_user, classic)
-    client = logged_in(mover)
+    clients = {mover: logged_in(mover), other: logged_in(other)}
     with at(game.turn_started_at + HOUR):
+        for person in (mover, other):  # a turn each first: there are moves of both before the one repeated
+            for action in ({"type": "draw", "source": "stock"}, {"type": "discard"}):
+                if action["type"] == "discard":
+                    game.refresh_from_db()
+                    action["card"] = GameState.from_dict(game.state).hands[game.current_seat][0].code
+                assert post_action(clients[person], game, action).status_code == 302
         seen = Game.objects.get(pk=game.pk).version
-        assert post_action(client, game, {"type": "draw", "source": "stock"}).status_code == 302
+        assert post_action(clients[mover], game, {"type": "draw", "source": "stock"}).status_code == 302
         services.away_declare(user=other, days=1)
-        response = post_action(client, game, {"type": "draw", "source": "stock"}, version=seen)  # a second tab
-    assert response.status_code == 409 and "already played" in response.content.decode()
-    assert Move.objects.filter(game=game, by_bot=False).count() == 1
+        repeated = post_action(clients[mover], game, {"type": "draw", "source": "stock"}, version=seen)  # a second tab
+    assert repeated.status_code == 409 and "already played" in repeated.content.decode()
+    assert Move.objects.filter(game=game, by_bot=False).count() == 5
 
 
 def test_my_games_orders_turns_by_the_deadline_it_shows_while_a_settlement_is_pending(make_user, classic):
