@@ -375,9 +375,10 @@ def _log_bot_turns(
     if waiting is None:
         return BotSlice(0, False)
     game, state, seats = waiting
-    if game.version != version:
-        # Changed while the bots thought (a person left, time away began): they think again, but not here,
-        # holding the lock (on SQLite the one write lock): still waiting, the work is queued again.
+    if game.version != version and not game.only_notices_since(version):
+        # Changed while the bots thought (a person left, a move): they think again, but not here, holding the
+        # lock (on SQLite the one write lock): still waiting, the work is queued again.  A notice of time away
+        # changed nothing they saw.
         return BotSlice(0, True)
     if not plan:
         return BotSlice(0, False)

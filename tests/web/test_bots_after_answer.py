@@ -515,3 +515,27 @@ def test_the_thinking_mark_is_renewed_at_most_every_few_seconds_and_a_failed_mar
     now[0] += every
     mark()  # logged, not raised: the bots think on
     assert "could not mark game" in caplog.text
+
+
+def test_a_notice_of_time_away_while_the_bots_think_keeps_their_moves(make_user, classic, monkeypatch):
+    """A review: the bots' moves worked out before a new version were thrown away even when that version only
+    told the table of someone's time away (nothing they saw had changed), and they waited for the clock."""
+    from games.services import turns
+
+    ann = make_user("ann")
+    game = services.game_create(
+        creator=ann, variant=classic, seat_count=3, bot_count=2, bot_level="hard", seed=11,
+        time_limit_seconds=24 * 3600, options={"rounds": [3, 4]},
+    )  # fmt: skip
+    end_anns_turn(game)
+    real = turns.plan_bot_turns
+
+    def think_while_ann_goes_away(*args: Any, **kwargs: Any) -> Any:
+        plan = real(*args, **kwargs)
+        services.away_declare(user=ann, days=1)  # her tables hear of it: a new version
+        return plan
+
+    monkeypatch.setattr(turns, "plan_bot_turns", think_while_ann_goes_away)
+    version = Game.objects.get(pk=game.pk).version
+    assert services.play_waiting_bots(game.pk) == (4, False)  # two bots drew and threw: ann's turn
+    assert Game.objects.get(pk=game.pk).version == version + 1 + 4
