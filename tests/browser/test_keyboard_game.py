@@ -7,10 +7,12 @@ import re
 from typing import Any
 
 import pytest
+from django.db import transaction
 from playwright.sync_api import Page, expect
 
 from games import services
 from games.models import Game
+from games.services.turns import announce, lock_game
 
 from .conftest import off_loop
 
@@ -47,6 +49,14 @@ def arrow_to(page: Page, wanted: str) -> None:
             return
         page.keyboard.press("ArrowRight")
     raise AssertionError(f"the arrow keys never reached {wanted}")
+
+
+def notice(game_id: int) -> None:
+    """A new version that only tells the table of time away (as when someone's begins)."""
+    with transaction.atomic():
+        game = lock_game(game_id)
+        game.save(update_fields=game.bump_for_notice())
+        announce(game)
 
 
 def version(page: Page) -> str:
@@ -217,6 +227,17 @@ def test_the_arrow_keys_move_between_the_cards_of_the_hand(coached_game: Any, si
     assert focused() == codes[1]
     tabbable = "Array.from(document.querySelectorAll('#table [data-hand] button.card')).filter(c => c.tabIndex >= 0)"
     assert page.evaluate(f"{tabbable}.length") == 1
+    # The table swapped in live while the focus is out of the hand (here a notice of time away): the card left
+    # is still the hand's one stop (a review found the first card instead).
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("Tab")
+    shown = version(page)
+    off_loop(notice, game.pk)  # (heard by the test's own channel layer, not the server's: the page fetches it)
+    page.evaluate("window.dispatchEvent(new Event('online'))")  # as back from offline: the table is fetched
+    expect(page.locator("#table")).not_to_have_attribute("data-version", shown)
+    assert page.evaluate(f"{tabbable}.map(c => c.getAttribute('data-card'))") == [codes[2]]
+    page.keyboard.press("Shift+Tab")
+    assert focused() == codes[2]
     page.keyboard.press("Home")
     page.keyboard.press("ArrowRight")
     assert focused() == codes[1]

@@ -332,9 +332,14 @@
   /* The hand is one stop of Tab (a roving tabindex): the card that has or last had the focus in the
    * table shown, else the first that can be chosen, is in the Tab order; the others are reached by the arrow keys (below).  Without
    * the script every card is a stop of its own. */
+  var lastCard = null;  // the card of the hand that last had the focus: { code, index } (tables are swapped)
   function rove(hand, current) {
     var usable = handCards(hand).filter(focusable);
     if (!usable.length) return;
+    if (usable.indexOf(current) === -1 && lastCard) {
+      current = usable.filter(function (c) { return c.getAttribute("data-card") === lastCard.code; })[0] ||
+        usable[Math.min(lastCard.index, usable.length - 1)];
+    }
     if (usable.indexOf(current) === -1) current = usable[0];
     usable.forEach(function (c) { c.setAttribute("tabindex", c === current ? "0" : "-1"); });
   }
@@ -344,7 +349,9 @@
   }
   document.addEventListener("focusin", function (e) {
     var hand = anyHandEl();
-    if (hand && hand.contains(e.target) && e.target.hasAttribute("data-card")) rove(hand, e.target);
+    if (!hand || !hand.contains(e.target) || !e.target.hasAttribute("data-card")) return;
+    lastCard = { code: e.target.getAttribute("data-card"), index: handCards(hand).filter(focusable).indexOf(e.target) };
+    rove(hand, e.target);
   });
   /* The arrow keys move the focus between the hand's cards that can be chosen; Home and End go to the
    * first and the last. */
