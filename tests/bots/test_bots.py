@@ -10,7 +10,6 @@ import shutil
 import statistics
 import subprocess
 import sys
-from collections import Counter
 from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
@@ -36,7 +35,7 @@ from games.engine import (
     redemption_score,
     view,
 )
-from tests.engine.positions import redemption_last_turn
+from tests.engine.positions import redemption_last_turn, two_hands
 
 SHORT = Rules.from_dict({"rounds": [3, 7, 11]})
 ROOT = Path(__file__).resolve().parents[2]
@@ -459,17 +458,7 @@ def test_the_expert_counts_what_the_table_takes_when_it_draws_for_a_redemption_l
     alone): with K♣ K♦ K♥ on the table and the K♠ on the discard pile it drew from the stock, though the King
     taken is laid off and leaves 2♣ 4♦ (6), where the stock leaves about 11."""
     base = new_game(Rules.from_dict({"rounds": [3], "redemption": True}), 2, 1)
-    hands = (parse_cards("2C 4D 5H"), parse_cards("KC KD KS"))
-    rest = sorted((base.card_counter() - Counter([*hands[0], *hands[1], *parse_cards("6S KH")])).elements())
-    state = replace(
-        base,
-        dealer=0,
-        current_seat=1,
-        phase=Phase.DRAW,
-        hands=tuple(tuple(sorted(h)) for h in hands),
-        discard_pile=parse_cards("6S"),
-        stock=(*rest, *parse_cards("KH")),
-    )
+    state = two_hands(base, ("2C 4D 5H", "KC KD KS"), discard="6S", stock_top="KH")
     history = [deal_event(state).to_dict()]
     for seat, action in ((1, Draw("stock")), (1, GoOut(Card.from_code("KS")))):
         state, events = apply(state, seat, action)
