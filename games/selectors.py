@@ -8,6 +8,7 @@ decides which cards a person may see.
 from __future__ import annotations
 
 import datetime
+import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, NamedTuple
@@ -106,6 +107,49 @@ def games_open_to_join(*, user: Any) -> QuerySet[Game]:
     if user is not None and user.is_authenticated:
         games = games.exclude(seats__user=user)
     return games.select_related("created_by").prefetch_related("seats__user").order_by("-created_at")
+
+
+#: How many open tables the lobby lists, and how many of a person's finished games.
+LOBBY_OPEN_GAMES = 30
+LOBBY_FINISHED_GAMES = 10
+
+
+def lobby_lists(*, user: Any) -> dict[str, Any]:
+    """The lobby's lists of games as ``user`` sees them now, and their ``lobby_stamp``.
+
+    The lobby's page and its live part (``views.lobby_lists``) render these; its socket
+    (``LobbyConsumer``) says the stamp of ``lobby_stamp_for`` on connect and at each heartbeat, so a page
+    that missed a change while its socket was down sees another stamp and fetches the lists again.
+    """
+    lists: dict[str, Any] = {
+        "open_games": list(games_open_to_join(user=user)[:LOBBY_OPEN_GAMES]),
+        "my_games": [],
+        "finished_games": [],
+    }
+    if user is not None and user.is_authenticated:
+        lists["my_games"] = list(games_of(user=user))
+        lists["finished_games"] = list(games_of(user=user, finished=True, include_aborted=True)[:LOBBY_FINISHED_GAMES])
+    lists["lobby_stamp"] = _lobby_stamp([(game.pk, game.version) for game in games] for games in lists.values())
+    return lists
+
+
+def lobby_stamp_for(*, user: Any) -> str:
+    """``lobby_lists(user=user)["lobby_stamp"]`` with no more read than the games' numbers and versions."""
+    querysets = [games_open_to_join(user=user)[:LOBBY_OPEN_GAMES]]
+    if user is not None and user.is_authenticated:
+        querysets += [
+            games_of(user=user),
+            games_of(user=user, finished=True, include_aborted=True)[:LOBBY_FINISHED_GAMES],
+        ]
+    pairs = [list(qs.prefetch_related(None).values_list("pk", "version")) for qs in querysets]
+    return _lobby_stamp(pairs + [[] for _missing in range(3 - len(pairs))])
+
+
+def _lobby_stamp(lists: Iterable[Iterable[tuple[int, int]]]) -> str:
+    """A short fingerprint of the lobby's lists: which games, in which order, at which version (any seat
+    taken or left, any move, bumps a game's version).  It names no game."""
+    text = "|".join(";".join(f"{pk}.{version}" for pk, version in pairs) for pairs in lists)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def games_of(*, user: Any, finished: bool = False, include_aborted: bool = False) -> QuerySet[Game]:

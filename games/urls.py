@@ -7,6 +7,7 @@ app_name = "games"
 
 urlpatterns = [
     path("", views.lobby, name="lobby"),
+    path("lobby/lists/", views.lobby_lists, name="lobby_lists"),
     path("rules/", views.rules, name="rules"),
     path("games/new/", views.game_create, name="create"),
     path("games/play-now/", views.play_now, name="play_now"),

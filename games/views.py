@@ -95,17 +95,21 @@ def http_status(error: services.GameError) -> int:
 # showed them as they were when it went back to them (its cache, a play-test found).
 @never_cache
 def lobby(request: HttpRequest, form: GameCreateForm | None = None, status: int = 200) -> HttpResponse:
-    user = request.user
     context: dict[str, Any] = {
-        "open_games": selectors.games_open_to_join(user=user)[:30],
+        **selectors.lobby_lists(user=request.user),
         "form": form or GameCreateForm(),
         "play_now_form": PlayNowForm(),
         "play_now_bots": services.PLAY_NOW_BOTS,
     }
-    if user.is_authenticated:
-        context["my_games"] = list(selectors.games_of(user=user))
-        context["finished_games"] = list(selectors.games_of(user=user, finished=True, include_aborted=True)[:10])
     return render(request, "games/lobby.html", context, status=status)
+
+
+@require_safe
+@never_cache
+def lobby_lists(request: HttpRequest) -> HttpResponse:
+    """The lobby's lists of games alone, for its page to fetch and swap in when its socket says they
+    changed (someone created a table, took or left a seat, a table started), or after the socket was down."""
+    return render(request, "games/_lobby_lists.html", selectors.lobby_lists(user=request.user))
 
 
 @post_only

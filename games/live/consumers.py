@@ -14,6 +14,11 @@ Both only ever send small JSON objects and never a card:
 - ``UserConsumer`` (``/ws/user/``): one person's group, for signals shown on
   every page (the "your turn" count in the header, counted here for this person
   when a move tells the group that their turns changed).
+- ``LobbyConsumer`` (``/ws/lobby/``): a signed-in person's lobby page.  It
+  says ``{"type": "lobby", "stamp": S}`` on connect and at each heartbeat
+  (``selectors.lobby_stamp_for``: a fingerprint of the lists that page would
+  show now) and a bare ``{"type": "lobby"}`` whenever a listed table changed;
+  the page then fetches its lists over HTTP.
 - ``NoRouteConsumer``: every other path, refused at once (``CLOSE_NOT_FOUND``).
 
 Which cards a page shows is not decided here: the page's HTTP fetch goes
@@ -331,6 +336,63 @@ class UserConsumer(_ReadOnlyConsumer):
         """A turn of this person's moved: count the games waiting on them now (``{"type": "turns", "count": N}``)."""
         count = await database_sync_to_async(selectors.turns_waiting_count)(user=self.scope.get("user"))
         await self.send_json({"type": "turns", "count": count})
+
+
+class LobbyConsumer(_ReadOnlyConsumer):
+    """The lobby's open tables, live: the group ``groups.LOBBY_GROUP`` hears that they changed.
+
+    On connect, and at the page's heartbeat (at most every ``HEARTBEAT_REFRESH_SECONDS``: it also joins the
+    group again, which a Redis restart forgets), it says the stamp of the lists as this person would see
+    them now, so a page whose socket was down while a seat was taken sees another stamp and catches up.
+    """
+
+    group: str | None = None
+    refreshed_at: float = float("-inf")
+
+    async def connect(self) -> None:
+        user = self.scope.get("user")
+        if user is None or not user.is_authenticated:
+            await self.close(code=CLOSE_NOT_LOGGED_IN)
+            return
+        # Join before reading the stamp: a change that commits in between is then heard, not missed.
+        self.group = groups.LOBBY_GROUP
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        if not await self.join_signed_in_groups():
+            await self.leave_groups()
+            await self.close(code=CLOSE_NOT_LOGGED_IN)
+            return
+        await self.accept()
+        await self.send_stamp()
+
+    async def disconnect(self, code: int) -> None:
+        await self.leave_groups()
+
+    async def leave_groups(self) -> None:
+        if self.group is not None:
+            group, self.group = self.group, None
+            await self.channel_layer.group_discard(group, self.channel_name)
+        await super().leave_groups()
+
+    async def lobby_changed(self, event: dict[str, Any]) -> None:
+        await self.send_json(groups.lobby_message())
+
+    async def send_stamp(self) -> None:
+        stamp = await database_sync_to_async(selectors.lobby_stamp_for)(user=self.scope.get("user"))
+        await self.send_json(groups.lobby_message(stamp))
+
+    async def heartbeat(self) -> None:
+        """Answer the ping; at most every ``HEARTBEAT_REFRESH_SECONDS`` also read the session afresh, join
+        the groups again and say the stamp (what a lost announcement would have told)."""
+        now = time.monotonic()
+        if self.group is None or now - self.refreshed_at < HEARTBEAT_REFRESH_SECONDS:
+            await self.send_json(PONG)
+            return
+        self.refreshed_at = now
+        await super().heartbeat()  # signs out, or rejoins the person's groups and answers PONG
+        if self.group is None:
+            return
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.send_stamp()
 
 
 class NoRouteConsumer(AsyncJsonWebsocketConsumer):

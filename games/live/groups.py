@@ -1,6 +1,8 @@
 """Live updates: the channel-layer groups and what is sent to them.
 
-One group per game (``game-<id>``) and one per person (``user-<id>``).  After
+One group per game (``game-<id>``), one per person (``user-<id>``) and one for
+the lobby's open pages (``lobby``, which hears a bare "the lobby changed"
+whenever a table that is or was listed there changes).  After
 a change of a game commits, its group hears the new version number (with who
 may watch the game then, which each socket reads and keeps to itself), and
 a person's group small signals (how many games wait on them); when its chat
@@ -30,6 +32,10 @@ USER_MESSAGE = "user.message"
 USER_TURNS = "user.turns"
 SIGNED_OUT = "signed.out"
 SIGN_IN_CHANGED = "sign_in.changed"
+LOBBY_CHANGED = "lobby.changed"
+
+#: Every open lobby page's socket (``LobbyConsumer``).
+LOBBY_GROUP = "lobby"
 
 logger = logging.getLogger(__name__)
 
@@ -106,6 +112,29 @@ def close_sockets_of_account_on_commit(user_id: int) -> None:
     """Once the transaction commits, every socket of ``user_id`` closes (a deactivated account)."""
     group = account_group(user_id)
     transaction.on_commit(lambda: send_signed_out(group))
+
+
+def lobby_message(stamp: str | None = None) -> dict[str, Any]:
+    """What a lobby page hears: ``{"type": "lobby"}`` (its lists changed: fetch them), or with the
+    ``stamp`` of the lists as they are now for this person (on connect and at a heartbeat: the page fetches
+    only when it shows another one)."""
+    return {"type": "lobby"} if stamp is None else {"type": "lobby", "stamp": str(stamp)}
+
+
+def send_lobby_changed() -> None:
+    """Tell every open lobby page that the open tables changed (no game, no name: each page fetches its
+    own lists over HTTP)."""
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    async_to_sync(layer.group_send)(LOBBY_GROUP, {"type": LOBBY_CHANGED})
+
+
+def announce_lobby_on_commit() -> None:
+    """``send_lobby_changed`` once the transaction commits; ``robust`` like the versions: the join or the
+    leave is stored whatever happens to the channel layer, and the lobby pages catch up when their sockets
+    open again (the stamp they hear then)."""
+    transaction.on_commit(send_lobby_changed, robust=True)
 
 
 def version_message(version: int) -> dict[str, Any]:

@@ -21,7 +21,16 @@ from games.models import AuditRecord, BotLevel, Game, Seat
 from . import audit
 from .errors import GameError
 from .playing import vacate_seat
-from .turns import Recorder, announce, engine_state, hand_seat_to_bot, lock_game, log_on_commit, play_bots
+from .turns import (
+    Recorder,
+    announce,
+    announce_lobby,
+    engine_state,
+    hand_seat_to_bot,
+    lock_game,
+    log_on_commit,
+    play_bots,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -67,9 +76,12 @@ def game_abort(*, game_id: int, moderator: Any, reason: str) -> Game:
             _("Game #%(id)s is %(status)s: only open or active games can be aborted.")
             % {"id": game.pk, "status": game.get_status_display()},
         )
+    was_open = game.status == Game.Status.OPEN
     changed = game.set_status(Game.Status.ABORTED)
     game.version += 1
     game.save(update_fields=[*changed, "version", "updated_at"])
+    if was_open:
+        announce_lobby(game)  # the table leaves the lobby's list
     audit.record(
         actor=moderator,
         action=AuditRecord.Action.GAME_ABORT,

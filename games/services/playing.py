@@ -36,6 +36,7 @@ from .turns import (
     TAKEOVER_BOT_LEVEL,
     Recorder,
     announce,
+    announce_lobby,
     deal,
     describe_illegal,
     engine_state,
@@ -159,6 +160,8 @@ def game_create(
     Seat.objects.bulk_create(seats)
     if len(people) + bot_count == seat_count:
         deal(game)
+    else:
+        announce_lobby(game)  # a new open table
     return game
 
 
@@ -213,6 +216,7 @@ def game_join(
         setattr(seat, name, value)
     seat.save(update_fields=["user", "joined_at", *fields])
     game.version += 1
+    announce_lobby(game)  # a seat fewer, or (the last one) the table leaves the lobby
     if not game.seats.filter(user__isnull=True, bot_level="").exists():
         deal(game)
     else:
@@ -255,6 +259,7 @@ def vacate_seat(game: Game, seat: Seat) -> None:
         game.created_by_id = remaining.user_id  # someone must be able to start the game
     game.save(update_fields=fields)
     announce(game)
+    announce_lobby(game)
 
 
 @transaction.atomic
@@ -270,6 +275,7 @@ def game_start(*, game_id: int, user: Any, bot_level: str = BotLevel.MEDIUM) -> 
     for seat in game.seats.filter(user__isnull=True, bot_level="").order_by("position"):
         hand_seat_to_bot(game, seat, bot_level)
     game.version += 1
+    announce_lobby(game)
     deal(game)
     return game
 

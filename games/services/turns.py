@@ -495,6 +495,16 @@ def announce(game: Game, *, turn_moved: bool = False, seats: Iterable[Seat] | No
     live.announce_change_on_commit(game.pk, game.version, people, watch)
 
 
+def announce_lobby(game: Game) -> None:
+    """Once the transaction commits, the lobby's open pages fetch their lists again: a table listed there
+    (public, open) was created, or a seat of it was taken or left, or it started or was called off.
+
+    A private game is never listed, so its changes tell the lobby nothing.
+    """
+    if not game.is_private:
+        live.announce_lobby_on_commit()
+
+
 def deal(game: Game) -> None:
     rules = Rules.from_dict(game.rules)
     state = new_game(rules, game.seat_count, shuffle_at_deal(game))

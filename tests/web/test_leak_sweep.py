@@ -575,7 +575,7 @@ def test_no_party_ever_sees_a_card_it_may_not(make_user, classic, django_user_mo
     sockets: list[Socket] = []
     refused: list[tuple[Socket, int]] = []
     for party in parties:
-        paths = [(f"/ws/games/{game.pk}/", game) for game in sweep.games] + [("/ws/user/", None)]
+        paths = [(f"/ws/games/{game.pk}/", game) for game in sweep.games] + [("/ws/user/", None), ("/ws/lobby/", None)]
         for path, on in paths:
             socket = Socket(party, path, on, communicator(path, party.user))
             if party.user is None:

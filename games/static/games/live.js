@@ -14,6 +14,12 @@
  *   the card now in its place, or the hand), and the new turn line is read out.
  * - Every message of the game socket is re-dispatched as a "threethirteen:game" DOM event
  *   (chat.js fetches the chat on {"type": "chat"}).
+ * - Lobby: a signed-in person's lobby opens /ws/lobby/, which says "lobby" when a listed table
+ *   changed (created, a seat taken or left, started, called off), and on (re)connect and at each
+ *   heartbeat the stamp of the lists as they are now; on a change, or another stamp than the one
+ *   shown, the page fetches its lists (/lobby/lists/) and swaps #lobby-lists, unless the person's
+ *   focus is in them (a join being typed): then a moment later.  While the socket is down the lists
+ *   are re-checked every 10 s.
  * - Every signed-in page opens /ws/user/ and re-dispatches each message as a
  *   "threethirteen:user" DOM event (the header's "your turn" count).
  * Words shown to people come from the templates (data-label-* attributes) or go through
@@ -694,6 +700,80 @@
     window.addEventListener("pageshow", function (e) { if (e.persisted) { socket.now(); refresh(); } });
   }
 
+  /* ---- the lobby: its lists of games, live ----------------------------------------------- */
+
+  var LOBBY_RETRY_MS = 2000;
+  var lobbyFetching = false, lobbyAgain = false, lobbyTimer = null;
+  function lobbyEl() { return document.getElementById("lobby-lists"); }
+
+  function refreshLobby() {
+    var lists = lobbyEl();
+    if (!lists) return;
+    if (lobbyFetching) { lobbyAgain = true; return; }
+    clearTimeout(lobbyTimer);
+    lobbyTimer = null;
+    lobbyFetching = true;
+    fetch(lists.dataset.listsUrl, { credentials: "same-origin", cache: "no-store", headers: { "X-Requested-With": "fetch" } })
+      .then(function (response) {
+        if (!response.ok) throw new Error(String(response.status));
+        return response.text();
+      })
+      .then(function (html) {
+        var fresh = new DOMParser().parseFromString(html, "text/html").getElementById("lobby-lists");
+        if (fresh) swapLobby(fresh);
+      })
+      .catch(function () { lobbyTimer = setTimeout(refreshLobby, LOBBY_RETRY_MS * 5); })
+      .then(function () {
+        lobbyFetching = false;
+        if (lobbyAgain) { lobbyAgain = false; refreshLobby(); }
+      });
+  }
+
+  function swapLobby(fresh) {
+    var lists = lobbyEl();
+    if (!lists || fresh.getAttribute("data-lobby-stamp") === lists.getAttribute("data-lobby-stamp")) return;
+    // Not from under the person's hands (a seed contribution being typed for a join, a focused button):
+    // the lists are fetched again a moment later.
+    if (lists.contains(document.activeElement) || lists.querySelector("details[open]")) {
+      clearTimeout(lobbyTimer);
+      lobbyTimer = setTimeout(refreshLobby, LOBBY_RETRY_MS);
+      return;
+    }
+    lists.replaceWith(document.importNode(fresh, true));
+  }
+
+  function startLobby() {
+    var lists = lobbyEl();
+    if (!lists || !lists.dataset.socketPath || !window.WebSocket) return;
+    var downTimer = null;
+    var socket = new LiveSocket(lists.dataset.socketPath, {
+      open: function () { clearInterval(downTimer); downTimer = null; },
+      close: function () { if (!downTimer) downTimer = setInterval(refreshLobby, POLL_WHILE_DOWN_MS); },
+      message: function (data) {
+        if (data.type !== "lobby") return;
+        var shown = lobbyEl();
+        // A bare "lobby": a listed table changed.  With a stamp (connect, heartbeat): only if it differs.
+        if (typeof data.stamp !== "string" || !shown || data.stamp !== shown.getAttribute("data-lobby-stamp")) refreshLobby();
+      }
+    });
+    keepAlive(socket);
+    window.addEventListener("offline", function () { socket.drop(); });
+    window.addEventListener("online", function () { socket.now(); });
+    document.addEventListener("visibilitychange", function () {
+      if (document.visibilityState === "visible") socket.now();
+    });
+    window.addEventListener("pageshow", function (e) { if (e.persisted) { socket.now(); refreshLobby(); } });
+    // "My games" says whose turn it is: when the person's count of games waiting changes, so may it.
+    var badge = document.getElementById("turns-waiting");
+    var count = badge ? badge.getAttribute("data-count") : null;
+    document.addEventListener("threethirteen:user", function (e) {
+      var data = e.detail || {};
+      if (data.type !== "turns" || String(data.count) === count) return;
+      count = String(data.count);
+      refreshLobby();
+    });
+  }
+
   function startUser() {
     var path = document.body && document.body.getAttribute("data-user-socket-path");
     if (!path || !window.WebSocket) return;
@@ -714,7 +794,7 @@
     badge.classList.toggle("none", data.count === 0);
   });
 
-  function start() { startGame(); startUser(); }
+  function start() { startGame(); startLobby(); startUser(); }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();
 })();

@@ -1,0 +1,88 @@
+"""The lobby follows its open tables live, on a phone and on a desktop.
+
+Found by a tester: with the lobby open, a table another person created did not
+show until a reload, nor did a seat taken (the Join offered on a table that
+had filled was then refused).  Now the lobby's socket says the lists changed
+and the page swaps them in, without a reload, and not while the person is
+typing a seed contribution for a join.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1366, "height": 900}
+
+
+def create_open_table(page: Any, people: int) -> int:
+    """Create a table with ``people`` seats for others and no bot from the lobby's form; its number.
+
+    Through the served site (its process announces to its own sockets), as a person would.
+    """
+    page.goto("/")
+    page.select_option("select[name=medium_bots]", "0")
+    page.select_option("select[name=people]", str(people))
+    page.get_by_role("button", name="Create game").click()
+    expect(page).to_have_url(re.compile(r"/games/\d+/$"))
+    found = re.search(r"/games/(\d+)/$", page.url)
+    assert found is not None
+    return int(found.group(1))
+
+
+def join_from_the_lobby(page: Any, game: int) -> None:
+    page.goto("/")
+    page.locator("#open-games li", has_text=f"#{game}").get_by_role("button", name="Join").click()
+    expect(page).to_have_url(re.compile(rf"/games/{game}/$"))
+
+
+def test_a_table_created_and_its_seats_taken_show_in_the_lobby_without_a_reload(make_user, signed_in):
+    ann, bob, cid, dan = (make_user(name) for name in ("ann", "bob", "cid", "dan"))
+    phone = signed_in(cid, viewport=PHONE).new_page()
+    desktop = signed_in(bob, viewport=DESKTOP).new_page()
+    for page in (phone, desktop):
+        page.goto("/")
+        expect(page.locator("#open-games")).to_contain_text("No table is waiting for players right now.")
+    phone.evaluate("window.notReloaded = true")
+
+    game = create_open_table(signed_in(ann, viewport=DESKTOP).new_page(), people=2)
+    for page in (phone, desktop):
+        row = page.locator("#open-games li", has_text=f"#{game}")
+        expect(row).to_contain_text("ann, open seat, open seat")
+        expect(row.get_by_role("button", name="Join")).to_be_visible()
+
+    # Bob takes a seat from his lobby; the phone's row says so without a reload.
+    desktop.locator("#open-games li", has_text=f"#{game}").get_by_role("button", name="Join").click()
+    expect(desktop).to_have_url(re.compile(rf"/games/{game}/$"))
+    expect(phone.locator("#open-games li", has_text=f"#{game}")).to_contain_text("ann, bob, open seat")
+
+    # The last seat taken elsewhere: the table is dealt and leaves the list.
+    join_from_the_lobby(signed_in(dan, viewport=DESKTOP).new_page(), game)
+    expect(phone.locator("#open-games")).to_contain_text("No table is waiting for players right now.")
+    assert phone.evaluate("window.notReloaded === true")  # the same page: swapped, not reloaded
+
+
+def test_the_lists_wait_while_a_seed_contribution_is_typed(make_user, signed_in):
+    ann, cid = make_user("ann"), make_user("cid")
+    creator = signed_in(ann, viewport=DESKTOP).new_page()
+    first = create_open_table(creator, people=2)
+    page = signed_in(cid, viewport=PHONE).new_page()
+    page.goto("/")
+    row = page.locator("#open-games li", has_text=f"#{first}")
+    row.locator("summary").click()
+    row.locator("input[name=seed_contribution]").fill("my own words")
+
+    second = create_open_table(creator, people=1)
+    page.wait_for_timeout(1500)
+    expect(page.locator("#open-games")).not_to_contain_text(f"#{second}")
+    expect(row.locator("input[name=seed_contribution]")).to_have_value("my own words")
+    # Once the person is done there (the field folded, the focus elsewhere) the lists catch up.
+    row.locator("summary").click()
+    page.locator("h2", has_text="New game").click()
+    expect(page.locator("#open-games")).to_contain_text(f"#{second}")
