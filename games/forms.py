@@ -68,7 +68,10 @@ class GameCreateForm(forms.Form):
         label=_("Invite players"),
         required=False,
         max_length=400,
-        help_text=_("User names, separated by commas. Other seats stay open for anyone."),
+        help_text=_(
+            "User names, separated by commas: a seat is held for each until they take it (or the game starts "
+            "without them). Other seats stay open for anyone."
+        ),
     )
     time_limit_seconds = forms.TypedChoiceField(
         label=_("Time per move"), coerce=int, choices=Game.TIME_LIMIT_CHOICES, initial=24 * 3600

@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Any, NamedTuple
 
 from django.conf import settings
-from django.db.models import Exists, F, OuterRef, QuerySet
+from django.db.models import Exists, F, OuterRef, Q, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
@@ -80,7 +80,13 @@ def my_games(*, user: Any, now: datetime.datetime | None = None) -> dict[str, li
             .exclude(pk__in=waiting_ids)
             .order_by(F("turn_deadline").asc(nulls_last=True), "pk")
         ),
-        "open": list(mine.filter(status=Game.Status.OPEN).order_by("-created_at")),
+        # with those where a seat is held for this person, invited by name
+        "open": list(
+            Game.objects.filter(Q(seats__user=user) | Q(seats__reserved_for=user), status=Game.Status.OPEN)
+            .prefetch_related("seats__user", "seats__reserved_for")
+            .distinct()
+            .order_by("-created_at")
+        ),
         # an aborted game too: its players would otherwise find it nowhere but by its address
         "finished": list(
             mine.filter(status__in=[Game.Status.FINISHED, Game.Status.ABORTED]).order_by("-finished_at")[:20]
@@ -101,12 +107,17 @@ def _urgency(row: WaitingGame) -> tuple[bool, bool, datetime.datetime]:
 
 
 def games_open_to_join(*, user: Any) -> QuerySet[Game]:
-    """Games waiting for players that have an open seat (and where ``user`` has none)."""
-    open_seat = Seat.objects.filter(game=OuterRef("pk"), user__isnull=True, bot_level="")
+    """Games waiting for players that have an open seat held for nobody (and where ``user`` has no seat,
+    taken or held: those are among the person's own games)."""
+    open_seat = Seat.objects.filter(game=OuterRef("pk"), user__isnull=True, bot_level="", reserved_for__isnull=True)
     games = Game.objects.filter(status=Game.Status.OPEN, is_private=False).filter(Exists(open_seat))
     if user is not None and user.is_authenticated:
-        games = games.exclude(seats__user=user)
-    return games.select_related("created_by").prefetch_related("seats__user").order_by("-created_at")
+        games = games.exclude(seats__user=user).exclude(seats__reserved_for=user)
+    return (
+        games.select_related("created_by")
+        .prefetch_related("seats__user", "seats__reserved_for")
+        .order_by("-created_at")
+    )
 
 
 #: How many open tables the lobby lists, and how many of a person's finished games.
@@ -154,15 +165,20 @@ def _lobby_stamp(lists: Iterable[Iterable[tuple[int, int]]]) -> str:
 
 def games_of(*, user: Any, finished: bool = False, include_aborted: bool = False) -> QuerySet[Game]:
     """A person's games: open and active ones with those waiting on them first, or the finished ones
-    (``include_aborted``: and those a moderator or the last player leaving called off)."""
+    (``include_aborted``: and those a moderator or the last player leaving called off).  Open games where
+    a seat is held for the person (invited by name) are among them, marked ``invited``."""
     my_turn = Seat.objects.filter(game=OuterRef("pk"), user=user, position=OuterRef("current_seat"), bot_level="")
+    held = Seat.objects.filter(game=OuterRef("pk"), reserved_for=user, user__isnull=True, bot_level="")
     statuses = [Game.Status.FINISHED] if finished else [Game.Status.OPEN, Game.Status.ACTIVE]
     if finished and include_aborted:
         statuses.append(Game.Status.ABORTED)
+    mine = Q(seats__user=user)
+    if not finished:
+        mine |= Q(seats__reserved_for=user, status=Game.Status.OPEN)
     games = (
-        Game.objects.filter(seats__user=user, status__in=statuses)
-        .annotate(my_turn=Exists(my_turn))
-        .prefetch_related("seats__user")
+        Game.objects.filter(mine, status__in=statuses)
+        .annotate(my_turn=Exists(my_turn), invited=Exists(held))
+        .prefetch_related("seats__user", "seats__reserved_for")
     )
     if finished:
         return games.order_by("-finished_at")
@@ -225,7 +241,7 @@ def may_watch(*, game: Game, user: Any, invited: bool = False) -> bool:
     if user is None or not user.is_authenticated:
         return False
     return _open_to_others(game.is_private, game.is_open or game.spectators_allowed, invited) or (
-        game.seats.filter(user=user).exists()
+        game.seats.filter(Q(user=user) | Q(reserved_for=user)).exists()  # a seat held for them: to take it
     )
 
 
@@ -245,7 +261,8 @@ def watch_facts(game: Game, seats: Iterable[Seat]) -> dict[str, Any]:
     return {
         "private": bool(game.is_private),
         "watchable": bool(game.is_open or game.spectators_allowed),
-        "players": sorted({seat.user_id for seat in seats if seat.user_id is not None}),
+        # with those a seat is held for (invited by name, who may look at the table to take it)
+        "players": sorted({pk for seat in seats for pk in (seat.user_id, seat.reserved_for_id) if pk is not None}),
     }
 
 
@@ -270,7 +287,7 @@ def game_table(*, game: Game, user: Any, sort: str = "suit", hand_view: str = "o
 
     ``hand_view`` is how the player sees their own hand (``table.HAND_VIEWS``).
     """
-    seats = list(game.seats.select_related("user").order_by("position"))
+    seats = list(game.seats.select_related("user", "reserved_for").order_by("position"))
     me = next((s for s in seats if user is not None and user.is_authenticated and s.user_id == user.pk), None)
     now = timezone.now()
     away, over = _clocks_held_at_table(game=game, seats=seats, now=now)
@@ -301,7 +318,9 @@ def game_table(*, game: Game, user: Any, sort: str = "suit", hand_view: str = "o
         ),
     )
     if game.state is None:
-        return {**table_context(reading), "seated_ids": _people_of(seats)}
+        # The person invited by name, who has still to take the seat held for them.
+        held = me is None and any(seat.reserved_for_id == getattr(user, "pk", None) for seat in seats if seat.is_open)
+        return {**table_context(reading), "seated_ids": _people_of(seats), "seat_held_for_me": held}
     # A person a bot has replaced (resigned, timed out, handed over) sees the table as a watcher does: the
     # cards are the bot's now, another player's, and the person may be talking to someone still playing.
     v = view(GameState.from_dict(game.state), me.position if me is not None and me.person_plays else None)

@@ -46,6 +46,7 @@ HTTP_STATUS = {
     "game_not_open": 409,
     "game_not_active": 409,
     "game_full": 409,
+    "seats_held": 409,
     "already_seated": 409,
     "not_your_turn": 409,
     "wrong_phase": 409,
@@ -126,7 +127,7 @@ def game_create(request: HttpRequest) -> HttpResponse:
             variant=data["variant"],
             seat_count=data["seat_count"],
             bot_levels=data["bot_levels"],
-            invitees=data["invite"],
+            invited=data["invite"],
             time_limit_seconds=data["time_limit_seconds"],
             coach=data["coach"],
             is_private=data["is_private"],
@@ -376,7 +377,7 @@ def invite(request: HttpRequest, game_id: int, token: str) -> HttpResponse:
     return render(
         request,
         "games/invite.html",
-        {"game": game, "token": token, "seated": seated, "seats": game.seats.select_related("user")},
+        {"game": game, "token": token, "seated": seated, "seats": game.seats.select_related("user", "reserved_for")},
     )
 
 

@@ -409,6 +409,16 @@ class Seat(models.Model):
         on_delete=models.PROTECT,
         related_name="seats",
     )
+    #: An open seat held for a person invited by name: only they may take it (or a bot, when the game
+    #: starts without them).  A person is never seated without taking the seat themselves.
+    reserved_for = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("held for"),
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="held_seats",
+    )
     bot_level = models.CharField(_("bot level"), max_length=10, choices=BotLevel.choices, blank=True)
     bot_name = models.CharField(_("bot name"), max_length=40, blank=True)
     seed_contribution = models.CharField(
@@ -493,6 +503,8 @@ class Seat(models.Model):
             return self.user.shown_name
         if self.bot_level:
             return self.bot_name or str(_("Bot"))
+        if self.reserved_for is not None:
+            return _("%(name)s (invited)") % {"name": self.reserved_for.shown_name}
         return str(_("open seat"))
 
 

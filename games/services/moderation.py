@@ -210,6 +210,14 @@ def user_deactivate(*, user_id: int, moderator: Any, reason: str) -> Any:
         log_on_commit(
             logger, "moderator %s: %s in game %s for deactivated user %s", moderator.pk, action, game.pk, user.pk
         )
+    # Seats held for them (invited by name) are open to anyone again: they can no longer take them.
+    for game_id in list(Seat.objects.filter(reserved_for=user, user__isnull=True).values_list("game_id", flat=True)):
+        game = lock_game(game_id)
+        game.seats.filter(reserved_for=user, user__isnull=True).update(reserved_for=None)
+        game.version += 1
+        game.save(update_fields=["version", "updated_at"])
+        announce(game)
+        announce_lobby(game)
     return user
 
 

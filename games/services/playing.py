@@ -63,6 +63,7 @@ def game_create(
     bot_level: str = BotLevel.MEDIUM,
     bot_levels: Sequence[str] | None = None,
     invitees: Iterable[Any] = (),
+    invited: Iterable[Any] = (),
     time_limit_seconds: int = 24 * 3600,
     coach: bool = False,
     is_private: bool = False,
@@ -73,7 +74,11 @@ def game_create(
     seed_contribution: str | None = None,
     seed: int | None = None,
 ) -> Game:
-    """Create a game: the creator in seat 0, then invitees, bots, and open seats.
+    """Create a game: the creator in seat 0, then invitees, seats held for the invited, bots, and open seats.
+
+    ``invited``: people asked by name (the lobby's form): a seat is held for each, which only they may
+    take (``game_join``), so nobody is put into a game, its clock and its rating, without taking the seat
+    themselves.  ``invitees`` are seated at once (tests and benches; a rematch seats its players itself).
 
     ``options`` override the variant's rule options (e.g. ``{"rounds": [3, 4]}``);
     ``round_count`` plays only the first rounds of the variant.  Bots are
@@ -89,6 +94,7 @@ def game_create(
         raise GameError("not_logged_in", _("Log in to create a game."))
     typed = fairness.clean_contribution(seed_contribution)
     invitees = [u for u in dict.fromkeys(invitees) if u.pk != creator.pk]
+    invited = [u for u in dict.fromkeys(invited) if u.pk != creator.pk and u not in invitees]
     levels = [bot_level] * max(bot_count, 0) if bot_levels is None else [str(level) for level in bot_levels]
     if bot_levels is not None:
         bot_count = len(levels)
@@ -104,11 +110,11 @@ def game_create(
         rules.check_seats(seat_count)
     except RulesError as error:
         raise GameError("bad_rules", describe_rules_error(error)) from None
-    if bot_count < 0 or 1 + len(invitees) + bot_count > seat_count:
+    if bot_count < 0 or 1 + len(invitees) + len(invited) + bot_count > seat_count:
         raise GameError(
             "too_many_players",
             _("%(seats)s seats cannot hold you, %(bots)s bot(s) and %(invited)s invited player(s).")
-            % {"seats": seat_count, "bots": bot_count, "invited": len(invitees)},
+            % {"seats": seat_count, "bots": bot_count, "invited": len(invitees) + len(invited)},
         )
     now = timezone.now()
     game = Game.objects.create(
@@ -144,13 +150,16 @@ def game_create(
                     **fairness.site_contribution(now),
                 )
             )
-        elif position < len(people) + bot_count:
+        elif position < len(people) + len(invited):  # held for them, beside the creator as if seated
+            seats.append(Seat(game=game, position=position, reserved_for=invited[position - len(people)]))
+        elif position < len(people) + len(invited) + bot_count:
+            bot = position - len(people) - len(invited)
             seats.append(
                 Seat(
                     game=game,
                     position=position,
-                    bot_level=levels[position - len(people)],
-                    bot_name=bots.BOT_NAMES[(position - len(people)) % len(bots.BOT_NAMES)],
+                    bot_level=levels[bot],
+                    bot_name=bots.BOT_NAMES[bot % len(bots.BOT_NAMES)],
                     joined_at=now,
                     **fairness.site_contribution(now),
                 )
@@ -192,9 +201,10 @@ def game_play_now(*, creator: Any, bot_level: str = BotLevel.MEDIUM) -> Game:
 def game_join(
     *, game_id: int, user: Any, invite_token: str | None = None, seed_contribution: str | None = None
 ) -> Game:
-    """Take the first open seat; the game starts when that was the last one.
+    """Take the seat held for the user, or else the first open seat held for nobody; the game starts when
+    that was the last one.
 
-    A private game takes only people who bring its invite token.
+    A private game takes only people who bring its invite token, or for whom a seat is held.
     ``seed_contribution`` is the person's public text for the shuffles (a
     random one when empty).
     """
@@ -202,19 +212,26 @@ def game_join(
     game = locked_game(game_id, user)
     if game.status != Game.Status.OPEN:
         raise GameError("game_not_open", _("This game is not taking players any more."))
-    if game.is_private and not (invite_token and secrets.compare_digest(str(invite_token), game.invite_token)):
-        raise GameError("private_game", _("This game is private: join it through the invite link you were sent."))
     if game.seats.filter(user=user).exists():
         raise GameError("already_seated", _("You already have a seat at this table."))
-    seat = game.seats.filter(user__isnull=True, bot_level="").order_by("position").first()
+    open_seats = game.seats.filter(user__isnull=True, bot_level="").order_by("position")
+    seat = open_seats.filter(reserved_for=user).first()
+    holds_token = bool(invite_token and secrets.compare_digest(str(invite_token), game.invite_token))
+    if seat is None and game.is_private and not holds_token:
+        raise GameError("private_game", _("This game is private: join it through the invite link you were sent."))
     if seat is None:
+        seat = open_seats.filter(reserved_for__isnull=True).first()
+    if seat is None:
+        if open_seats.exists():
+            raise GameError("seats_held", _("The open seats at this table are held for the players invited to it."))
         raise GameError("game_full", _("Every seat at this table is taken."))
     seat.user = user
     seat.joined_at = timezone.now()
     fields = fairness.typed_or_site_contribution(contribution, source=Seat.Contribution.PLAYER, at=seat.joined_at)
     for name, value in fields.items():
         setattr(seat, name, value)
-    seat.save(update_fields=["user", "joined_at", *fields])
+    seat.reserved_for = None
+    seat.save(update_fields=["user", "reserved_for", "joined_at", *fields])
     game.version += 1
     announce_lobby(game)  # a seat fewer, or (the last one) the table leaves the lobby
     if not game.seats.filter(user__isnull=True, bot_level="").exists():

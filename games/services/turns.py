@@ -93,6 +93,9 @@ def hand_seat_to_bot(
     seat.bot_level = level
     seat.bot_name = bots.free_bot_name(taken)
     fields = ["bot_level", "bot_name"]
+    if seat.reserved_for_id is not None:  # held for someone invited who did not take it before the start
+        seat.reserved_for = None
+        fields.append("reserved_for")
     if left:
         seat.left, seat.left_at = left, now
         fields += ["left", "left_at"]

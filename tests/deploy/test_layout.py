@@ -204,6 +204,9 @@ def test_a_move_through_the_proxy_reaches_a_page_on_another_process_and_so_does_
     )
     assert created.status == 302, created.status
     game_id = int(re.fullmatch(r"/games/(\d+)/", created.headers["Location"]).group(1))
+    # The seat held for bob is his to take: the cards are dealt when he does.
+    joined = bob.submit(f"/games/{game_id}/", f"/games/{game_id}/join/", {})
+    assert joined.status == 302, joined.status
     [(status, version, mover)] = sql(
         layout,
         "SELECT g.status, g.version, u.username FROM games_game g JOIN games_seat s"

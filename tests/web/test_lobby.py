@@ -104,7 +104,7 @@ def test_a_refused_new_game_says_so_at_the_top_of_the_lobby(make_user, classic):
     assert 'id="new-game"' in html
 
 
-def test_invited_people_are_seated_and_open_seats_are_joined(make_user, classic):
+def test_invited_people_take_the_seats_held_for_them_and_open_seats_are_joined(make_user, classic):
     ann, bob, cleo = make_user("ann"), make_user("bob"), make_user("cleo")
     client = logged_in(ann)
     response = client.post(
@@ -119,12 +119,17 @@ def test_invited_people_are_seated_and_open_seats_are_joined(make_user, classic)
     )
     game = Game.objects.get()
     assert response.status_code == 302 and game.status == Game.Status.OPEN
-    assert [s.user for s in game.seats.order_by("position")] == [ann, bob, None]
+    seats = [(s.user, s.reserved_for) for s in game.seats.order_by("position")]
+    assert seats == [(ann, None), (None, bob), (None, None)]
     lobby = logged_in(cleo).get("/").content.decode()
     assert f"/games/{game.pk}/join/" in lobby
     assert logged_in(cleo).post(f"/games/{game.pk}/join/").status_code == 302
     game.refresh_from_db()
+    assert game.status == Game.Status.OPEN  # bob's seat is still held for him
+    assert logged_in(bob).post(f"/games/{game.pk}/join/").status_code == 302
+    game.refresh_from_db()
     assert game.status == Game.Status.ACTIVE
+    assert [s.user for s in game.seats.order_by("position")] == [ann, bob, cleo]
 
 
 def test_the_same_person_invited_twice_in_any_case_takes_one_seat(make_user, classic):
@@ -135,7 +140,8 @@ def test_the_same_person_invited_twice_in_any_case_takes_one_seat(make_user, cla
     )
     game = Game.objects.get()
     assert response.status_code == 302
-    assert [s.user for s in game.seats.order_by("position")] == [ann, bob, None]
+    seats = [(s.user, s.reserved_for) for s in game.seats.order_by("position")]
+    assert seats == [(ann, None), (None, bob), (None, None)]
 
 
 def test_the_same_person_twice_does_not_need_two_seats(make_user, classic):
@@ -145,7 +151,7 @@ def test_the_same_person_twice_does_not_need_two_seats(make_user, classic):
         {"variant": classic.pk, **SEATS, "people": 1, "invite": "BOB, bob", "time_limit_seconds": 86400},
     )
     assert response.status_code == 302
-    assert [s.user for s in Game.objects.get().seats.order_by("position")] == [ann, bob]
+    assert [s.reserved_for for s in Game.objects.get().seats.order_by("position")] == [None, bob]
 
 
 @pytest.mark.parametrize("invite", ["ann", "ANN", "bob, Ann"])

@@ -139,6 +139,6 @@ def test_invited_people_and_a_mix_of_bots(make_user, classic):
     )
     assert response.status_code == 302
     game = Game.objects.get()
-    seats = [(s.user, s.bot_level) for s in game.seats.order_by("position")]
-    assert seats == [(ann, ""), (bob, ""), (None, "hard"), (None, "hard"), (None, "")]
+    seats = [(s.user, s.reserved_for, s.bot_level) for s in game.seats.order_by("position")]
+    assert seats == [(ann, None, ""), (None, bob, ""), (None, None, "hard"), (None, None, "hard"), (None, None, "")]
     assert game.status == Game.Status.OPEN  # one seat waits for a person
