@@ -170,7 +170,7 @@ def game_create(
     if len(people) + bot_count == seat_count:
         deal(game)
     else:
-        announce_lobby(game)  # a new open table
+        announce_lobby(game, holds_seats=bool(invited))  # a new open table, or an invitation
     return game
 
 

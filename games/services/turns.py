@@ -498,13 +498,14 @@ def announce(game: Game, *, turn_moved: bool = False, seats: Iterable[Seat] | No
     live.announce_change_on_commit(game.pk, game.version, people, watch)
 
 
-def announce_lobby(game: Game) -> None:
+def announce_lobby(game: Game, *, holds_seats: bool = False) -> None:
     """Once the transaction commits, the lobby's open pages fetch their lists again: a table listed there
     (public, open) was created, or a seat of it was taken or left, or it started or was called off.
 
-    A private game is never listed, so its changes tell the lobby nothing.
+    A private game is never listed, so its changes tell the lobby nothing, unless it was created holding
+    seats for people invited by name (``holds_seats``): their lobbies list it among their games.
     """
-    if not game.is_private:
+    if holds_seats or not game.is_private:
         live.announce_lobby_on_commit()
 
 

@@ -123,6 +123,23 @@ def test_private_tables_and_games_in_play_tell_the_lobby_nothing(make_user, clas
     async_to_sync(scenario)()
 
 
+def test_the_lobby_of_a_person_invited_to_a_private_table_hears_of_it(make_user, classic):
+    ann, bob = make_user("ann"), make_user("bob")
+    comm = communicator(LOBBY, bob)
+
+    async def scenario():
+        assert (await comm.connect())[0]
+        await comm.receive_json_from()
+        await database_sync_to_async(services.game_create)(
+            creator=ann, variant=classic, seat_count=2, is_private=True, invited=[bob]
+        )
+        assert await comm.receive_json_from() == CHANGED
+        await comm.disconnect()
+
+    async_to_sync(scenario)()
+    assert "Invited: take your seat" in logged_in(bob).get("/lobby/lists/").content.decode()
+
+
 def test_the_lists_the_page_fetches_are_the_lobbys_with_their_stamp(make_user, classic):
     ann, bob = make_user("ann"), make_user("bob")
     browser = logged_in(bob)
