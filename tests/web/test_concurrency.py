@@ -95,6 +95,31 @@ def test_one_person_joining_twice_at_once_takes_one_seat(make_user, classic):
     assert game.status == Game.Status.OPEN and game.version == 2
 
 
+def test_the_invited_taking_the_held_seat_as_the_creator_starts_is_one_or_the_other(make_user, classic):
+    """Either bob sits and the creator's start meets a game already dealt, or the bot takes bob's seat first."""
+    ann, bob = make_user("ann"), make_user("bob")
+    game = services.game_create(
+        creator=ann, variant=classic, seat_count=2, seed=5, options={"rounds": [3]}, invited=[bob]
+    )
+
+    outcomes = race(
+        [
+            lambda: services.game_join(game_id=game.pk, user=bob).pk,
+            lambda: services.game_start(game_id=game.pk, user=ann).pk,
+        ],
+        lock=game,
+    )
+    assert sorted(outcomes, key=str) == sorted([game.pk, "game_not_open"], key=str)
+    game.refresh_from_db()
+    seat = game.seats.get(position=1)
+    assert game.status == Game.Status.ACTIVE and game.state is not None and seat.reserved_for is None
+    if outcomes[0] == game.pk:  # bob sat first: the start was refused
+        assert seat.user == bob and not seat.is_bot
+    else:  # the start came first: a bot has the seat, bob none
+        assert seat.user is None and seat.is_bot and not game.seats.filter(user=bob).exists()
+    assert_log_replays_to_the_snapshot(game)  # dealt once
+
+
 def test_both_players_asking_for_a_rematch_at_once_get_the_same_one_game(make_user, classic):
     game, ann, bob = two_player_game(make_user, classic)
     services.game_resign(game_id=game.pk, user=ann)  # a bot plays ann's seat ...
