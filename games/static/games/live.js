@@ -702,8 +702,8 @@
 
   /* ---- the lobby: its lists of games, live ----------------------------------------------- */
 
-  var LOBBY_RETRY_MS = 2000;
-  var lobbyFetching = false, lobbyAgain = false, lobbyTimer = null;
+  var LOBBY_RETRY_MS = 2000, LOBBY_SPREAD_MS = 1000;
+  var lobbyFetching = false, lobbyAgain = false, lobbyTimer = null, lobbySpread = null;
   function lobbyEl() { return document.getElementById("lobby-lists"); }
 
   function refreshLobby() {
@@ -752,8 +752,15 @@
       message: function (data) {
         if (data.type !== "lobby") return;
         var shown = lobbyEl();
-        // A bare "lobby": a listed table changed.  With a stamp (connect, heartbeat): only if it differs.
-        if (typeof data.stamp !== "string" || !shown || data.stamp !== shown.getAttribute("data-lobby-stamp")) refreshLobby();
+        if (typeof data.stamp !== "string") {
+          // A bare "lobby": a listed table changed.  Every open lobby page hears it at once: each waits a
+          // random moment of up to LOBBY_SPREAD_MS, so their fetches are spread, and changes that come
+          // meanwhile are fetched together.
+          if (!lobbySpread) lobbySpread = setTimeout(function () { lobbySpread = null; refreshLobby(); }, Math.random() * LOBBY_SPREAD_MS);
+          return;
+        }
+        // With a stamp (connect, heartbeat): only if it differs from the lists shown.
+        if (!shown || data.stamp !== shown.getAttribute("data-lobby-stamp")) refreshLobby();
       }
     });
     keepAlive(socket);
