@@ -22,12 +22,17 @@ more, and in proportion between; the accuracy is the average of those.
 **Points lost** in a round are the sum of its turns' costs, but never more
 than the points the player scored in it (:func:`round_lost`): no play
 scores less than 0, so no choice can have lost more than that.
+
+A person's verdict counts only the turns they played (:func:`players_turns`):
+the turns a bot played for them (their time ran out, or they had left the
+game) are the bot's choices, and would otherwise make the accuracy of
+someone who resigned in the first round that of the hard bot.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,6 +53,7 @@ __all__ = [
     "confident_cost",
     "decision_seed",
     "grade",
+    "players_turns",
     "round_lost",
     "summary",
     "turns",
@@ -206,6 +212,12 @@ def accuracy(graded: Sequence[Turn]) -> float | None:
     return round(100.0 * sum(scored) / len(scored), 1)
 
 
+def players_turns(graded: Iterable[Turn], people: Collection[int]) -> list[Turn]:
+    """The turns that are the choices of their seat's player: all of a bot's seat, and those of the
+    ``people`` (the seats a person holds) that the person played, not a bot for them."""
+    return [t for t in graded if not (t.by_bot and t.seat in people)]
+
+
 def round_lost(graded: Iterable[Turn], scored: int | None) -> float:
     """The points a player's turns of one round lost: their costs added up, but never more than the
     ``scored`` points of the round (None: not known, no cap)."""
@@ -214,16 +226,22 @@ def round_lost(graded: Iterable[Turn], scored: int | None) -> float:
 
 
 def summary(
-    graded: Sequence[Turn], seat_count: int, scored: Mapping[tuple[int, int], int] | None = None
+    graded: Sequence[Turn],
+    seat_count: int,
+    scored: Mapping[tuple[int, int], int] | None = None,
+    people: Collection[int] = (),
 ) -> list[dict[str, Any]]:
     """Each seat's verdict over the game: accuracy, points lost, turns with a choice, turns of each grade.
 
     ``scored``: each (seat, round)'s points, the cap of what the round lost (:func:`round_lost`).
+    ``people``: the seats a person holds, whose turns a bot played for them are left out
+    (:func:`players_turns`).
     """
     scored = scored or {}
     out = []
+    played = players_turns(graded, people)
     for seat in range(seat_count):
-        own = [t for t in graded if t.seat == seat]
+        own = [t for t in played if t.seat == seat]
         rounds = sorted({t.round_number for t in own})
         out.append(
             {

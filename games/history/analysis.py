@@ -152,14 +152,16 @@ def game_analysis(*, game: Game, user: Any, show: str | None = None) -> dict[str
     else:
         selected = ALL_FLAGGED if mine is None else mine
 
+    # a person's verdict leaves out the turns a bot played for them (time out, or they had left)
+    people = {s.position for s in seats if s.user_id is not None}
     by_seat_round: dict[tuple[int, int], list[analysis.Turn]] = defaultdict(list)
-    for turn in turns:
+    for turn in analysis.players_turns(turns, people):
         by_seat_round[(turn.seat, turn.round_number)].append(turn)
     round_numbers = sorted({t.round_number for t in turns})
     scored = round_points(game)  # a round loses at most what it scored
     players = [
         {"position": seat.position, "name": seat.name, "seat": seat, "me": seat.position == mine, **verdict}
-        for seat, verdict in zip(seats, analysis.summary(turns, len(seats), scored), strict=True)
+        for seat, verdict in zip(seats, analysis.summary(turns, len(seats), scored, people), strict=True)
     ]
     round_rows = [
         {

@@ -185,7 +185,7 @@ def analysis_step(
         graded: list[analysis.Turn] = []
         if complete:
             graded = analysis.turns(job.decisions.order_by("seq").values(*AnalysedDecision.ROW_FIELDS))
-            verdict = analysis.summary(graded, game.seat_count, round_points(game))
+            verdict = analysis.summary(graded, game.seat_count, round_points(game), people(game))
         GameAnalysis.objects.filter(pk=job.pk).update(
             decisions_done=done,
             decisions_total=len(moves),
@@ -226,6 +226,11 @@ def explanations(job: GameAnalysis, graded: Sequence[analysis.Turn]) -> dict[str
     job.explanations = {"version": analysis.EXPLAIN_VERSION, "turns": found}
     GameAnalysis.objects.filter(pk=job.pk, version=job.version).update(explanations=job.explanations)
     return found
+
+
+def people(game: Game) -> set[int]:
+    """The seats of the game a person holds: their turns a bot played for them are not in their verdict."""
+    return set(game.seats.filter(user__isnull=False).values_list("position", flat=True))
 
 
 def round_points(game: Game) -> dict[tuple[int, int], int]:

@@ -543,6 +543,26 @@ def test_the_record_shows_the_button_then_the_progress_then_the_accuracies(finis
     assert f'href="{_url(game)}"' in response.content.decode()
 
 
+def test_the_turns_a_bot_played_for_a_person_who_left_are_not_in_their_verdict(make_user, classic):
+    # Found by a tester: Bob resigned before his first move, and the page and the record gave him the
+    # hard bot's 100.0 % over 20 turns with a choice, as if he had played them.
+    game, ann, bob = _game(make_user, classic)
+    services.game_resign(game_id=game.pk, user=bob)  # every turn of his seat is the bot's
+    game = finish_with_bot_moves(game, careless=ann)
+    job = _analyse(game)
+    assert job.summary[1] == {"accuracy": None, "lost": 0, "turns": 0, "counts": [0, 0, 0]}
+    assert job.summary[0]["turns"] > 0 and job.summary[2]["turns"] > 0  # Ann's own, and the bot's own seat's
+    response = logged_in(ann).get(_url(game))
+    players = response.context["players"]
+    assert [p["turns"] for p in players] == [v["turns"] for v in job.summary] and players[1]["accuracy"] is None
+    bobs = [row["cells"][1] for row in response.context["round_rows"]]
+    assert all(cell["accuracy"] is None and not cell["lost"] for cell in bobs)
+    assert 'class="pill warn">resigned<' in response.content.decode()
+    # his seat's turns are still listed, each marked as the bot's
+    shown = logged_in(ann).get(_url(game), {"show": 1}).context["turns"]
+    assert shown and all(t["by_bot"] for t in shown)
+
+
 # -- the background workers --------------------------------------------------------
 
 
