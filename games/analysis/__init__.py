@@ -25,13 +25,17 @@ from .grading import (
     GRADES,
     INACCURACY,
     MISTAKE,
+    MORE_DEALS,
     NOISE,
+    SETTLING_ROUNDS,
     Turn,
     accuracy,
     analyse_decision,
     confident_cost,
     decision_seed,
     grade,
+    most_deals,
+    noise_decides_grade,
     players_turns,
     round_lost,
     summary,
@@ -48,7 +52,9 @@ __all__ = [
     "MISTAKE",
     "BLUNDER",
     "GRADES",
+    "MORE_DEALS",
     "NOISE",
+    "SETTLING_ROUNDS",
     "Decision",
     "LoggedMove",
     "Turn",
@@ -63,6 +69,8 @@ __all__ = [
     "explain",
     "extend_history",
     "grade",
+    "most_deals",
+    "noise_decides_grade",
     "players_turns",
     "round_lost",
     "summary",
@@ -72,9 +80,10 @@ __all__ = [
 
 #: Goes up whenever the figures of an analysis would change (the search, the samples, the candidates):
 #: an analysis stored under another version is made again when asked for.
+# 5: where the noise alone decides a choice's grade, more deals settle it;
 # 4: in a redemption last turn the rollouts discard as that turn is scored (after laying off);
 # 3: a choice is charged only beyond the estimates' noise; a round loses at most what it scored.
-VERSION = 4
+VERSION = 5
 
 
 def analysis_seed(game_id: int, version: int = VERSION) -> str:

@@ -138,6 +138,7 @@ def game_analysis(*, game: Game, user: Any, show: str | None = None) -> dict[str
         "thresholds": [{"grade": grade, "points": points} for grade, points in analysis.GRADES],
         "blunder": analysis.BLUNDER,
         "samples": job.samples if job else analysis.SAMPLES,
+        "most_deals": analysis.most_deals(job.samples if job else analysis.SAMPLES),
     }
     if job is None or stale or not job.is_done:
         return context

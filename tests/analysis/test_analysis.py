@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from games import analysis, bots
-from games.analysis import LoggedMove, analyse_decision, decisions, extend_history
+from games.analysis import LoggedMove, analyse_decision, decisions, extend_history, grading
 from games.analysis import evaluate as evaluate_module
 from games.bots import rollout
 from games.engine import Discard, Draw, EventKind, GameState, GoOut, Rules, apply, deal_event, new_game, view
@@ -206,14 +206,39 @@ def test_options_equal_but_for_noise_cost_nothing(game, monkeypatch):
     alone, and the chosen option is not charged for it."""
     noise = random.Random(5)  # drawn afresh at each decision
     _fake_deals(monkeypatch, lambda c, d: 6 + d % 4 + noise.gauss(0, 3))
+    with monkeypatch.context() as first_deals_only:  # what was charged before: noise
+        first_deals_only.setattr(grading, "noise_decides_grade", lambda chosen, best: False)
+        plain = sum(row["expected"] - row["best_expected"] for row in _compared(game))
     compared = _compared(game)
     assert len(compared) >= 10
-    plain = sum(row["expected"] - row["best_expected"] for row in compared)  # what was charged before: noise
     charged = [row["cost"] for row in compared if row["cost"]]
     assert plain > len(compared) * 0.5
     # chance slips past now and then (about one choice in twenty), never by an inaccuracy's worth
     assert len(charged) <= len(compared) / 10 and sum(charged) <= plain / 10
     assert max(charged, default=0) < analysis.INACCURACY
+
+
+def test_a_loss_the_noise_of_the_first_deals_hides_is_settled_with_more_deals(game, monkeypatch):
+    """Found by a tester who played again with many more deals the choices of a careless player: throwing a
+    jack out of a set of three lost 3.9 points (± 0.75 over 320 deals), but on sixteen deals the analysis
+    charged 0.47, and in only two of twenty sets of sixteen would it have been an inaccuracy.  Here the
+    chosen option loses 5 points a deal on average, each deal's figure off by chance: sixteen deals alone
+    hardly ever grade it, more deals do."""
+    noise = random.Random(9)
+    asked: list[int] = []
+
+    def points(c: int, d: int) -> float:
+        if d == 0:
+            asked.append(c)
+        return 6 + noise.gauss(0, 6) + (5 if c == 0 else 0)
+
+    _fake_deals(monkeypatch, points)
+    compared = _compared(game)
+    graded = [row for row in compared if analysis.grade(row["cost"])]
+    assert len(compared) >= 10 and len(graded) >= len(compared) * 3 / 4
+    assert all(row["cost"] <= row["expected"] - row["best_expected"] + 0.011 for row in compared)
+    calls = asked.count(0)  # one per decision compared, and more only while its grade is in doubt
+    assert len(compared) < calls <= (1 + analysis.SETTLING_ROUNDS) * len(compared)
 
 
 def test_a_sure_loss_is_charged_whole_and_a_noisy_one_less_its_noise(game, monkeypatch):
