@@ -12,6 +12,7 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from django.db.models import Q
 from django.urls import reverse
 from django.utils.translation import gettext as _
 
@@ -23,7 +24,15 @@ from games.services.analysis import explanations, round_points
 
 from . import charts
 
-__all__ = ["game_analysis", "grade_label", "may_request", "record_panel", "replay_panel", "ALL_FLAGGED"]
+__all__ = [
+    "game_analysis",
+    "grade_label",
+    "may_request",
+    "record_panel",
+    "replay_panel",
+    "waiting_ahead",
+    "ALL_FLAGGED",
+]
 
 #: The turn list's choice that shows the flagged turns of every player.
 ALL_FLAGGED = "flagged"
@@ -42,10 +51,31 @@ def may_request(game: Game, user: Any, seats: Sequence[Seat]) -> bool:
     )
 
 
+def waiting_ahead(job: GameAnalysis | None) -> int | None:
+    """How many analyses the worker takes before this one, which it has not started yet (None once it has,
+    or for an analysis of another version): those asked for earlier and still to be worked out, as the
+    worker takes them (``services.analysis.analysis_tick``: oldest first).
+
+    A waiting analysis is not "analysing" at 0 %: behind others, it may wait many minutes before its first move.
+    """
+    if job is None or job.status != GameAnalysis.Status.PENDING or job.version != analysis.VERSION:
+        return None
+    return (
+        GameAnalysis.objects.filter(
+            version=analysis.VERSION,
+            status__in=(GameAnalysis.Status.PENDING, GameAnalysis.Status.RUNNING),
+            game__status=Game.Status.FINISHED,
+        )
+        .filter(Q(requested_at__lt=job.requested_at) | Q(requested_at=job.requested_at, pk__lt=job.pk))
+        .count()
+    )
+
+
 def record_panel(*, game: Game, user: Any, seats: Sequence[Seat]) -> dict[str, Any]:
     """The record page's analysis block: its state and progress, whether this person may ask, the accuracies.
 
-    One query (the stored analysis with its summary); ``seats`` are the record's, in seat order.
+    One query (the stored analysis with its summary), and one more while it waits for its turn
+    (:func:`waiting_ahead`); ``seats`` are the record's, in seat order.
     """
     job = GameAnalysis.objects.filter(game=game).first()
     stale = job is not None and job.version != analysis.VERSION
@@ -58,6 +88,7 @@ def record_panel(*, game: Game, user: Any, seats: Sequence[Seat]) -> dict[str, A
         "state": state,
         "can_request": may_request(game, user, seats) and state in ("none", "stale", GameAnalysis.Status.FAILED),
         "players": players,
+        "ahead": waiting_ahead(job),
     }
 
 
@@ -139,6 +170,7 @@ def game_analysis(*, game: Game, user: Any, show: str | None = None) -> dict[str
         "blunder": analysis.BLUNDER,
         "samples": job.samples if job else analysis.SAMPLES,
         "most_deals": analysis.most_deals(job.samples if job else analysis.SAMPLES),
+        "ahead": waiting_ahead(job),
     }
     if job is None or stale or not job.is_done:
         return context

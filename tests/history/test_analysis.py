@@ -563,6 +563,29 @@ def test_the_turns_a_bot_played_for_a_person_who_left_are_not_in_their_verdict(m
     assert shown and all(t["by_bot"] for t in shown)
 
 
+def test_an_analysis_waiting_behind_others_says_so_rather_than_analysing_at_0_percent(finished, make_user, classic):
+    # Found by a tester: an analysis asked for behind another one said "Analysing the game… 0% done" (the
+    # record: "Analysing: 0% done") for as long as the worker spent on the one before it.
+    game, ann, _ = finished
+    carl, dora = make_user("carl"), make_user("dora")
+    other = services.game_create(
+        creator=carl, variant=classic, seat_count=2, invitees=[dora], options={"rounds": [3]}, seed=5
+    )
+    other = finish_with_bot_moves(other)
+    services.analysis_request(game_id=game.pk, user=ann)
+    services.analysis_request(game_id=other.pk, user=carl)
+    for url in (_url(other), f"/games/{other.pk}/record/"):
+        body = logged_in(carl).get(url).content.decode()
+        assert "1 analysis asked for earlier is worked out first." in body and "Analysing" not in body, url
+    body = logged_in(ann).get(_url(game)).content.decode()
+    assert "It is next in line." in body and "Analysing the game" not in body
+    services.analysis_tick(max_decisions=1)  # the first one is being worked out: the second still waits for it
+    assert "Analysing the game" in logged_in(ann).get(_url(game)).content.decode()
+    assert "1 analysis asked for earlier" in logged_in(carl).get(_url(other)).content.decode()
+    services.analyse_game(game_id=game.pk)
+    assert "It is next in line." in logged_in(carl).get(_url(other)).content.decode()
+
+
 # -- the background workers --------------------------------------------------------
 
 
