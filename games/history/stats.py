@@ -96,12 +96,13 @@ def player_stats(*, user: Any, viewer: Any = None, invited: Iterable[int] = ()) 
     fresh = MODEL.rating()
     start = ordinal(fresh.mu, fresh.sigma)
     level_names = dict(BotLevel.choices)
-    rating_series = [charts.Series(user.shown_name, [start] + [round(r, 2) for r, _ in history])]
+    # the ratings as they are: the chart writes them to one decimal, as the page's other figures do (rounded
+    # to two first, a bot's 0.151 became 0.15 and then 0.1 in the chart, beside "0.2" under it)
+    rating_series = [charts.Series(user.shown_name, [start] + [r for r, _ in history])]
     for bot in bot_ratings:
         rating_series.append(
             charts.Series(
-                _("bot (%(level)s)") % {"level": level_names.get(bot.bot_level)},
-                [round(bot.ordinal, 2)] * (len(history) + 1),
+                _("bot (%(level)s)") % {"level": level_names.get(bot.bot_level)}, [bot.ordinal] * (len(history) + 1)
             )
         )
     rating_chart = (

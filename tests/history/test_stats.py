@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from django.utils import translation
 
 from games import history
-from games.models import Game, Rating
+from games.models import Game, GameResult, Rating
 from tests.web.conftest import logged_in
 
 from .conftest import add_moves, make_finished_game
@@ -117,3 +118,15 @@ def test_the_stats_page_writes_a_percentage_as_the_readers_language_does(players
     assert written in html
     if written != "75%":
         assert "75%" not in html
+
+
+def test_the_rating_chart_writes_each_rating_as_the_page_does(players):
+    # Found by a tester: the medium bot's rating was 0.151; the page said "0.2" under the chart, whose
+    # legend and table said 0.1 (rounded to 0.15 first, then to one decimal: 0.15 is a little below it).
+    ann, _, _ = players
+    Rating.objects.filter(user__isnull=True).update(ordinal=0.1512518)
+    GameResult.objects.filter(user=ann).update(rating_after=2.2512)  # 2.25, then 2.2 (to the even digit)
+    with translation.override("en"):
+        chart = history.player_stats(user=ann)["rating_chart"]
+    assert chart["rows"][-1]["values"] == ["2.3", "0.2"]
+    assert [line["last"]["value"] for line in chart["lines"]] == ["2.3", "0.2"]  # the legend's figures
