@@ -146,6 +146,7 @@ def replay_panel(*, game: Game, step: int, hand_size: int, names: Sequence[str])
     return {
         **_decision(row, wild_rank_chars(hand_size)),
         "name": names[int(row["seat"])],
+        "by_bot": bool(row["by_bot"]),  # the bot's choice, not the player's (marked as the replay marks it)
         "url": reverse("games:analysis", args=[game.pk]),
     }
 

@@ -561,6 +561,11 @@ def test_the_turns_a_bot_played_for_a_person_who_left_are_not_in_their_verdict(m
     # his seat's turns are still listed, each marked as the bot's
     shown = logged_in(ann).get(_url(game), {"show": 1}).context["turns"]
     assert shown and all(t["by_bot"] for t in shown)
+    # and the replay's analysis of a move the bot played for him says it was the bot's
+    step = shown[0]["worst_seq"] - 1
+    page = logged_in(ann).get(f"/games/{game.pk}/replay/", {"step": step}).content.decode()
+    panel = page.split('class="panel replay-analysis"')[1].split("</details>")[0]
+    assert re.search(r"bob plays:.*?bot move", panel, re.S)
 
 
 def test_an_analysis_waiting_behind_others_says_so_rather_than_analysing_at_0_percent(finished, make_user, classic):
