@@ -16,10 +16,11 @@ from __future__ import annotations
 import importlib
 import io
 import pkgutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+from django.conf import settings
 from django.db.models.signals import post_migrate
 
 
@@ -66,6 +67,18 @@ def _fresh_cache() -> None:
     from django.core.cache import cache
 
     cache.clear()
+
+
+@pytest.fixture(autouse=True)
+def _default_language() -> Iterator[None]:
+    """Each test starts in the site's default language: a request in another one (the test client runs the
+    locale middleware in this thread) left it active, and a later test that formats numbers or words outside
+    a request read them in Croatian (test_charts after test_stats)."""
+    from django.utils import translation
+
+    translation.activate(settings.LANGUAGE_CODE)
+    yield
+    translation.activate(settings.LANGUAGE_CODE)
 
 
 @pytest.fixture
