@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from asgiref.sync import async_to_sync
@@ -135,6 +135,24 @@ def announce_lobby_on_commit() -> None:
     leave is stored whatever happens to the channel layer, and the lobby pages catch up when their sockets
     open again (the stamp they hear then)."""
     transaction.on_commit(send_lobby_changed, robust=True)
+
+
+#: What a person's pages hear when a private table of theirs changed (their lobby fetches its lists).
+LOBBY_MESSAGE = {"type": "lobby"}
+
+
+def announce_lobby_to_users_on_commit(user_ids: Iterable[int]) -> None:
+    """Once the transaction commits, these people's lobby pages fetch their lists (through their own socket
+    group, ``send_to_user``): a private table's change is told to its own people only, never to every
+    lobby (a stranger's socket would learn that a private table was made)."""
+    people = sorted(set(user_ids))
+
+    def send() -> None:
+        for user_id in people:
+            send_to_user(user_id, LOBBY_MESSAGE)
+
+    if people:
+        transaction.on_commit(send, robust=True)
 
 
 def version_message(version: int) -> dict[str, Any]:

@@ -27,6 +27,7 @@ from .turns import (
     announce_lobby,
     engine_state,
     hand_seat_to_bot,
+    let_held_seats_go,
     lock_game,
     log_on_commit,
     play_bots,
@@ -81,7 +82,8 @@ def game_abort(*, game_id: int, moderator: Any, reason: str) -> Game:
     game.version += 1
     game.save(update_fields=[*changed, "version", "updated_at"])
     if was_open:
-        announce_lobby(game)  # the table leaves the lobby's list
+        announce_lobby(game)  # the table leaves the lobby's list (and the invitations of those it held seats for)
+        let_held_seats_go(game)
     audit.record(
         actor=moderator,
         action=AuditRecord.Action.GAME_ABORT,
@@ -211,13 +213,14 @@ def user_deactivate(*, user_id: int, moderator: Any, reason: str) -> Any:
             logger, "moderator %s: %s in game %s for deactivated user %s", moderator.pk, action, game.pk, user.pk
         )
     # Seats held for them (invited by name) are open to anyone again: they can no longer take them.
-    for game_id in list(Seat.objects.filter(reserved_for=user, user__isnull=True).values_list("game_id", flat=True)):
+    held = Seat.objects.filter(reserved_for=user, user__isnull=True, game__status=Game.Status.OPEN)
+    for game_id in list(held.values_list("game_id", flat=True)):
         game = lock_game(game_id)
+        announce_lobby(game)  # (before the seat is let go: its held person's pages hear of it too)
         game.seats.filter(reserved_for=user, user__isnull=True).update(reserved_for=None)
         game.version += 1
         game.save(update_fields=["version", "updated_at"])
         announce(game)
-        announce_lobby(game)
     return user
 
 

@@ -41,6 +41,7 @@ from .turns import (
     describe_illegal,
     engine_state,
     hand_seat_to_bot,
+    let_held_seats_go,
     locked_game,
     play_bots,
     seat_of,
@@ -170,7 +171,7 @@ def game_create(
     if len(people) + bot_count == seat_count:
         deal(game)
     else:
-        announce_lobby(game, holds_seats=bool(invited))  # a new open table, or an invitation
+        announce_lobby(game)  # a new open table, or an invitation
     return game
 
 
@@ -276,7 +277,9 @@ def vacate_seat(game: Game, seat: Seat) -> None:
         game.created_by_id = remaining.user_id  # someone must be able to start the game
     game.save(update_fields=fields)
     announce(game)
-    announce_lobby(game)
+    announce_lobby(game)  # (before the seats held are let go: those invited hear of it)
+    if remaining is None:
+        let_held_seats_go(game)
 
 
 @transaction.atomic
@@ -289,10 +292,10 @@ def game_start(*, game_id: int, user: Any, bot_level: str = BotLevel.MEDIUM) -> 
         raise GameError("not_creator", _("Only the player who created the game can start it."))
     if bot_level not in BotLevel.values:
         raise GameError("bad_bot_level", _("Unknown bot level “%(level)s”.") % {"level": bot_level})
+    announce_lobby(game)  # (before the bots take the seats held: those invited hear of it)
     for seat in game.seats.filter(user__isnull=True, bot_level="").order_by("position"):
         hand_seat_to_bot(game, seat, bot_level)
     game.version += 1
-    announce_lobby(game)
     deal(game)
     return game
 

@@ -498,15 +498,25 @@ def announce(game: Game, *, turn_moved: bool = False, seats: Iterable[Seat] | No
     live.announce_change_on_commit(game.pk, game.version, people, watch)
 
 
-def announce_lobby(game: Game, *, holds_seats: bool = False) -> None:
+def announce_lobby(game: Game) -> None:
     """Once the transaction commits, the lobby's open pages fetch their lists again: a table listed there
     (public, open) was created, or a seat of it was taken or left, or it started or was called off.
 
-    A private game is never listed, so its changes tell the lobby nothing, unless it was created holding
-    seats for people invited by name (``holds_seats``): their lobbies list it among their games.
+    A private game is never listed: only its own people hear of it (those seated, and those a seat is held
+    for, as the seats are when this is called: call it before a held seat is let go), whose lobbies list it
+    among their games or invitations.
     """
-    if holds_seats or not game.is_private:
+    if not game.is_private:
         live.announce_lobby_on_commit()
+        return
+    people = {person for pair in game.seats.values_list("user_id", "reserved_for_id") for person in pair if person}
+    live.announce_lobby_to_users_on_commit(people)
+
+
+def let_held_seats_go(game: Game) -> None:
+    """A game that will never be dealt (called off while open) holds no seat for anyone any more: the people
+    invited no longer see it among their invitations, nor may open its table."""
+    game.seats.filter(reserved_for__isnull=False).update(reserved_for=None)
 
 
 def deal(game: Game) -> None:

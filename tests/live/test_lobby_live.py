@@ -123,21 +123,42 @@ def test_private_tables_and_games_in_play_tell_the_lobby_nothing(make_user, clas
     async_to_sync(scenario)()
 
 
-def test_the_lobby_of_a_person_invited_to_a_private_table_hears_of_it(make_user, classic):
-    ann, bob = make_user("ann"), make_user("bob")
-    comm = communicator(LOBBY, bob)
+def test_a_private_table_is_told_to_its_own_people_alone(make_user, classic):
+    """A person invited to a private table hears of it (their own socket: their lobby fetches its lists), as
+    they do when it starts without them; a stranger's lobby hears nothing of it (a review: every lobby heard
+    "lobby changed" when a private table was made, so its making reached strangers, and the person invited
+    was not told when it started)."""
+    ann, bob, eve = make_user("ann"), make_user("bob"), make_user("eve")
+    bobs, eves = communicator("/ws/user/", bob), communicator(LOBBY, eve)
 
     async def scenario():
-        assert (await comm.connect())[0]
-        await comm.receive_json_from()
-        await database_sync_to_async(services.game_create)(
-            creator=ann, variant=classic, seat_count=2, is_private=True, invited=[bob]
+        for comm in (bobs, eves):
+            assert (await comm.connect())[0]
+            await comm.receive_json_from()  # the count of games waiting, the lists' stamp
+        game = await database_sync_to_async(services.game_create)(
+            creator=ann, variant=classic, seat_count=3, is_private=True, invited=[bob]
         )
-        assert await comm.receive_json_from() == CHANGED
-        await comm.disconnect()
+        assert await bobs.receive_json_from() == CHANGED
+        await database_sync_to_async(services.game_start)(game_id=game.pk, user=ann)
+        assert await bobs.receive_json_from() == CHANGED  # the seat held for him went to a bot
+        assert await eves.receive_nothing(timeout=0.3)
+        for comm in (bobs, eves):
+            await comm.disconnect()
 
     async_to_sync(scenario)()
+
+
+def test_a_table_called_off_holds_no_seat_and_shows_its_people_nothing_more(make_user, classic):
+    """A review: the creator of a private table left it (called off), and the person invited could still open
+    the dead table and read its chat, and found it among their invitations."""
+    ann, bob = make_user("ann"), make_user("bob")
+    game = services.game_create(creator=ann, variant=classic, seat_count=3, is_private=True, invited=[bob])
     assert "Invited: take your seat" in logged_in(bob).get("/lobby/lists/").content.decode()
+    services.game_leave(game_id=game.pk, user=ann)
+    game.refresh_from_db()
+    assert game.status == Game.Status.ABORTED and not game.seats.filter(reserved_for__isnull=False).exists()
+    assert logged_in(bob).get(game.get_absolute_url()).status_code in (403, 404)
+    assert "Invited: take your seat" not in logged_in(bob).get("/lobby/lists/").content.decode()
 
 
 def test_the_lists_the_page_fetches_are_the_lobbys_with_their_stamp(make_user, classic):
