@@ -77,10 +77,14 @@ def test_the_lists_wait_while_a_seed_contribution_is_typed(make_user, signed_in)
     row = page.locator("#open-games li", has_text=f"#{first}")
     row.locator("summary").click()
     row.locator("input[name=seed_contribution]").fill("my own words")
+    fetches: list[str] = []
+    page.on("request", lambda request: fetches.append(request.url) if "/lobby/lists/" in request.url else None)
 
     second = create_open_table(creator, people=1)
-    page.wait_for_timeout(1500)
+    page.wait_for_timeout(4000)
     expect(page.locator("#open-games")).not_to_contain_text(f"#{second}")
+    # Fetched once, and kept until the person is done: a review saw a fetch every 2 s while they typed.
+    assert len(fetches) == 1, fetches
     expect(row.locator("input[name=seed_contribution]")).to_have_value("my own words")
     # Once the person is done there (the field folded, the focus elsewhere) the lists catch up.
     row.locator("summary").click()

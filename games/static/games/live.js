@@ -703,7 +703,7 @@
   /* ---- the lobby: its lists of games, live ----------------------------------------------- */
 
   var LOBBY_RETRY_MS = 2000, LOBBY_SPREAD_MS = 1000;
-  var lobbyFetching = false, lobbyAgain = false, lobbyTimer = null, lobbySpread = null;
+  var lobbyFetching = false, lobbyAgain = false, lobbyTimer = null, lobbySpread = null, lobbyPending = null;
   function lobbyEl() { return document.getElementById("lobby-lists"); }
 
   function refreshLobby() {
@@ -729,17 +729,26 @@
       });
   }
 
+  function lobbyInHand(lists) { return lists.contains(document.activeElement) || !!lists.querySelector("details[open]"); }
   function swapLobby(fresh) {
     var lists = lobbyEl();
+    lobbyPending = null;
     if (!lists || fresh.getAttribute("data-lobby-stamp") === lists.getAttribute("data-lobby-stamp")) return;
     // Not from under the person's hands (a seed contribution being typed for a join, a focused button):
-    // the lists are fetched again a moment later.
-    if (lists.contains(document.activeElement) || lists.querySelector("details[open]")) {
-      clearTimeout(lobbyTimer);
-      lobbyTimer = setTimeout(refreshLobby, LOBBY_RETRY_MS);
-      return;
-    }
+    // kept, and swapped in once the focus leaves the lists and no join is open (not fetched again meanwhile).
+    if (lobbyInHand(lists)) { lobbyPending = fresh; return; }
     lists.replaceWith(document.importNode(fresh, true));
+  }
+  function swapPendingLobby() {
+    setTimeout(function () {  // once the focus has moved on
+      var lists = lobbyEl();
+      if (lobbyPending && lists && !lobbyInHand(lists)) swapLobby(lobbyPending);
+    }, 0);
+  }
+  function lobbySoon() {
+    // Every open lobby page hears a change at once: each waits a random moment of up to LOBBY_SPREAD_MS, so
+    // their fetches are spread, and changes that come meanwhile are fetched together.
+    if (!lobbySpread) lobbySpread = setTimeout(function () { lobbySpread = null; refreshLobby(); }, Math.random() * LOBBY_SPREAD_MS);
   }
 
   function startLobby() {
@@ -752,13 +761,7 @@
       message: function (data) {
         if (data.type !== "lobby") return;
         var shown = lobbyEl();
-        if (typeof data.stamp !== "string") {
-          // A bare "lobby": a listed table changed.  Every open lobby page hears it at once: each waits a
-          // random moment of up to LOBBY_SPREAD_MS, so their fetches are spread, and changes that come
-          // meanwhile are fetched together.
-          if (!lobbySpread) lobbySpread = setTimeout(function () { lobbySpread = null; refreshLobby(); }, Math.random() * LOBBY_SPREAD_MS);
-          return;
-        }
+        if (typeof data.stamp !== "string") { lobbySoon(); return; }  // a bare "lobby": a listed table changed
         // With a stamp (connect, heartbeat): only if it differs from the lists shown.
         if (!shown || data.stamp !== shown.getAttribute("data-lobby-stamp")) refreshLobby();
       }
@@ -775,10 +778,13 @@
     var count = badge ? badge.getAttribute("data-count") : null;
     document.addEventListener("threethirteen:user", function (e) {
       var data = e.detail || {};
+      if (data.type === "lobby") { lobbySoon(); return; }  // a private table of theirs changed (their own socket)
       if (data.type !== "turns" || String(data.count) === count) return;
       count = String(data.count);
       refreshLobby();
     });
+    document.addEventListener("focusout", swapPendingLobby);
+    document.addEventListener("toggle", swapPendingLobby, true);  // a join's <details> closed (toggle does not bubble)
   }
 
   function startUser() {
