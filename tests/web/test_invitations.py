@@ -109,3 +109,14 @@ def test_a_seat_held_for_an_account_a_moderator_deactivates_opens_to_anyone(make
     assert logged_in(cleo).post(f"/games/{game.pk}/join/").status_code == 302
     game.refresh_from_db()
     assert game.status == Game.Status.ACTIVE
+
+
+def test_the_invite_link_offers_no_seat_when_every_free_one_is_held_for_someone_else(make_user, classic):
+    """A review: with the link to a private table whose free seats were all held, "Take a seat" was offered
+    and then refused (409)."""
+    ann, bob, eve = make_user("ann"), make_user("bob"), make_user("eve")
+    game = services.game_create(creator=ann, variant=classic, seat_count=2, is_private=True, invited=[bob])
+    link = game.invite_path()
+    page = logged_in(eve).get(link).content.decode()
+    assert "Take a seat" not in page and "held for the players invited" in page
+    assert "Take a seat" in logged_in(bob).get(link).content.decode()  # his own seat
