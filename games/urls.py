@@ -19,6 +19,7 @@ urlpatterns = [
     path("games/<int:game_id>/play/", views.play, name="play"),
     path("games/<int:game_id>/join/", views.join, name="join"),
     path("games/<int:game_id>/leave/", views.leave, name="leave"),
+    path("games/<int:game_id>/decline/", views.decline, name="decline"),
     path("games/<int:game_id>/start/", views.start, name="start"),
     path("games/<int:game_id>/resign/", views.resign, name="resign"),
     path("games/<int:game_id>/rematch/", views.rematch, name="rematch"),

@@ -47,6 +47,8 @@ HTTP_STATUS = {
     "game_not_active": 409,
     "game_full": 409,
     "seats_held": 409,
+    "not_invited": 409,
+    "too_many_invitations": 409,
     "already_seated": 409,
     "not_your_turn": 409,
     "wrong_phase": 409,
@@ -301,6 +303,13 @@ def _bad_contribution(form: JoinForm) -> services.GameError:
 @post_only
 def leave(request: HttpRequest, game_id: int) -> HttpResponse:
     return _lifecycle(request, game_id, services.game_leave, _("You left the game."), to_lobby=True)
+
+
+@post_only
+def decline(request: HttpRequest, game_id: int) -> HttpResponse:
+    return _lifecycle(
+        request, game_id, services.game_decline, _("You declined: the seat held for you is open to anyone."), True
+    )
 
 
 @post_only

@@ -28,9 +28,11 @@ from .clock import BOTS_WAITING_AFTER, clock_tick, game_timeout
 from .errors import GameError
 from .moderation import REASON_MAX_LENGTH, game_abort, moderation_reason, seat_hand_to_bot, user_deactivate
 from .playing import (
+    MAX_INVITATIONS_WAITING,
     PLAY_NOW_BOTS,
     TIME_LIMITS,
     game_create,
+    game_decline,
     game_join,
     game_leave,
     game_play,
@@ -46,8 +48,10 @@ __all__ = [
     "GameError",
     "game_create",
     "game_play_now",
+    "MAX_INVITATIONS_WAITING",
     "PLAY_NOW_BOTS",
     "game_join",
+    "game_decline",
     "game_leave",
     "game_start",
     "game_play",

@@ -24,6 +24,7 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from games import bots
 from games.engine import Action, Discard, Draw, GoOut, IllegalAction, Rules, RulesError, action_from_dict
@@ -42,10 +43,15 @@ from .turns import (
     engine_state,
     hand_seat_to_bot,
     let_held_seats_go,
+    lock_game,
     locked_game,
     play_bots,
     seat_of,
 )
+
+#: Open tables that may hold a seat for one person at once (invited by name): past it, nobody can name them
+#: in another until they take or decline some (a review invited bob to 300 tables he could not leave).
+MAX_INVITATIONS_WAITING = 10
 
 #: Every time limit a game may have, in seconds.
 TIME_LIMITS = tuple(seconds for seconds, _label in (*Game.LIVE_TIME_LIMITS, *Game.ASYNC_TIME_LIMITS))
@@ -96,6 +102,18 @@ def game_create(
     typed = fairness.clean_contribution(seed_contribution)
     invitees = [u for u in dict.fromkeys(invitees) if u.pk != creator.pk]
     invited = [u for u in dict.fromkeys(invited) if u.pk != creator.pk and u not in invitees]
+    for person in invited:
+        waiting = Seat.objects.filter(reserved_for=person, user__isnull=True, game__status=Game.Status.OPEN).count()
+        if waiting >= MAX_INVITATIONS_WAITING:
+            raise GameError(
+                "too_many_invitations",
+                ngettext(
+                    "%(name)s already has %(count)s invitation waiting: they must take or decline it first.",
+                    "%(name)s already has %(count)s invitations waiting: they must take or decline some first.",
+                    waiting,
+                )
+                % {"name": person.shown_name, "count": waiting},
+            )
     levels = [bot_level] * max(bot_count, 0) if bot_levels is None else [str(level) for level in bot_levels]
     if bot_levels is not None:
         bot_count = len(levels)
@@ -240,6 +258,26 @@ def game_join(
     else:
         game.save(update_fields=["version", "updated_at"])
         announce(game)
+    return game
+
+
+@transaction.atomic
+def game_decline(*, game_id: int, user: Any) -> Game:
+    """Let go the seat held for the user at an open table (invited by name): it is open to anyone now."""
+    if user is None or not user.is_authenticated:
+        raise GameError("not_logged_in", _("Log in to play."))
+    game = lock_game(game_id)
+    if game.status != Game.Status.OPEN:
+        raise GameError("game_not_open", _("You can only decline an invitation before the game starts."))
+    seat = game.seats.filter(reserved_for=user, user__isnull=True).first()
+    if seat is None:
+        raise GameError("not_invited", _("No seat is held for you at this table."))
+    announce_lobby(game)  # (before the seat is let go: the person's own lobby hears of it too)
+    seat.reserved_for = None
+    seat.save(update_fields=["reserved_for"])
+    game.version += 1
+    game.save(update_fields=["version", "updated_at"])
+    announce(game)
     return game
 
 

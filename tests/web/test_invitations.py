@@ -15,6 +15,7 @@ seats still held).
 from __future__ import annotations
 
 import pytest
+from django.test import Client
 
 from games import selectors, services
 from games.models import Game
@@ -120,3 +121,39 @@ def test_the_invite_link_offers_no_seat_when_every_free_one_is_held_for_someone_
     page = logged_in(eve).get(link).content.decode()
     assert "Take a seat" not in page and "held for the players invited" in page
     assert "Take a seat" in logged_in(bob).get(link).content.decode()  # his own seat
+
+
+def test_a_person_invited_may_decline_and_the_seat_opens_to_anyone(make_user, classic):
+    """A review: a person named in "Invite players" could only take the seat held for them, and where it was
+    the last open one, taking it dealt them into the game the held seats were meant to spare them."""
+    ann, bob, cid = make_user("ann"), make_user("bob"), make_user("cid")
+    game = create(logged_in(ann), classic)
+    before = state_fingerprint(game)
+    for client in (logged_in(cid), logged_in(ann), Client()):  # no seat held for them: refused, nothing changes
+        assert client.post(f"/games/{game.pk}/decline/").status_code in (403, 409)
+    assert client.get(f"/games/{game.pk}/decline/").status_code == 405
+    assert state_fingerprint(game) == before and game.seats.get(position=1).reserved_for == bob
+    table = logged_in(bob).get(game.get_absolute_url()).content.decode()
+    assert f'action="/games/{game.pk}/decline/"' in table
+    response = logged_in(bob).post(f"/games/{game.pk}/decline/")
+    assert response.status_code == 302 and response["Location"] == "/"
+    seat = game.seats.get(position=1)
+    assert seat.reserved_for is None and seat.user is None
+    assert "Invited: take your seat" not in logged_in(bob).get("/lobby/lists/").content.decode()
+    assert logged_in(bob).post(f"/games/{game.pk}/decline/").status_code == 409  # twice: nothing held any more
+    services.game_join(game_id=game.pk, user=cid)  # open to anyone: the last seat taken deals the game
+    game.refresh_from_db()
+    assert game.status == Game.Status.ACTIVE and game.seats.get(position=1).user == cid
+
+
+def test_one_person_can_be_held_a_seat_at_ten_open_tables_at_most(make_user, classic):
+    ann, bob = make_user("ann"), make_user("bob")
+    client = logged_in(ann)
+    for _ in range(services.MAX_INVITATIONS_WAITING):
+        create(client, classic)
+    data = {**SEATS, "variant": classic.pk, "time_limit_seconds": 30, "people": 1, "invite": "bob"}
+    response = client.post("/games/new/", data)
+    assert response.status_code == 409 and "bob already has 10 invitations waiting" in response.content.decode()
+    assert Game.objects.count() == services.MAX_INVITATIONS_WAITING
+    services.game_decline(game_id=Game.objects.earliest("pk").pk, user=bob)
+    create(client, classic)  # one declined: one more may be asked
