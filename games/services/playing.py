@@ -24,8 +24,8 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
 
+from accounts.models import User
 from games import bots
 from games.engine import Action, Discard, Draw, GoOut, IllegalAction, Rules, RulesError, action_from_dict
 from games.models import BotLevel, Game, RoundResult, Seat, Variant
@@ -52,6 +52,9 @@ from .turns import (
 #: Open tables that may hold a seat for one person at once (invited by name): past it, nobody can name them
 #: in another until they take or decline some (a review invited bob to 300 tables he could not leave).
 MAX_INVITATIONS_WAITING = 10
+#: ... of which one creator may hold this many (else one account could fill a person's ten, and again
+#: after each decline, and nobody else could invite them: a second review).
+MAX_INVITATIONS_FROM_ONE = 2
 
 #: Every time limit a game may have, in seconds.
 TIME_LIMITS = tuple(seconds for seconds, _label in (*Game.LIVE_TIME_LIMITS, *Game.ASYNC_TIME_LIMITS))
@@ -102,17 +105,18 @@ def game_create(
     typed = fairness.clean_contribution(seed_contribution)
     invitees = [u for u in dict.fromkeys(invitees) if u.pk != creator.pk]
     invited = [u for u in dict.fromkeys(invited) if u.pk != creator.pk and u not in invitees]
+    # Counted under the rows of the people named, in one order: two tables made at once count each other.
+    list(User.objects.select_for_update().filter(pk__in=[person.pk for person in invited]).order_by("pk"))
     for person in invited:
-        waiting = Seat.objects.filter(reserved_for=person, user__isnull=True, game__status=Game.Status.OPEN).count()
-        if waiting >= MAX_INVITATIONS_WAITING:
+        waiting = Seat.objects.filter(reserved_for=person, user__isnull=True, game__status=Game.Status.OPEN)
+        if waiting.count() >= MAX_INVITATIONS_WAITING or (
+            waiting.filter(game__created_by=creator).count() >= MAX_INVITATIONS_FROM_ONE
+        ):
+            # (without the number: it would tell of private tables too)
             raise GameError(
                 "too_many_invitations",
-                ngettext(
-                    "%(name)s already has %(count)s invitation waiting: they must take or decline it first.",
-                    "%(name)s already has %(count)s invitations waiting: they must take or decline some first.",
-                    waiting,
-                )
-                % {"name": person.shown_name, "count": waiting},
+                _("%(name)s cannot be invited to more tables now: they have invitations waiting.")
+                % {"name": person.shown_name},
             )
     levels = [bot_level] * max(bot_count, 0) if bot_levels is None else [str(level) for level in bot_levels]
     if bot_levels is not None:
@@ -297,6 +301,9 @@ def game_leave(*, game_id: int, user: Any) -> Game:
 
 def vacate_seat(game: Game, seat: Seat) -> None:
     """The person on ``seat`` leaves the open ``game`` (by leaving, or deactivated by a moderator)."""
+    # Told before the seat is let go: of a private table, the person leaving (their other pages) and those
+    # a seat is held for hear of it too.
+    announce_lobby(game)
     user_id = seat.user_id
     seat.user = None
     seat.joined_at = None
@@ -315,7 +322,6 @@ def vacate_seat(game: Game, seat: Seat) -> None:
         game.created_by_id = remaining.user_id  # someone must be able to start the game
     game.save(update_fields=fields)
     announce(game)
-    announce_lobby(game)  # (before the seats held are let go: those invited hear of it)
     if remaining is None:
         let_held_seats_go(game)
 

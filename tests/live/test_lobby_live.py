@@ -256,3 +256,21 @@ def test_the_lobby_lists_a_persons_most_urgent_games_and_links_the_rest(make_use
     assert sum(f'href="/games/{game.pk}/"' in html for game in games) == 3
     services.game_leave(game_id=games[0].pk, user=ann)  # three left: all shown, no link
     assert "All your games" not in logged_in(ann).get("/lobby/lists/").content.decode()
+
+
+def test_one_who_leaves_a_private_table_hears_of_it_on_their_other_pages(make_user, classic):
+    """A second review: the message was made after the seat was let go, so the person leaving was not among
+    those told, and their lobby open in another tab went on listing the table."""
+    ann, bob = make_user("ann"), make_user("bob")
+    game = services.game_create(creator=ann, variant=classic, seat_count=3, is_private=True, invited=[bob])
+    services.game_join(game_id=game.pk, user=bob)
+    bobs = communicator("/ws/user/", bob)
+
+    async def scenario():
+        assert (await bobs.connect())[0]
+        await bobs.receive_json_from()  # the count of games waiting
+        await database_sync_to_async(services.game_leave)(game_id=game.pk, user=bob)
+        assert await bobs.receive_json_from() == CHANGED
+        await bobs.disconnect()
+
+    async_to_sync(scenario)()

@@ -18,7 +18,7 @@ from django.core import mail
 from games import services
 from games.engine import GameState
 from games.integrity import log_replay_problem
-from games.models import Game, Move
+from games.models import Game, Move, Seat
 from tests.races import race
 from tests.web.conftest import NOTICE_DUE
 
@@ -118,6 +118,23 @@ def test_the_invited_taking_the_held_seat_as_the_creator_starts_is_one_or_the_ot
     else:  # the start came first: a bot has the seat, bob none
         assert seat.user is None and seat.is_bot and not game.seats.filter(user=bob).exists()
     assert_log_replays_to_the_snapshot(game)  # dealt once
+
+
+def test_two_tables_naming_a_person_at_their_last_free_invitation_at_once_hold_one_seat(
+    make_user, classic, monkeypatch
+):
+    """A review: the invitations waiting were counted without a lock, so on PostgreSQL two tables made at
+    once both held a seat for bob past the limit.  The people named are locked before they are counted."""
+    monkeypatch.setattr(services.playing, "MAX_INVITATIONS_WAITING", 1)
+    ann, cid, bob = make_user("ann"), make_user("cid"), make_user("bob")
+
+    def create(creator):
+        return lambda: services.game_create(creator=creator, variant=classic, seat_count=2, invited=[bob]).pk
+
+    outcomes = race([create(ann), create(cid)], lock=bob)
+    assert sorted(isinstance(outcome, int) for outcome in outcomes) == [False, True]
+    assert "too_many_invitations" in outcomes
+    assert Seat.objects.filter(reserved_for=bob).count() == 1
 
 
 def test_both_players_asking_for_a_rematch_at_once_get_the_same_one_game(make_user, classic):

@@ -762,8 +762,10 @@
         if (data.type !== "lobby") return;
         var shown = lobbyEl();
         if (typeof data.stamp !== "string") { lobbySoon(); return; }  // a bare "lobby": a listed table changed
-        // With a stamp (connect, heartbeat): only if it differs from the lists shown.
-        if (!shown || data.stamp !== shown.getAttribute("data-lobby-stamp")) refreshLobby();
+        // With a stamp (connect, heartbeat): only if it differs from the lists shown, and from those fetched
+        // and waiting to be swapped in.
+        var waiting = lobbyPending && lobbyPending.getAttribute("data-lobby-stamp");
+        if (!shown || (data.stamp !== shown.getAttribute("data-lobby-stamp") && data.stamp !== waiting)) refreshLobby();
       }
     });
     keepAlive(socket);
