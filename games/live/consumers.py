@@ -301,24 +301,33 @@ class GameConsumer(_ReadOnlyConsumer):
         return Game.objects.values_list("version", flat=True).get(pk=game_id)
 
 
-class UserConsumer(_ReadOnlyConsumer):
+class _SignedInGroupConsumer(_ReadOnlyConsumer):
+    """A signed-in person's socket that listens to one group (``group_for``) besides their sign-in groups;
+    refused to signed-out visitors.  ``opened`` says what the page must know at once (it may have missed
+    messages while it was not connected)."""
+
     group: str | None = None
+
+    def group_for(self, user: Any) -> str:
+        raise NotImplementedError
+
+    async def opened(self) -> None:
+        raise NotImplementedError
 
     async def connect(self) -> None:
         user = self.scope.get("user")
         if user is None or not user.is_authenticated:
             await self.close(code=CLOSE_NOT_LOGGED_IN)
             return
-        self.group = groups.user_group(user.pk)
+        # Joined before anything is read: a change that commits in between is then heard, not missed.
+        self.group = self.group_for(user)
         await self.channel_layer.group_add(self.group, self.channel_name)
         if not await self.join_signed_in_groups():
             await self.leave_groups()
             await self.close(code=CLOSE_NOT_LOGGED_IN)
             return
         await self.accept()
-        # The count as it is now: a page that reconnects (after a dropped connection, a server's
-        # restart) missed the counts sent meanwhile.
-        await self.user_turns({})
+        await self.opened()
 
     async def disconnect(self, code: int) -> None:
         await self.leave_groups()
@@ -328,6 +337,16 @@ class UserConsumer(_ReadOnlyConsumer):
             group, self.group = self.group, None
             await self.channel_layer.group_discard(group, self.channel_name)
         await super().leave_groups()
+
+
+class UserConsumer(_SignedInGroupConsumer):
+    def group_for(self, user: Any) -> str:
+        return groups.user_group(user.pk)
+
+    async def opened(self) -> None:
+        # The count as it is now: a page that reconnects (after a dropped connection, a server's
+        # restart) missed the counts sent meanwhile.
+        await self.user_turns({})
 
     async def user_message(self, event: dict[str, Any]) -> None:
         await self.send_json(event["data"])
@@ -338,7 +357,7 @@ class UserConsumer(_ReadOnlyConsumer):
         await self.send_json({"type": "turns", "count": count})
 
 
-class LobbyConsumer(_ReadOnlyConsumer):
+class LobbyConsumer(_SignedInGroupConsumer):
     """The lobby's open tables, live: the group ``groups.LOBBY_GROUP`` hears that they changed.
 
     On connect, and at the page's heartbeat (at most every ``HEARTBEAT_REFRESH_SECONDS``: it also joins the
@@ -346,32 +365,13 @@ class LobbyConsumer(_ReadOnlyConsumer):
     them now, so a page whose socket was down while a seat was taken sees another stamp and catches up.
     """
 
-    group: str | None = None
     refreshed_at: float = float("-inf")
 
-    async def connect(self) -> None:
-        user = self.scope.get("user")
-        if user is None or not user.is_authenticated:
-            await self.close(code=CLOSE_NOT_LOGGED_IN)
-            return
-        # Join before reading the stamp: a change that commits in between is then heard, not missed.
-        self.group = groups.LOBBY_GROUP
-        await self.channel_layer.group_add(self.group, self.channel_name)
-        if not await self.join_signed_in_groups():
-            await self.leave_groups()
-            await self.close(code=CLOSE_NOT_LOGGED_IN)
-            return
-        await self.accept()
+    def group_for(self, user: Any) -> str:
+        return groups.LOBBY_GROUP
+
+    async def opened(self) -> None:
         await self.send_stamp()
-
-    async def disconnect(self, code: int) -> None:
-        await self.leave_groups()
-
-    async def leave_groups(self) -> None:
-        if self.group is not None:
-            group, self.group = self.group, None
-            await self.channel_layer.group_discard(group, self.channel_name)
-        await super().leave_groups()
 
     async def lobby_changed(self, event: dict[str, Any]) -> None:
         await self.send_json(groups.lobby_message())
