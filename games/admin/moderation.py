@@ -219,11 +219,15 @@ class SeatInline(ReadOnlyInline):
     verbose_name_plural = gettext_lazy("seats")
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Seat]:
-        return super().get_queryset(request).select_related("user", "game")
+        return super().get_queryset(request).select_related("user", "game", "reserved_for")
 
     @admin.display(description=gettext_lazy("player"))
     def player(self, seat: Seat) -> str:
-        return user_link(seat.user) if seat.user_id else "—"
+        if seat.user_id:
+            return user_link(seat.user)
+        if seat.reserved_for_id:  # an open seat only the person invited may take
+            return format_html("{} {}", _("held for"), user_link(seat.reserved_for))
+        return "—"
 
     @admin.display(description=gettext_lazy("played by"))
     def played_by(self, seat: Seat) -> str:

@@ -8,6 +8,7 @@ import re
 
 import pytest
 from django.contrib.auth.models import Permission
+from django.urls import reverse
 
 from games import services
 from games.engine import GameState, view
@@ -61,6 +62,16 @@ def test_games_are_listed_with_filters_and_found_by_user_name(make_user, classic
     assert listed("?created_at__year=2000") == set()
     page = client.get("/admin/games/game/?player=ann").content.decode()
     assert 'name="player" value="ann"' in page  # the filter's text box keeps what was typed
+
+
+def test_a_seat_held_for_a_person_invited_names_them(make_user, classic, role_client):
+    """A helper: the admin's seat list said "open seat" for a seat only the person invited may take."""
+    client, _moderator = role_client("moderator")
+    ann, bob = make_user("ann"), make_user("bob")
+    game = services.game_create(creator=ann, variant=classic, seat_count=3, invited=[bob])
+    page = client.get(f"/admin/games/game/{game.pk}/change/").content.decode()
+    bobs = reverse("admin:accounts_user_change", args=[bob.pk])
+    assert re.search(rf'held for <a href="{re.escape(bobs)}">bob</a>', page), page
 
 
 def test_a_games_page_shows_seats_move_log_and_round_results_but_no_hidden_cards(make_user, classic, role_client):
