@@ -385,8 +385,7 @@ def invite(request: HttpRequest, game_id: int, token: str) -> HttpResponse:
     seats = list(game.seats.select_related("user", "reserved_for"))
     me = request.user.pk if request.user.is_authenticated else None
     seated = me is not None and any(seat.user_id == me for seat in seats)
-    # An open seat this person may take: one held for nobody, or for them (the others' are held for those invited).
-    free = any(seat.is_open and seat.reserved_for_id in (None, me) for seat in seats)
+    free = any(seat.is_open_to(me) for seat in seats)  # else the open seats are held for others invited
     return render(
         request, "games/invite.html", {"game": game, "token": token, "seated": seated, "free": free, "seats": seats}
     )

@@ -497,6 +497,11 @@ class Seat(models.Model):
     def is_open(self) -> bool:
         return self.user_id is None and not self.bot_level
 
+    def is_open_to(self, user_id: int | None) -> bool:
+        """Whether the person ``user_id`` may take this seat: open, and held for nobody or for them
+        (``services.game_join`` takes theirs first, else the first held for nobody)."""
+        return self.is_open and self.reserved_for_id in (None, user_id)
+
     @property
     def name(self) -> str:
         if self.user is not None:
