@@ -15,6 +15,10 @@ Then, ``--rounds`` times, each for ``--seconds`` (after a second of warm-up),
 as fast as the server answers for:
 
 * trivial: ``/bench/trivial/`` without a cookie (no database);
+* signed-in: ``/bench/signed-in/`` as the seated player, the person's name (their session and user row read:
+  the least a page that knows who asks costs);
+* empty: ``/bench/empty-page/`` as the seated player, the site's base template around nothing (header with the
+  count of games waiting, menu, messages: the least a page of the site costs);
 * table: a seated player's table page ``/games/<id>/`` (each client its own game);
 * move: the move form's POST (draw, discard or go out; answered by the redirect,
   which is not followed), each client playing its own two-person games, both
@@ -51,7 +55,9 @@ sys.path.insert(0, str(REPO))
 from bench.cluster import Cluster, read_response, request_bytes  # noqa: E402
 
 PASSWORD = "a-long-pass-phrase-42"
-KINDS = ("trivial", "table", "move")
+#: Signed-in pages that do less than any page of the site: the floor under the table page's ratio.
+FLOORS = {"signed-in": "/bench/signed-in/", "empty": "/bench/empty-page/"}
+KINDS = ("trivial", "signed-in", "empty", "table", "move")
 
 
 # -- the load --------------------------------------------------------------------------------
@@ -78,6 +84,8 @@ async def drive(
         while time.monotonic() < until:
             if kind == "trivial":
                 expected, data = 200, request_bytes("GET", "/bench/trivial/", host)
+            elif kind in FLOORS:
+                expected, data = 200, request_bytes("GET", FLOORS[kind], host, client.table_cookie)
             elif kind == "table":
                 expected, data = 200, request_bytes("GET", client.table_path, host, client.table_cookie)
             else:
@@ -265,11 +273,11 @@ def main() -> None:
         + "PostgreSQL, "
         + ("in-memory channel layer" if args.memory_layer else "Redis channel layer")
     )
-    print(f"{'':>8} {'requests/s':>11} {'x trivial':>10} {'server CPU':>11} {'PostgreSQL CPU':>15}")
+    print(f"{'':>9} {'requests/s':>11} {'x trivial':>10} {'server CPU':>11} {'PostgreSQL CPU':>15}")
     for kind in KINDS:
         ratios = [rate / trivial for rate, trivial in zip(rates[kind], rates["trivial"], strict=True)]
         print(
-            f"{kind:>8} {statistics.median(rates[kind]):11.1f} {statistics.median(ratios):10.2f}"
+            f"{kind:>9} {statistics.median(rates[kind]):11.1f} {statistics.median(ratios):10.2f}"
             f" {server_cpu[kind] / served[kind] * 1000:8.2f} ms {db_cpu[kind] / served[kind] * 1000:12.2f} ms"
         )
     print(

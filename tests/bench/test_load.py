@@ -77,3 +77,13 @@ def test_the_bench_site_answers_a_lost_database_connection_with_the_sites_503(pl
     monkeypatch.setattr("games.selectors.game_table", lost)
     response = client.get(f"/games/{game.pk}/")
     assert response.status_code == 503 and response["Retry-After"]
+
+
+def test_the_bench_floor_pages_read_who_asks_and_the_empty_page_is_the_sites_own(player_and_game, settings):
+    settings.ROOT_URLCONF = "bench.site_urls"
+    client, _game = player_and_game
+    assert client.get("/bench/signed-in/").content == b"ann\n"
+    page = client.get("/bench/empty-page/")
+    assert page.status_code == 200
+    # The site's header as the signed-in person sees it: their name and the way to sign out.
+    assert b"ann" in page.content and b'action="/accounts/logout/"' in page.content
