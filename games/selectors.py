@@ -299,6 +299,7 @@ def game_table(*, game: Game, user: Any, sort: str = "suit", hand_view: str = "o
     away, over = _clocks_held_at_table(game=game, seats=seats, now=now)
     mover_away = away.get(game.current_seat) if game.current_seat is not None else None
     mover_over = over.get(game.current_seat, []) if game.current_seat is not None else []
+    rematch = Game.objects.filter(rematch_of=game).first() if game.is_finished else None
     reading = TableReading(
         game=game,
         seats=seats,
@@ -308,7 +309,13 @@ def game_table(*, game: Game, user: Any, sort: str = "suit", hand_view: str = "o
         hand_view=hand_view,
         clock=turn_clock(game=game, now=now, away=mover_away, settling=mover_over),
         away=away,
-        rematch_game=Game.objects.filter(rematch_of=game).first() if game.is_finished else None,
+        rematch_game=rematch,
+        rematch_seat_held=(
+            rematch is not None
+            and me is not None
+            and rematch.status == Game.Status.OPEN
+            and rematch.seats.filter(reserved_for=user, user__isnull=True).exists()
+        ),
         abort_record=(
             AuditRecord.objects.filter(game=game, action=AuditRecord.Action.GAME_ABORT).first()
             if game.is_aborted

@@ -66,6 +66,8 @@ class TableReading:
     clock: dict[str, Any] | None
     rematch_game: Game | None
     abort_record: AuditRecord | None
+    #: The rematch is still open and a seat in it is held for the reader (asked, not yet seated).
+    rematch_seat_held: bool = False
     #: Why a moderator handed the reader's seat to a bot (their seat only).
     handover_record: AuditRecord | None = None
     view: SeatView | None = None
@@ -116,6 +118,7 @@ def table_context(reading: TableReading) -> dict[str, Any]:
         "handover_record": reading.handover_record,
         "can_rematch": game.is_finished and me is not None,
         "rematch_game": reading.rematch_game,
+        "rematch_seat_held": reading.rematch_seat_held,
         "invite_path": game.invite_path() if me is not None and game.is_open else "",
         "aborted": game.is_aborted,
         "abort_record": reading.abort_record,

@@ -348,7 +348,12 @@ def rematch(request: HttpRequest, game_id: int) -> HttpResponse:
         new = services.game_rematch(game_id=game.pk, user=request.user)
     except services.GameError as error:
         return _refused(request, error, game)
-    messages.success(request, _("Rematch! Same players, same options, new cards."))
+    if new.status != Game.Status.OPEN:
+        messages.success(request, _("Rematch! Same players, same options, new cards."))
+    elif new.created_by_id == request.user.pk:
+        messages.success(request, _("Rematch! The other players are asked to take their seats."))
+    else:
+        messages.success(request, _("You took your seat: the rematch starts when every seat is taken."))
     return redirect(new)
 
 

@@ -479,13 +479,18 @@ def game_resign(*, game_id: int, user: Any) -> Game:
 
 @transaction.atomic
 def game_rematch(*, game_id: int, user: Any) -> Game:
-    """A new game with the same people, bots, seats and options, once per finished game.
+    """A new game with the same people, bots, seats and options, once per finished game; the people are asked,
+    not seated.
 
-    The first player to ask creates it; everyone else who asks is sent to it.
-    People who left the first game come back as people (they are invited again); a bot
-    takes the seat of an account a moderator has deactivated since.
-    It is dealt at once, with a new server seed and random contributions; the
-    finished game's pages hear a new version, and show the way to it.
+    The first player to ask creates it and sits down; a seat is held for each other person, as for someone
+    invited by name (``game_create``'s ``invited``): they take it (asking for the rematch too, or "Take a
+    seat" at its table) or decline it, and the asker may start without them, bots taking the seats still
+    held. Before, everyone was seated and the game dealt at once, so one player's click put the others into a
+    game, its clock and its rating (30-second turns played and rated for them by the clock). Asking once it
+    exists takes the seat held for you, if one still is (the last seat taken deals); otherwise you are sent
+    to it. People who left the first game are asked again; a bot takes the seat of an account a moderator has
+    deactivated since. A rematch with no one else to ask (the asker and bots) is dealt at once. It has a new
+    server seed; the finished game's pages hear a new version, and show the way to it.
     """
     game = locked_game(game_id, user)
     seat_of(game, user)
@@ -493,6 +498,8 @@ def game_rematch(*, game_id: int, user: Any) -> Game:
         raise GameError("game_not_finished", _("A rematch can only follow a finished game."))
     existing = Game.objects.filter(rematch_of=game).first()
     if existing is not None:
+        if existing.status == Game.Status.OPEN and existing.seats.filter(reserved_for=user, user__isnull=True).exists():
+            return game_join(game_id=existing.pk, user=user)
         return existing
     now = timezone.now()
     new = Game.objects.create(
@@ -515,18 +522,22 @@ def game_rematch(*, game_id: int, user: Any) -> Game:
     old_seats = list(game.seats.select_related("user").order_by("position"))
     taken = {old.bot_name for old in old_seats if old.user is None}
     for old in old_seats:
-        if old.user is not None and old.user.is_active:
-            seats.append(Seat(game=new, position=old.position, user_id=old.user_id, joined_at=now))
-        elif old.user is None:
-            level = old.bot_level or BotLevel.MEDIUM
-            seats.append(Seat(game=new, position=old.position, bot_level=level, bot_name=old.bot_name, joined_at=now))
-        else:  # as deactivating hands a seat in play to a bot (under the name it had then, if it did)
+        at = {"game": new, "position": old.position}
+        if old.user_id == user.pk:
+            seats.append(Seat(**at, user=user, joined_at=now, **fairness.site_contribution(now)))
+        elif old.user is not None and old.user.is_active:
+            seats.append(Seat(**at, reserved_for=old.user))
+        else:  # a bot, or (as deactivating hands a seat in play to one) under the name it had then, if it did
             name = old.bot_name or bots.free_bot_name(taken)
             taken.add(name)
-            seats.append(Seat(game=new, position=old.position, bot_level=BotLevel.MEDIUM, bot_name=name, joined_at=now))
+            level = (old.bot_level or BotLevel.MEDIUM) if old.user is None else BotLevel.MEDIUM
+            seats.append(Seat(**at, bot_level=level, bot_name=name, joined_at=now, **fairness.site_contribution(now)))
     Seat.objects.bulk_create(seats)
-    deal(new)
-    # The finished table's open pages fetch it again: it now leads to the rematch, whose clock runs.
+    if any(seat.reserved_for_id for seat in seats):
+        announce_lobby(new)  # an open table, and an invitation for each person asked
+    else:
+        deal(new)
+    # The finished table's open pages fetch it again: it now leads to the rematch (and asks them to it).
     game.version += 1
     game.save(update_fields=["version", "updated_at"])
     announce(game)

@@ -2,7 +2,7 @@
 
 Found by a tester at 390 px: the finished table showed the final standings with
 "The whole game, round by round" as its one main button, then the last round's
-hands; "Rematch" (and, once asked for, "Go to the rematch") came in a side
+hands; "Rematch" (and, once asked for, the seat held in it) came in a side
 panel below all of that, past the first screen, where a player who wanted
 another game had to look for it.
 """
@@ -14,6 +14,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from games.models import Game
 from tests.history.conftest import finish_with_bot_moves
 
 from .conftest import game_between, off_loop
@@ -43,8 +44,12 @@ def test_the_rematch_is_on_a_phones_first_screen_for_both_players(make_user, cla
 
     other = signed_in(bob, viewport=PHONE).new_page()
     other.goto(f"/games/{game.pk}/")
-    to_rematch = other.get_by_role("link", name="Go to the rematch")
-    expect(to_rematch).to_have_count(1)
-    assert on_first_screen(other, to_rematch)
-    to_rematch.click()
-    assert other.url == first.url
+    # Ann's click asked Bob, it did not seat him: he takes the seat held for him (or goes to look first).
+    take_seat = other.get_by_role("button", name="Take your seat in the rematch")
+    expect(take_seat).to_have_count(1)
+    assert on_first_screen(other, take_seat)
+    expect(other.get_by_role("link", name="Go to the rematch")).to_have_count(1)
+    take_seat.click()
+    expect(other).to_have_url(first.url)
+    expect(other.locator(".alert")).to_contain_text("Same players, same options, new cards")
+    assert off_loop(lambda: Game.objects.get(rematch_of=game).status) == Game.Status.ACTIVE  # the last seat dealt

@@ -445,8 +445,8 @@ def test_each_open_page_counts_its_persons_turns_when_told_they_changed(two_play
 
 
 def test_the_other_players_finished_table_hears_of_the_rematch_and_then_leads_to_it(two_player_game):
-    """The rematch is dealt at once, so its clock may run for the other player: their open page of the
-    finished game hears a new version, and the table it fetches then links to the rematch."""
+    """The rematch asks the other player to take the seat held for them: their open page of the finished
+    game hears a new version, and the table it fetches then offers the seat and links to the rematch."""
     from tests.history.conftest import finish_with_bot_moves
 
     game, ann, bob = two_player_game
@@ -471,3 +471,4 @@ def test_the_other_players_finished_table_hears_of_the_rematch_and_then_leads_to
     rematch = async_to_sync(scenario)()
     table = logged_in(bob).get(f"/games/{game.pk}/table/").content.decode()
     assert f'href="{rematch.get_absolute_url()}"' in table
+    assert "Take your seat in the rematch" in table

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 from django.test import Client
@@ -181,6 +182,25 @@ def test_sign_up_goes_on_only_to_a_page_of_this_site(db, target):
     assert response.status_code == 302 and response["Location"] == "/"
 
 
+def finished_three_seat_game(ann: Any, bob: Any, classic: Any, **options: Any) -> Game:
+    """Ann and Bob and a bot, played out by the bots once both resigned."""
+    game = services.game_create(
+        creator=ann,
+        variant=classic,
+        seat_count=3,
+        bot_count=1,
+        invitees=[bob],
+        options={"rounds": [3]},
+        seed=9,
+        **options,
+    )
+    for person in (ann, bob):
+        services.game_resign(game_id=game.pk, user=person)
+    game.refresh_from_db()
+    assert game.status == Game.Status.FINISHED
+    return game
+
+
 def test_rematch_creates_one_new_game_with_the_same_people_and_options(make_user, classic):
     ann, bob = make_user("ann"), make_user("bob")
     game = services.game_create(
@@ -211,27 +231,65 @@ def test_rematch_creates_one_new_game_with_the_same_people_and_options(make_user
         game.time_limit_seconds,
         game.coach,
     )
-    old_seats = {s.position: (s.user_id, s.bot_level if s.user_id is None else "") for s in game.seats.all()}
-    assert {s.position: (s.user_id, s.bot_level) for s in new.seats.all()} == old_seats
-    assert new.status == Game.Status.ACTIVE and new.seed != game.seed
-    # the other person asking too lands in the same rematch
+    # Bob sits, the bot sits, a seat is held for Ann: nobody is dealt in by another's click.
+    seats = {s.position: s for s in new.seats.all()}
+    ann_at, bob_at = game.seats.get(user=ann).position, game.seats.get(user=bob).position
+    assert seats[bob_at].user_id == bob.pk and seats[ann_at].user_id is None and seats[ann_at].reserved_for_id == ann.pk
+    old_bot = next(s for s in game.seats.all() if s.user_id is None)
+    assert seats[old_bot.position].bot_level == old_bot.bot_level
+    assert new.status == Game.Status.OPEN and new.state is None and new.seed != game.seed
+    page = logged_in(ann).get(game.get_absolute_url()).content.decode()
+    assert "Take your seat in the rematch" in page and "A rematch waits for you" in page
+    # Ann asking too takes the seat held for her; the last seat taken deals.
     response = logged_in(ann).post(f"/games/{game.pk}/rematch/")
     assert response["Location"] == new.get_absolute_url() and Game.objects.filter(rematch_of=game).count() == 1
+    new.refresh_from_db()
+    assert new.status == Game.Status.ACTIVE and new.seats.get(position=ann_at).user_id == ann.pk
     assert logged_in(make_user("eve")).post(f"/games/{game.pk}/rematch/").status_code == 403
     page = logged_in(ann).get(game.get_absolute_url()).content.decode()
-    assert "Go to the rematch" in page
+    assert "Go to the rematch" in page and "Take your seat in the rematch" not in page
+    # Asking once more only leads there.
+    assert logged_in(bob).post(f"/games/{game.pk}/rematch/")["Location"] == new.get_absolute_url()
+    assert Game.objects.filter(rematch_of=game).count() == 1
+
+
+def test_a_rematch_deals_nobody_into_a_rated_game_of_short_turns_without_their_click(make_user, classic):
+    """One player's click used to seat everyone and deal: with 30-second turns the clock then played and
+    rated the others' turns. Now the others' seats wait for them, the game has no clock, and they may decline."""
+    ann, bob = make_user("ann"), make_user("bob")
+    game = finished_three_seat_game(ann, bob, classic, time_limit_seconds=30)
+    new = services.game_rematch(game_id=game.pk, user=ann)
+    assert new.status == Game.Status.OPEN and new.turn_deadline is None and new.state is None
+    assert not new.seats.filter(user=bob).exists()
+    # Bob's lobby lists it as an invitation; he declines, and the seat is open to anyone.
+    services.game_decline(game_id=new.pk, user=bob)
+    assert not new.seats.filter(reserved_for=bob).exists()
+    assert logged_in(bob).post(f"/games/{game.pk}/rematch/")["Location"] == new.get_absolute_url()
+    new.refresh_from_db()
+    # He declined: asking only leads there.
+    assert new.status == Game.Status.OPEN and not new.seats.filter(user=bob).exists()
+    # Ann starts without him: a bot takes the seat.
+    services.game_start(game_id=new.pk, user=ann)
+    new.refresh_from_db()
+    assert new.status == Game.Status.ACTIVE and new.seats.filter(user__isnull=True, bot_level="").count() == 0
+
+
+def test_a_rematch_without_other_people_is_dealt_at_once(make_user, classic):
+    ann = make_user("ann")
+    game = services.game_create(
+        creator=ann, variant=classic, seat_count=3, bot_count=2, options={"rounds": [3]}, seed=9
+    )
+    services.game_resign(game_id=game.pk, user=ann)
+    game.refresh_from_db()
+    assert game.status == Game.Status.FINISHED
+    new = services.game_rematch(game_id=game.pk, user=ann)
+    assert new.status == Game.Status.ACTIVE and new.current_seat is not None
 
 
 def test_a_rematch_gives_a_deactivated_persons_seat_to_a_bot(make_user, classic, role_client):
     """Seated again, an account nobody can log in to would hold the game up for days of timeouts."""
     ann, bob = make_user("ann"), make_user("bob")
-    game = services.game_create(
-        creator=ann, variant=classic, seat_count=3, bot_count=1, invitees=[bob], options={"rounds": [3]}, seed=9
-    )
-    for person in (ann, bob):  # the bots play the game out
-        services.game_resign(game_id=game.pk, user=person)
-    game.refresh_from_db()
-    assert game.status == Game.Status.FINISHED
+    game = finished_three_seat_game(ann, bob, classic)
     services.user_deactivate(user_id=bob.pk, moderator=role_client("moderator")[1], reason="spam")
     response = logged_in(ann).post(f"/games/{game.pk}/rematch/")
     assert response.status_code == 302
@@ -239,6 +297,7 @@ def test_a_rematch_gives_a_deactivated_persons_seat_to_a_bot(make_user, classic,
     seats = {s.position: s for s in new.seats.all()}
     bob_position = game.seats.get(user=bob).position
     assert seats[bob_position].user_id is None and seats[bob_position].bot_level == "medium"
+    assert seats[bob_position].reserved_for_id is None
     assert seats[game.seats.get(user=ann).position].user_id == ann.pk
     names = [s.bot_name for s in seats.values() if s.is_bot]
     assert len(names) == 2 and len(set(names)) == 2 and all(names)

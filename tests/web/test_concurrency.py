@@ -154,6 +154,8 @@ def test_both_players_asking_for_a_rematch_at_once_get_the_same_one_game(make_us
     rematch = Game.objects.get(rematch_of=game)
     assert outcomes == [rematch.pk, rematch.pk]
     assert Game.objects.count() == 2 and rematch.status == Game.Status.ACTIVE
+    # The first made it and sat; the second took the seat held for them, which dealt.
+    assert set(rematch.seats.values_list("user_id", flat=True)) == {ann.pk, bob.pk}
 
 
 def test_the_clock_racing_the_discard_that_ends_the_turn_ends_it_once(make_user, classic):
