@@ -36,6 +36,15 @@ def create_open_table(page: Any, people: int) -> int:
     return int(found.group(1))
 
 
+def wait_until(page: Any, condition: Any, seconds: float = 10) -> None:
+    """Let the page's events (its socket's frames, its requests) come in until ``condition()`` holds."""
+    for _ in range(int(seconds * 10)):
+        if condition():
+            return
+        page.wait_for_timeout(100)
+    raise AssertionError(f"not seen within {seconds} s")
+
+
 def join_from_the_lobby(page: Any, game: int) -> None:
     page.goto("/")
     page.locator("#open-games li", has_text=f"#{game}").get_by_role("button", name="Join").click()
@@ -90,3 +99,43 @@ def test_the_lists_wait_while_a_seed_contribution_is_typed(make_user, signed_in)
     row.locator("summary").click()
     page.locator("h2", has_text="New game").click()
     expect(page.locator("#open-games")).to_contain_text(f"#{second}")
+
+
+def test_lists_kept_for_later_are_not_fetched_again_at_each_heartbeat(make_user, signed_in):
+    """A review counted a fetch of the lists at every heartbeat while the page kept fetched ones for later:
+    the heartbeat's stamp was compared with the lists shown, not with those waiting. The page's clock is
+    Playwright's, moved on past a heartbeat; the socket and the server are real."""
+    ann, cid = make_user("ann"), make_user("cid")
+    creator = signed_in(ann, viewport=DESKTOP).new_page()
+    first = create_open_table(creator, people=2)
+    page = signed_in(cid, viewport=PHONE).new_page()
+    page.clock.install()
+    stamps: list[str] = []
+    page.on(
+        "websocket",
+        lambda socket: socket.on(
+            "framereceived", lambda frame: stamps.append(frame) if '"stamp"' in str(frame) else None
+        ),
+    )
+    page.goto("/")
+    wait_until(page, lambda: len(stamps) > 0)  # the stamp said on connect
+    row = page.locator("#open-games li", has_text=f"#{first}")
+    row.locator("summary").click()
+    row.locator("input[name=seed_contribution]").fill("my own words")
+    fetches: list[str] = []
+    page.on("request", lambda request: fetches.append(request.url) if "/lobby/lists/" in request.url else None)
+
+    second = create_open_table(creator, people=1)
+    page.clock.run_for(2000)  # past the random spread of the fetches
+    wait_until(page, lambda: len(fetches) == 1)
+    page.wait_for_timeout(500)  # (the fetched lists arrive and are kept)
+    expect(page.locator("#open-games")).not_to_contain_text(f"#{second}")
+
+    heard = len(stamps)
+    # Past a heartbeat: a ping after 15 s of silence, answered with the stamp (within the 8 s of grace,
+    # which a longer jump of the page's clock would leave no real time for).
+    page.clock.run_for(16_000)
+    wait_until(page, lambda: len(stamps) > heard)
+    page.wait_for_timeout(1000)
+    assert len(fetches) == 1, fetches  # the stamp is that of the lists kept: nothing to fetch
+    expect(row.locator("input[name=seed_contribution]")).to_have_value("my own words")
