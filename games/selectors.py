@@ -475,6 +475,12 @@ def away_summary(*, user: Any, now: datetime.datetime | None = None) -> dict[str
     }
 
 
+#: Seconds after a turn's deadline without the clock playing it after which the table says the clock is late
+#: (it passes every 2 s: several passes missed, as ``heartbeat.STALE_AFTER`` counts it stopped). Before, the
+#: table said "the bot plays this turn" for as long as a stopped clock worker stayed down.
+CLOCK_LATE_AFTER = 30
+
+
 def turn_clock(
     *, game: Game, now: Any = None, away: Absence | None = None, settling: Sequence[Absence] = ()
 ) -> dict[str, Any] | None:
@@ -507,6 +513,8 @@ def turn_clock(
     return {
         "deadline": deadline,
         "seconds_left": left,
+        # Seconds until a turn whose time is up and still unplayed shows the clock as late (negative: it is).
+        "late_in": int((deadline - now).total_seconds()) + CLOCK_LATE_AFTER,
         "limit": game.time_limit_seconds,
         "live": not game.is_async,
         "urgent": left <= game.time_limit_seconds * 0.2,

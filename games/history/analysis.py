@@ -18,6 +18,7 @@ from django.utils.translation import gettext as _
 
 from games import analysis, presentation
 from games.engine import Rules, wild_rank_chars
+from games.live import clock
 from games.models import AnalysedDecision, Game, GameAnalysis, Seat
 from games.numbers import plain_number
 from games.services.analysis import explanations, round_points
@@ -71,6 +72,13 @@ def waiting_ahead(job: GameAnalysis | None) -> int | None:
     )
 
 
+def worker_stopped(state: str) -> bool:
+    """An analysis asked for and not done while the clock worker, which works them out, is not running: the
+    page says so (a stopped worker showed "It is next in line", or a frozen percentage, for as long as it
+    stayed down). The worker's heartbeat is read only then."""
+    return state in (GameAnalysis.Status.PENDING, GameAnalysis.Status.RUNNING) and not clock.running()
+
+
 def record_panel(*, game: Game, user: Any, seats: Sequence[Seat]) -> dict[str, Any]:
     """The record page's analysis block: its state and progress, whether this person may ask, the accuracies.
 
@@ -89,6 +97,7 @@ def record_panel(*, game: Game, user: Any, seats: Sequence[Seat]) -> dict[str, A
         "can_request": may_request(game, user, seats) and state in ("none", "stale", GameAnalysis.Status.FAILED),
         "players": players,
         "ahead": waiting_ahead(job),
+        "worker_stopped": worker_stopped(state),
     }
 
 
@@ -173,6 +182,7 @@ def game_analysis(*, game: Game, user: Any, show: str | None = None) -> dict[str
         "most_deals": analysis.most_deals(job.samples if job else analysis.SAMPLES),
         "ahead": waiting_ahead(job),
     }
+    context["worker_stopped"] = worker_stopped(context["state"])
     if job is None or stale or not job.is_done:
         return context
 

@@ -55,6 +55,14 @@ def enabled() -> bool:
     return not getattr(settings, "REDIS_URL", "")
 
 
+def running() -> bool:
+    """Whether the clock worker is doing its work: this process runs it (``enabled``), or the separate
+    ``manage.py gameclock`` recorded a pass lately (``heartbeat.clock_alive``, read from the shared cache)."""
+    from games.live import heartbeat
+
+    return enabled() or heartbeat.clock_alive()
+
+
 def one_pass() -> dict[str, int] | None:
     """One clock pass on a worker thread, with fresh database connections like a request: the timeouts and
     notices, then a bounded slice of the analyses asked for (``analysed`` counts its decisions)."""

@@ -170,3 +170,27 @@ def test_a_bots_move_whose_announcement_never_came_still_reaches_the_table(again
     expect(page.locator("#table .turn-line")).to_contain_text("Your turn", timeout=8_000)
     expect(page.locator("[data-live-status]")).to_have_text("Live")  # the socket stayed open all along
     assert page.evaluate(NOT_RELOADED)
+
+
+def test_a_countdown_long_past_zero_says_the_clock_is_late(timed_game, signed_in):
+    """The page's countdown says what the server would say of a turn long past its deadline: the clock is
+    late (a stopped clock worker left "the bot plays this turn" on screen for as long as it was down). A
+    copy of the table's countdown, as the server rendered it, is set to a turn whose time is up and that
+    counts as late two seconds on, and put beside the table (whose own countdown the page re-checks with
+    the server: this server's clock would play a real overdue turn at once); the script does the rest."""
+    game = timed_game
+    page = open_table(signed_in(game.seats.get(position=0).user), game)
+    expect(page.locator("#table time.countdown")).to_contain_text("left")
+    page.evaluate(
+        """() => {
+          const probe = document.querySelector("#table time.countdown").cloneNode(true);
+          probe.id = "probe";
+          probe.dataset.secondsLeft = "0";
+          probe.dataset.lateIn = "2";
+          delete probe.dataset.loadedAt;
+          document.body.append(probe);
+        }"""
+    )
+    probe = page.locator("#probe")
+    expect(probe).to_have_text("time is up: the bot plays this turn")
+    expect(probe).to_contain_text("the site’s clock is running late", timeout=WAIT_MS)

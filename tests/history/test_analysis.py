@@ -652,3 +652,32 @@ def test_a_redemption_last_turn_is_explained_as_it_is_scored_after_laying_off():
     # Outside a redemption last turn the hand is scored alone, as before.
     alone = leaves(hand, {"type": "discard", "card": "9D"}, None, rules, 3)
     assert alone is not None and alone["points"] == 19 and alone["laid_off"] == []
+
+
+STOPPED = "The analysis worker is not running right now"
+
+
+def test_a_waiting_analysis_says_when_the_worker_is_stopped_and_not_while_it_runs(finished, monkeypatch):
+    """Found by a tester: a stopped worker showed "It is next in line" (or a frozen percentage) for as long as
+    it stayed down. A separate clock worker (``GAMECLOCK_IN_SERVER=0``) that recorded no pass lately is
+    stopped; one that just passed is not, and neither is the clock of the serving process itself."""
+    from django.core.cache import cache
+
+    from games.live import heartbeat
+
+    game, ann, _ = finished
+    services.analysis_request(game_id=game.pk, user=ann)
+    monkeypatch.setenv("GAMECLOCK_IN_SERVER", "0")
+    cache.delete(heartbeat.KEY)
+    for page in (_url(game), f"/games/{game.pk}/record/"):
+        assert STOPPED in logged_in(ann).get(page).content.decode(), page
+    heartbeat.beat()
+    for page in (_url(game), f"/games/{game.pk}/record/"):
+        assert STOPPED not in logged_in(ann).get(page).content.decode(), page
+    cache.delete(heartbeat.KEY)
+    monkeypatch.setenv("GAMECLOCK_IN_SERVER", "1")  # the serving process runs the clock: it is running
+    assert STOPPED not in logged_in(ann).get(_url(game)).content.decode()
+    # Done, nothing waits: nothing to say of the worker.
+    monkeypatch.setenv("GAMECLOCK_IN_SERVER", "0")
+    _analyse(game)
+    assert STOPPED not in logged_in(ann).get(_url(game)).content.decode()

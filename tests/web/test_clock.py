@@ -13,6 +13,7 @@ import pytest
 import time_machine
 from django.core import mail
 from django.core.management import call_command
+from django.utils import timezone
 
 from games import selectors, services
 from games.models import Game, Move, TurnNotice
@@ -493,3 +494,21 @@ def test_the_turn_after_a_timeout_starts_once_the_takeover_bot_has_thought(make_
         written = datetime.datetime.now(datetime.UTC)
     game.refresh_from_db()
     assert game.turn_started_at == written and game.turn_deadline == written + datetime.timedelta(seconds=30)
+
+
+def test_a_turn_long_past_its_deadline_says_the_clock_is_late(make_user, classic):
+    """Found by a tester: with the clock worker stopped, the table said "the bot plays this turn" for as long
+    as it stayed down. Just past the deadline the clock is about to play it; long past, the table says it is
+    late, in the page and in what its script switches to."""
+    game, ann, bob = two_player_game(make_user, classic, limit=30)
+    mover = game.seats.get(position=game.current_seat).user
+    late = "the site’s clock is running late"
+    for past, says_late in ((5, False), (selectors.CLOCK_LATE_AFTER + 1, True)):
+        Game.objects.filter(pk=game.pk).update(turn_deadline=timezone.now() - past * SECOND)
+        page = logged_in(mover).get(game.get_absolute_url()).content.decode()
+        countdown = re.search(r'<time class="countdown"[^>]*>([^<]*)</time>', page)
+        assert countdown is not None
+        assert (late in countdown.group(1)) is says_late, countdown.group(0)
+        assert late in countdown.group(0)  # the script's words for later are in the page either way
+        late_in = int(re.search(r'data-late-in="(-?\d+)"', countdown.group(0)).group(1))
+        assert (late_in <= 0) is says_late

@@ -25,9 +25,13 @@
     var now = Date.now();
     document.querySelectorAll("time.countdown[data-seconds-left]").forEach(function (el) {
       if (!el.dataset.loadedAt) el.dataset.loadedAt = String(now);
-      var left = Number(el.dataset.secondsLeft) - Math.floor((now - Number(el.dataset.loadedAt)) / 1000);
+      var elapsed = Math.floor((now - Number(el.dataset.loadedAt)) / 1000);
+      var left = Number(el.dataset.secondsLeft) - elapsed;
+      // Time up and the turn still unplayed long after: the site's clock is late (games/selectors.py turn_clock).
+      var late = el.dataset.late && el.dataset.lateIn !== undefined && Number(el.dataset.lateIn) - elapsed <= 0;
       // The same words as the server's text (games/templatetags/game_time.py), "5h 07m left".
-      el.textContent = left > 0 ? interpolate(gettext("%(left)s left"), { left: format(left) }, true) : el.dataset.expired;
+      el.textContent = left > 0 ? interpolate(gettext("%(left)s left"), { left: format(left) }, true)
+        : late ? el.dataset.late : el.dataset.expired;
       el.classList.toggle("urgent", left > 0 && left <= 30);
     });
   }
