@@ -36,6 +36,21 @@ def create_open_table(page: Any, people: int) -> int:
     return int(found.group(1))
 
 
+def type_a_contribution(page: Any, game: int) -> Any:
+    """Open the join of ``game``'s row in the lobby and type a seed contribution there; the row."""
+    row = page.locator("#open-games li", has_text=f"#{game}")
+    row.locator("summary").click()
+    row.locator("input[name=seed_contribution]").fill("my own words")
+    return row
+
+
+def fetches_of_the_lists(page: Any) -> list[str]:
+    """The addresses of the page's fetches of its lists from now on, as they are made."""
+    fetches: list[str] = []
+    page.on("request", lambda request: fetches.append(request.url) if "/lobby/lists/" in request.url else None)
+    return fetches
+
+
 def wait_until(page: Any, condition: Any, seconds: float = 10) -> None:
     """Let the page's events (its socket's frames, its requests) come in until ``condition()`` holds."""
     for _ in range(int(seconds * 10)):
@@ -83,11 +98,8 @@ def test_the_lists_wait_while_a_seed_contribution_is_typed(make_user, signed_in)
     first = create_open_table(creator, people=2)
     page = signed_in(cid, viewport=PHONE).new_page()
     page.goto("/")
-    row = page.locator("#open-games li", has_text=f"#{first}")
-    row.locator("summary").click()
-    row.locator("input[name=seed_contribution]").fill("my own words")
-    fetches: list[str] = []
-    page.on("request", lambda request: fetches.append(request.url) if "/lobby/lists/" in request.url else None)
+    row = type_a_contribution(page, first)
+    fetches = fetches_of_the_lists(page)
 
     second = create_open_table(creator, people=1)
     page.wait_for_timeout(4000)
@@ -119,11 +131,8 @@ def test_lists_kept_for_later_are_not_fetched_again_at_each_heartbeat(make_user,
     )
     page.goto("/")
     wait_until(page, lambda: len(stamps) > 0)  # the stamp said on connect
-    row = page.locator("#open-games li", has_text=f"#{first}")
-    row.locator("summary").click()
-    row.locator("input[name=seed_contribution]").fill("my own words")
-    fetches: list[str] = []
-    page.on("request", lambda request: fetches.append(request.url) if "/lobby/lists/" in request.url else None)
+    row = type_a_contribution(page, first)
+    fetches = fetches_of_the_lists(page)
 
     second = create_open_table(creator, people=1)
     page.clock.run_for(2000)  # past the random spread of the fetches

@@ -182,9 +182,9 @@ def test_sign_up_goes_on_only_to_a_page_of_this_site(db, target):
     assert response.status_code == 302 and response["Location"] == "/"
 
 
-def finished_three_seat_game(ann: Any, bob: Any, classic: Any, **options: Any) -> Game:
-    """Ann and Bob and a bot, played out by the bots once both resigned."""
-    game = services.game_create(
+def three_seat_game(ann: Any, bob: Any, classic: Any, **options: Any) -> Game:
+    """Ann, Bob and a bot, in play: one round of three cards."""
+    return services.game_create(
         creator=ann,
         variant=classic,
         seat_count=3,
@@ -194,33 +194,28 @@ def finished_three_seat_game(ann: Any, bob: Any, classic: Any, **options: Any) -
         seed=9,
         **options,
     )
-    for person in (ann, bob):
-        services.game_resign(game_id=game.pk, user=person)
+
+
+def finished_by_resigning(game: Game, *people: Any) -> Game:
+    """``game`` played out by the bots once each of ``people`` resigned."""
+    for person in people:
+        game.refresh_from_db()
+        if game.status != Game.Status.FINISHED:
+            services.game_resign(game_id=game.pk, user=person)
     game.refresh_from_db()
     assert game.status == Game.Status.FINISHED
     return game
 
 
+def finished_three_seat_game(ann: Any, bob: Any, classic: Any, **options: Any) -> Game:
+    return finished_by_resigning(three_seat_game(ann, bob, classic, **options), ann, bob)
+
+
 def test_rematch_creates_one_new_game_with_the_same_people_and_options(make_user, classic):
     ann, bob = make_user("ann"), make_user("bob")
-    game = services.game_create(
-        creator=ann,
-        variant=classic,
-        seat_count=3,
-        bot_count=1,
-        invitees=[bob],
-        time_limit_seconds=3 * 24 * 3600,
-        coach=True,
-        options={"rounds": [3]},
-        seed=9,
-    )
+    game = three_seat_game(ann, bob, classic, time_limit_seconds=3 * 24 * 3600, coach=True)
     assert logged_in(ann).post(f"/games/{game.pk}/rematch/").status_code == 409  # not finished yet
-    services.game_resign(game_id=game.pk, user=ann)
-    game.refresh_from_db()
-    if game.status != Game.Status.FINISHED:
-        services.game_resign(game_id=game.pk, user=bob)
-        game.refresh_from_db()
-    assert game.status == Game.Status.FINISHED
+    finished_by_resigning(game, ann, bob)
     response = logged_in(bob).post(f"/games/{game.pk}/rematch/")
     assert response.status_code == 302
     new = Game.objects.get(rematch_of=game)
