@@ -348,7 +348,9 @@ def rematch(request: HttpRequest, game_id: int) -> HttpResponse:
         new = services.game_rematch(game_id=game.pk, user=request.user)
     except services.GameError as error:
         return _refused(request, error, game)
-    if new.status != Game.Status.OPEN:
+    if not any(seat.user_id == request.user.pk for seat in new.seats.all()):
+        pass  # they let their seat go (declined): only shown the way there, the table says the rest
+    elif new.status != Game.Status.OPEN:
         messages.success(request, _("Rematch! Same players, same options, new cards."))
     elif new.created_by_id == request.user.pk:
         messages.success(request, _("Rematch! The other players are asked to take their seats."))

@@ -259,7 +259,9 @@ def test_a_rematch_deals_nobody_into_a_rated_game_of_short_turns_without_their_c
     # Bob's lobby lists it as an invitation; he declines, and the seat is open to anyone.
     services.game_decline(game_id=new.pk, user=bob)
     assert not new.seats.filter(reserved_for=bob).exists()
-    assert logged_in(bob).post(f"/games/{game.pk}/rematch/")["Location"] == new.get_absolute_url()
+    response = logged_in(bob).post(f"/games/{game.pk}/rematch/", follow=True)
+    assert response.redirect_chain[-1][0] == new.get_absolute_url()
+    assert "You took your seat" not in response.content.decode()  # he did not
     new.refresh_from_db()
     # He declined: asking only leads there.
     assert new.status == Game.Status.OPEN and not new.seats.filter(user=bob).exists()
