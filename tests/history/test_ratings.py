@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+from typing import Any
+
 import pytest
 from django.db import IntegrityError, transaction
 
-from games import services
+from games import bots, services
+from games.engine import Draw, GameState, apply, view
 from games.history import ratings
 from games.models import Game, GameResult, Rating
 from tests.races import race
@@ -119,3 +123,46 @@ def test_two_processes_rating_one_game_at_once_rate_it_once(make_user):
     assert sorted(outcomes) == [False, True]
     assert GameResult.objects.filter(game=game).count() == 2
     assert Rating.objects.get(user=ann).games == 1 and Rating.objects.get(user=bob).games == 1
+
+
+def _play_to_the_last_discard(game: Game) -> tuple[Game, Any]:
+    """Play the game with the bots' choices up to its last turn's discard (drawn already): the action that ends it."""
+    for _ in range(5000):
+        game.refresh_from_db()
+        assert game.status == Game.Status.ACTIVE and game.current_seat is not None and game.state is not None
+        state = GameState.from_dict(game.state)
+        seat = game.seats.get(position=game.current_seat)
+        action = bots.choose_action(view(state, seat.position))
+        if not isinstance(action, Draw) and apply(state, seat.position, action)[0].is_over:
+            return game, action
+        services.game_play(game_id=game.pk, user=seat.user, action=action, expected_version=game.version)
+    raise AssertionError("the game did not reach its last turn")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_last_discard_racing_the_clock_finishes_and_rates_the_game_once(make_user, classic):
+    """Both paths that end a game, the person's last discard and the clock playing that turn, take the row lock:
+    whichever comes second finds the game over and rates nothing."""
+    ann, bob = make_user("ann"), make_user("bob")
+    game = services.game_create(creator=ann, variant=classic, seat_count=2, seed=4, options={"rounds": [3]})
+    services.game_join(game_id=game.pk, user=bob)
+    game, last = _play_to_the_last_discard(Game.objects.get(pk=game.pk))
+    seat = game.seats.get(position=game.current_seat)
+    turn, version, late = game.turn_number, game.version, game.turn_deadline + timedelta(seconds=1)
+
+    def discard() -> str:
+        services.game_play(game_id=game.pk, user=seat.user, action=last, expected_version=version)
+        return "person"
+
+    def clock() -> str:
+        services.game_timeout(game_id=game.pk, turn_number=turn, now=late)
+        return "bot"
+
+    outcomes = race([discard, clock], lock=game)
+    assert sorted(outcomes) in (["not_due", "person"], ["bot", "game_over"])  # the second found it over
+    game.refresh_from_db()
+    assert game.status == Game.Status.FINISHED
+    assert GameResult.objects.filter(game=game).count() == 2
+    assert Rating.objects.get(user=ann).games == Rating.objects.get(user=bob).games == 1
+    first = [(r.mu_after, r.sigma_after) for r in GameResult.objects.filter(game=game).order_by("position")]
+    assert first == [(r.mu, r.sigma) for r in (Rating.objects.get(user=ann), Rating.objects.get(user=bob))]
