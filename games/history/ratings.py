@@ -9,9 +9,18 @@ Who is rated for a seat:
   where they stand against each.
 
 Places come from :func:`places`, the one rule every page uses: the lowest
-total is first, equal totals share a place (openskill's ``ranks`` take
-ties), and people who left rank below everyone who stayed; each seat's place
-is stored in its ``GameResult``.  Several bots of one
+total is first, equal totals share a place, and people who left rank below
+everyone who stayed; each seat's place is stored in its ``GameResult``.
+
+Ties are not handed to openskill as equal ranks: its Plackett-Luce update
+for tied teams (6.2) is not monotone, so three people sharing first place
+moved less than the one they beat into fourth and were ranked below them on
+the leaderboard (openskill.py issue #155).  :func:`rate_places` rates the
+game once for each order of every tied group (rotated, so that each tied
+seat takes each of its group's places equally often) as strict ranks and
+gives each seat the mean: a shared place moves a rating between what the
+places it spans would, seats tied with equal ratings move alike, and a game
+without ties is rated exactly as openskill rates it.  Several bots of one
 level at the same table are one rated entity seen several times: each seat
 is rated as its own team from the level's rating, and the level then takes
 the mean of those seats' new ``mu`` and ``sigma`` (so bots of a level beating
@@ -26,6 +35,8 @@ outside a move (``manage.py rate_games``, for games finished earlier).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from math import lcm
 from statistics import fmean
 from typing import Any
 
@@ -35,7 +46,7 @@ from openskill.models import PlackettLuce
 
 from games.models import Game, GameResult, Rating, Seat
 
-__all__ = ["MODEL", "game_rate", "rate_finished_game", "places", "ordinal"]
+__all__ = ["MODEL", "game_rate", "rate_finished_game", "rate_places", "places", "ordinal"]
 
 MODEL = PlackettLuce()
 
@@ -54,6 +65,34 @@ def places(totals: list[int], left: list[bool] | None = None) -> list[int]:
     """
     keys = list(zip(left or [False] * len(totals), totals, strict=True))
     return [1 + sum(1 for other in keys if other < key) for key in keys]
+
+
+def rate_places(ratings: Sequence[tuple[float, float]], seat_places: Sequence[int]) -> list[tuple[float, float]]:
+    """Each seat's new (mu, sigma) after a game, from its (mu, sigma) before and its place (ties shared).
+
+    The mean of openskill's Plackett-Luce over strict orders of the tied seats (see the module's
+    docstring): order ``s`` puts each tied group rotated by ``s``, and the least common multiple of the
+    groups' sizes (15 at most for 8 seats) gives every tied seat each of its group's places equally
+    often.  Without ties that is one ``rate`` with the places as ranks.
+    """
+    groups: dict[int, list[int]] = {}
+    for seat, place in enumerate(seat_places):
+        groups.setdefault(place, []).append(seat)
+    outcomes: list[list[tuple[float, float]]] = [[] for _ in ratings]
+    for shift in range(lcm(*(len(group) for group in groups.values()))):
+        order = [seat for place in sorted(groups) for seat in _rotated(groups[place], shift)]
+        ranks: list[float] = [0.0] * len(ratings)  # openskill's type; the ranks are 1, 2, 3...
+        for rank, seat in enumerate(order, start=1):
+            ranks[seat] = rank
+        teams = [[MODEL.rating(mu=mu, sigma=sigma)] for mu, sigma in ratings]
+        for seat, team in enumerate(MODEL.rate(teams, ranks=ranks)):
+            outcomes[seat].append((team[0].mu, team[0].sigma))
+    return [(fmean(mu for mu, _ in seen), fmean(sigma for _, sigma in seen)) for seen in outcomes]
+
+
+def _rotated(group: list[int], shift: int) -> list[int]:
+    start = shift % len(group)
+    return group[start:] + group[:start]
 
 
 def game_rate(*, game_id: int) -> bool:
@@ -78,13 +117,11 @@ def rate_finished_game(game: Game) -> bool:
     current = _locked_ratings(set(keys))
     totals = [seat.total_score for seat in seats]
     seat_places = places(totals, [seat.has_left for seat in seats])
-    teams = [[MODEL.rating(mu=current[key].mu, sigma=current[key].sigma)] for key in keys]
-    ranks: list[float] = list(seat_places)  # openskill's type; the places stay whole numbers
-    rated = MODEL.rate(teams, ranks=ranks)
+    rated = rate_places([(current[key].mu, current[key].sigma) for key in keys], seat_places)
 
     new_values: dict[tuple[str, Any], list[tuple[float, float]]] = {}
-    for key, team in zip(keys, rated, strict=True):
-        new_values.setdefault(key, []).append((team[0].mu, team[0].sigma))
+    for key, value in zip(keys, rated, strict=True):
+        new_values.setdefault(key, []).append(value)
     after = {key: (fmean(v[0] for v in values), fmean(v[1] for v in values)) for key, values in new_values.items()}
 
     finished_at = game.finished_at or timezone.now()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from datetime import timedelta
 from typing import Any
 
@@ -79,6 +80,23 @@ def test_the_rating_follows_openskill_plackett_luce(make_user):
     assert Rating.objects.get(user=bob).mu == pytest.approx(b.mu)
     assert Rating.objects.get(bot_level="easy").mu == pytest.approx(e.mu)
     assert Rating.objects.get(user=ann).games == 2
+
+
+@pytest.mark.django_db
+def test_sharing_first_place_never_rates_a_person_below_someone_they_beat(make_user):
+    """openskill 6.2 given equal ranks moved three people sharing first place less than the fourth (mu 25.44
+    against 26.00): the leaderboard then ranked the one they beat above them."""
+    people = [make_user(name) for name in ("ann", "bob", "cat", "dan", "eve")]
+    make_finished_game(people, [5, 5, 5, 40, 50])
+    after = [Rating.objects.get(user=person) for person in people]
+    assert after[0].mu == pytest.approx(after[1].mu) == pytest.approx(after[2].mu)
+    assert after[0].sigma == pytest.approx(after[2].sigma)
+    assert after[2].mu > after[3].mu > after[4].mu and after[2].ordinal > after[3].ordinal > after[4].ordinal
+    # each winner moves as the mean of the strict orders the tie stands for, as openskill rates those
+    model = ratings.MODEL
+    orders = [[*order, 4, 5] for order in itertools.permutations([1, 2, 3])]
+    mus = [model.rate([[model.rating()] for _ in people], ranks=order)[0][0].mu for order in orders]
+    assert after[0].mu == pytest.approx(sum(mus) / len(mus))
 
 
 @pytest.mark.django_db
