@@ -3,19 +3,22 @@ finished games (a fixed number of queries whatever the number of games)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from django.db.models import (
     Avg,
     Count,
     Exists,
+    F,
     Max,
     Min,
     OuterRef,
     Q,
     QuerySet,
+    Window,
 )
+from django.db.models.functions import Rank
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
@@ -186,23 +189,30 @@ def player_stats(*, user: Any, viewer: Any = None, invited: Iterable[int] = ()) 
 
 
 def leaderboard() -> QuerySet[Rating]:
-    """People with at least ``LEADERBOARD_MIN_GAMES`` rated games, best rating first."""
+    """People with at least ``LEADERBOARD_MIN_GAMES`` rated games, best rating first.
+
+    Each is annotated with ``rank``: 1 + the number of people rated higher, so equal ratings share a
+    rank (as equal totals share a place) instead of being numbered by name; counted over the whole
+    list by the database (a window function), so a tie across a page's end keeps its rank.
+    """
     return (
         Rating.objects.filter(user__isnull=False, games__gte=LEADERBOARD_MIN_GAMES)
         .select_related("user")
+        .annotate(rank=Window(Rank(), order_by=F("ordinal").desc()))
         .order_by("-ordinal", "user__username")
     )
 
 
 def rating_before(offset: int) -> float | None:
-    """The rating of the person ranked just above place ``offset + 1`` (None for the first place)."""
+    """The rating of the person listed just before the ``offset``-th (0: the first; None for it)."""
     return leaderboard().values_list("ordinal", flat=True)[offset - 1] if offset else None
 
 
 def leaderboard_rows(
-    people: list[Rating], *, offset: int, bots: list[Rating], last_page: bool, previous: float | None
+    people: Sequence[Any], *, bots: list[Rating], last_page: bool, previous: float | None
 ) -> list[dict[str, Any]]:
-    """One page of the leaderboard with the bot levels placed where their rating falls.
+    """One page of the leaderboard (:func:`leaderboard`'s ratings, with their ``rank``) with the bot
+    levels placed where their rating falls.
 
     A bot shows once: just above the first person rated below it, or at the very end.  ``previous``
     is the rating (ordinal) of the last person of the page before (None on the first page): a bot
@@ -210,8 +220,8 @@ def leaderboard_rows(
     """
     level_names = dict(BotLevel.choices)
     rows: list[dict[str, Any]] = [
-        {"rank": offset + i + 1, "rating": r, "name": r.user.shown_name if r.user else "", "user": r.user, "bot": False}
-        for i, r in enumerate(people)
+        {"rank": r.rank, "rating": r, "name": r.user.shown_name if r.user else "", "user": r.user, "bot": False}
+        for r in people
     ]
     for bot in bots:
         above = [i for i, row in enumerate(rows) if row["rating"].ordinal >= bot.ordinal]

@@ -255,7 +255,6 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
     offset = page.start_index() - 1 if page.object_list else 0
     rows = stats.leaderboard_rows(
         list(page.object_list),
-        offset=offset,
         bots=bots,
         previous=stats.rating_before(offset),
         last_page=not page.has_next(),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.test import Client
 
 from games import services
 from games.models import Rating
@@ -111,18 +112,45 @@ def test_leaderboard_lists_people_with_five_rated_games_and_places_the_bots(make
     assert Client().get("/leaderboard/").status_code == 200
 
 
+def leaderboard_people(html: str) -> list[tuple[str, str]]:
+    """(rank, name) of each person's row of a leaderboard page."""
+    rows = re.findall(r"<tr class=\"(?!bot-row)[^\"]*\">\s*<td class=\"num\">(\d*)</td>\s*<td>(.*?)</td>", html, re.S)
+    return [(rank, re.sub(r"<[^>]+>", "", name).strip()) for rank, name in rows]
+
+
+def test_people_with_the_same_rating_share_a_rank_on_every_page(make_user, monkeypatch):
+    """Three people who tied every game have one rating: they were ranked 1, 2 and 3 by their names."""
+    from games.history import views
+
+    ann, bob, cat, dan, eve = (make_user(name) for name in ("ann", "bob", "cat", "dan", "eve"))
+    for i in range(5):
+        make_finished_game([ann, bob, cat, dan, eve], [5, 5, 5, 40, 50], number=i)
+    assert Rating.objects.get(user=ann).ordinal == Rating.objects.get(user=cat).ordinal
+    client = Client()
+    assert leaderboard_people(client.get("/leaderboard/").content.decode()) == [
+        ("1", "ann"),
+        ("1", "bob"),
+        ("1", "cat"),
+        ("4", "dan"),
+        ("5", "eve"),
+    ]
+    monkeypatch.setattr(views, "LEADERBOARD_PAGE_SIZE", 2)  # the tie runs over a page's end
+    assert leaderboard_people(client.get("/leaderboard/", {"page": 2}).content.decode()) == [("1", "cat"), ("4", "dan")]
+
+
 @pytest.mark.parametrize("bot_rating", [11, 10, 9.5, 8, 7.5, 7, 6.5, 5, 4.5, 4, 3])
 def test_a_bot_shows_once_on_the_leaderboards_pages_where_its_rating_falls(bot_rating):
     """Rated between the last person of one page and the first of the next, a bot was on neither page."""
     from games.history import leaderboard_rows
 
     people = [Rating(ordinal=value, games=5) for value in (10, 9, 8, 7, 6, 5, 4)]
+    for rank, person in enumerate(people, start=1):
+        person.rank = rank  # as leaderboard() annotates it
     bot = Rating(ordinal=bot_rating, bot_level="medium")
     size, shown = 3, []
     for start in range(0, len(people), size):
         page = leaderboard_rows(
             people[start : start + size],
-            offset=start,
             bots=[bot],
             previous=people[start - 1].ordinal if start else None,
             last_page=start + size >= len(people),
