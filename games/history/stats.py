@@ -191,12 +191,15 @@ def player_stats(*, user: Any, viewer: Any = None, invited: Iterable[int] = ()) 
 def leaderboard() -> QuerySet[Rating]:
     """People with at least ``LEADERBOARD_MIN_GAMES`` rated games, best rating first.
 
+    A deactivated account is left out: a moderator took it off the site (its games and stats stay, and
+    the ratings it moved), so it neither holds a rank nor pushes the people below it down.
+
     Each is annotated with ``rank``: 1 + the number of people rated higher, so equal ratings share a
     rank (as equal totals share a place) instead of being numbered by name; counted over the whole
     list by the database (a window function), so a tie across a page's end keeps its rank.
     """
     return (
-        Rating.objects.filter(user__isnull=False, games__gte=LEADERBOARD_MIN_GAMES)
+        Rating.objects.filter(user__isnull=False, user__is_active=True, games__gte=LEADERBOARD_MIN_GAMES)
         .select_related("user")
         .annotate(rank=Window(Rank(), order_by=F("ordinal").desc()))
         .order_by("-ordinal", "user__username")

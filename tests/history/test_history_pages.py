@@ -138,6 +138,21 @@ def test_people_with_the_same_rating_share_a_rank_on_every_page(make_user, monke
     assert leaderboard_people(client.get("/leaderboard/", {"page": 2}).content.decode()) == [("1", "cat"), ("4", "dan")]
 
 
+def test_a_deactivated_account_leaves_the_leaderboard_and_the_ranks_close_up(make_user):
+    """A moderator deactivated the best-rated account (cheating, say): it stayed first on the leaderboard."""
+    from django.contrib.auth.models import Group
+
+    ann, bob, cat, moderator = make_user("ann"), make_user("bob"), make_user("cat"), make_user("mod")
+    moderator.is_staff = True
+    moderator.save()
+    moderator.groups.add(Group.objects.get(name="Moderators"))
+    for i in range(5):
+        make_finished_game([ann, bob, cat], [5, 20, 40], number=i)
+    services.user_deactivate(user_id=ann.pk, moderator=moderator, reason="played with two accounts")
+    assert leaderboard_people(Client().get("/leaderboard/").content.decode()) == [("1", "bob"), ("2", "cat")]
+    assert Client().get("/leaderboard/", {"page": "2"}).status_code == 200
+
+
 @pytest.mark.parametrize("bot_rating", [11, 10, 9.5, 8, 7.5, 7, 6.5, 5, 4.5, 4, 3])
 def test_a_bot_shows_once_on_the_leaderboards_pages_where_its_rating_falls(bot_rating):
     """Rated between the last person of one page and the first of the next, a bot was on neither page."""
