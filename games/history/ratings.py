@@ -164,8 +164,10 @@ def _key(seat: Seat) -> tuple[str, Any]:
 
 def _locked_ratings(keys: set[tuple[str, Any]]) -> dict[tuple[str, Any], Rating]:
     """The current rating of each entity (created at the model's start), rows locked in pk order."""
-    user_ids = [value for kind, value in keys if kind == "user"]
-    levels = [value for kind, value in keys if kind == "bot"]
+    # Created in one order (sorted): two games finishing at once that share two people not rated yet would
+    # otherwise insert their rows crosswise and deadlock on each other's uncommitted rows (PostgreSQL).
+    user_ids = sorted(value for kind, value in keys if kind == "user")
+    levels = sorted(value for kind, value in keys if kind == "bot")
     fresh = MODEL.rating()
     start = {"mu": fresh.mu, "sigma": fresh.sigma, "ordinal": ordinal(fresh.mu, fresh.sigma)}
     for user_id in user_ids:
