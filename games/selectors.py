@@ -27,7 +27,7 @@ from .history import leaving
 from .history.ratings import places
 from .models import Absence, AuditRecord, Game, Move, Seat
 from .models.away import time_away_in_year
-from .table import RECENT_MOVES, TableReading, round_to_summarise, table_context
+from .table import TableReading, recent_moves_shown, round_to_summarise, table_context
 
 
 def games_waiting_on(*, user: Any) -> QuerySet[Game]:
@@ -338,7 +338,9 @@ def game_table(*, game: Game, user: Any, sort: str = "suit", hand_view: str = "o
     # cards are the bot's now, another player's, and the person may be talking to someone still playing.
     v = view(GameState.from_dict(game.state), me.position if me is not None and me.person_plays else None)
     moves = list(
-        Move.objects.filter(game=game).order_by("-seq").values_list("seq", "seat", "by_bot", "events")[:RECENT_MOVES]
+        Move.objects.filter(game=game)
+        .order_by("-seq")
+        .values_list("seq", "seat", "by_bot", "events")[: recent_moves_shown(game.seat_count)]
     )[::-1]
     people = _people_at(seats)
     summarised = round_to_summarise(rounds_ended=len(v.results), game_over=v.is_over, me=me)

@@ -44,11 +44,22 @@ __all__ = [
     "fair_contributions",
     "round_to_summarise",
     "RECENT_MOVES",
+    "recent_moves_shown",
     "HAND_VIEWS",
 ]
 
-#: How many lines the recent-moves list shows.
+#: How many moves (and lines) the recent-moves list shows at least.
 RECENT_MOVES = 12
+
+
+def recent_moves_shown(seat_count: int) -> int:
+    """How many moves the recent-moves list shows at a table of ``seat_count``: at least a whole lap, every
+    other seat's draw and discard and the player's own discard before them, so that when a player's turn
+    comes they can read what each of the others did since (at eight seats fourteen moves; the twelve of a
+    smaller table lost what the next player took, perhaps the player's own discard)."""
+    return max(RECENT_MOVES, 2 * seat_count)
+
+
 #: How a player sees their own hand: in their own order (sorted, or as they arranged it), or arranged
 #: by the engine into its best melds with what is left over.
 HAND_VIEWS = ("own", "melds")
@@ -310,7 +321,7 @@ def _dealt(reading: TableReading, v: SeatView) -> dict[str, Any]:
             {"name": names.get(t.seat), "kind": t.meld.kind.value, "cards": presentation.card_faces(t.meld.codes, wild)}
             for t in v.table_melds
         ],
-        "recent_moves": recent[:RECENT_MOVES],
+        "recent_moves": recent[: recent_moves_shown(game.seat_count)],
         # the player's turns the bot played because their time ran out, while they may still stop it
         "timeouts": (
             {"count": me.timeouts_in_row, "limit": Seat.TIMEOUTS_BEFORE_TAKEOVER}
