@@ -1,0 +1,152 @@
+"""Moderation done by two staff at once, or while the player acts: each step happens once, with one record.
+
+Two moderators act from two tabs (a report seen by both, a game both were asked about): the second one's
+step is refused with a reason and writes nothing.  The steps race as ``tests.races`` makes them: on
+PostgreSQL each racer queues on the row lock that the test holds, so they really meet there
+(``make test-postgres ARGS="tests/web/test_moderation_races.py"``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import Group
+
+from games import services
+from games.models import AuditRecord, Game
+from tests.races import race
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+REASON = "Reported twice; both of us looked."
+
+
+def moderators(django_user_model: Any, count: int = 2) -> list[Any]:
+    group = Group.objects.get(name="Moderators")
+    people = []
+    for number in range(count):
+        user = django_user_model.objects.create_user(
+            f"mod{number}", f"mod{number}@example.com", "a-long-pass-phrase-42", is_staff=True
+        )
+        user.groups.add(group)
+        people.append(user)
+    return people
+
+
+@pytest.fixture
+def game_in_play(make_user: Any, classic: Any) -> tuple[Game, Any, Any]:
+    ann, bob = make_user("ann"), make_user("bob")
+    game = services.game_create(creator=ann, variant=classic, seat_count=2, invitees=[bob], seed=7)
+    game.refresh_from_db()
+    assert game.status == Game.Status.ACTIVE
+    return game, ann, bob
+
+
+def records(action: str) -> list[AuditRecord]:
+    return list(AuditRecord.objects.filter(action=action))
+
+
+# -- two moderators, one step ------------------------------------------------------------------
+
+
+def test_two_moderators_aborting_a_game_at_once_abort_it_once(game_in_play, django_user_model):
+    game, _ann, _bob = game_in_play
+    first, second = moderators(django_user_model)
+    outcomes = race(
+        [
+            lambda: services.game_abort(game_id=game.pk, moderator=first, reason=REASON).status,
+            lambda: services.game_abort(game_id=game.pk, moderator=second, reason=REASON).status,
+        ],
+        lock=game,
+    )
+    assert sorted(outcomes) == ["aborted", "game_not_abortable"]
+    assert len(records(AuditRecord.Action.GAME_ABORT)) == 1
+
+
+def test_two_moderators_handing_a_seat_to_bots_at_once_hand_it_once(game_in_play, django_user_model):
+    game, _ann, bob = game_in_play
+    first, second = moderators(django_user_model)
+
+    def hand(moderator: Any, level: str) -> Callable[[], str]:
+        return lambda: (
+            services.seat_hand_to_bot(
+                game_id=game.pk, position=1, moderator=moderator, reason=REASON, bot_level=level
+            ).status
+        )
+
+    outcomes = race([hand(first, "easy"), hand(second, "hard")], lock=game)
+    assert sorted(outcomes) == ["active", "already_bot"]
+    [record] = records(AuditRecord.Action.SEAT_TO_BOT)
+    seat = game.seats.get(position=1)
+    assert seat.user == bob and seat.bot_level == ("easy" if record.actor == first else "hard")
+
+
+def test_two_moderators_deactivating_a_user_at_once_deactivate_them_once(game_in_play, django_user_model):
+    game, _ann, bob = game_in_play
+    first, second = moderators(django_user_model)
+    outcomes = race(
+        [
+            lambda: services.user_deactivate(user_id=bob.pk, moderator=first, reason=REASON).username,
+            lambda: services.user_deactivate(user_id=bob.pk, moderator=second, reason=REASON).username,
+        ],
+        lock=bob,
+    )
+    assert sorted(outcomes) == ["already_inactive", "bob"]
+    assert len(records(AuditRecord.Action.USER_DEACTIVATE)) == 1
+    assert len(records(AuditRecord.Action.SEAT_TO_BOT)) == 1
+
+
+@pytest.fixture
+def rude_message(game_in_play: tuple[Game, Any, Any]) -> Any:
+    game, ann, bob = game_in_play
+    message = services.chat_post(game_id=game.pk, user=bob, text="You play like a potato", channel="players")
+    services.chat_report(game_id=game.pk, user=ann, message_id=message.pk, note="rude")
+    return message
+
+
+def test_two_moderators_hiding_a_message_at_once_hide_it_once(rude_message, django_user_model):
+    first, second = moderators(django_user_model)
+    outcomes = race(
+        [
+            lambda: services.chat_hide(message_id=rude_message.pk, moderator=first, reason=REASON).pk,
+            lambda: services.chat_hide(message_id=rude_message.pk, moderator=second, reason=REASON).pk,
+        ],
+        lock=rude_message,
+    )
+    assert sorted(outcomes, key=str) == sorted([rude_message.pk, "chat_already_hidden"], key=str)
+    assert len(records(AuditRecord.Action.CHAT_HIDE)) == 1
+
+
+def test_a_moderator_dismissing_the_reports_as_another_hides_the_message_deals_with_them_once(
+    rude_message, django_user_model
+):
+    first, second = moderators(django_user_model)
+    outcomes = race(
+        [
+            lambda: services.chat_hide(message_id=rude_message.pk, moderator=first, reason=REASON).pk,
+            lambda: services.chat_dismiss_reports(message_id=rude_message.pk, moderator=second, reason=REASON).pk,
+        ],
+        lock=rude_message,
+    )
+    # Whichever comes second finds the report dealt with: a dismissal after the hiding has nothing to do.
+    assert "chat_no_reports" in outcomes or outcomes == [rude_message.pk, rude_message.pk]
+    assert len(records(AuditRecord.Action.CHAT_HIDE)) == 1
+    assert len(records(AuditRecord.Action.CHAT_DISMISS)) == (0 if "chat_no_reports" in outcomes else 1)
+    assert rude_message.reports.get().resolved_by in (first, second)
+
+
+def test_two_moderators_letting_a_user_chat_again_at_once_do_it_once(rude_message, django_user_model):
+    bob = rude_message.author
+    first, second = moderators(django_user_model)
+    services.chat_mute_user(user_id=bob.pk, moderator=first, reason=REASON, hours=24)
+    outcomes = race(
+        [
+            lambda: services.chat_unmute_user(user_id=bob.pk, moderator=first, reason=REASON).username,
+            lambda: services.chat_unmute_user(user_id=bob.pk, moderator=second, reason=REASON).username,
+        ],
+        lock=bob,
+    )
+    assert sorted(outcomes) == ["bob", "chat_not_muted"]
+    assert len(records(AuditRecord.Action.CHAT_UNMUTE)) == 1
