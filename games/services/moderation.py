@@ -188,7 +188,12 @@ def user_deactivate(*, user_id: int, moderator: Any, reason: str) -> Any:
     )
     for game_id in list(game_ids):
         game = lock_game(game_id)
-        seat = game.seats.select_related("user").get(user=user)
+        # Read again under the game's lock: since the list was read, another moderator (or the clock, or
+        # their resignation) may have handed the seat to a bot, whose level and name stay as they are, or
+        # they may have left the open table.
+        seat = game.seats.select_related("user").filter(user=user, bot_level="").first()
+        if seat is None:
+            continue
         if game.status == Game.Status.ACTIVE:
             _seat_to_bot(game, seat, BotLevel.MEDIUM)
             action = AuditRecord.Action.SEAT_TO_BOT

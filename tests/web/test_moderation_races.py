@@ -4,6 +4,11 @@ Two moderators act from two tabs (a report seen by both, a game both were asked 
 step is refused with a reason and writes nothing.  The steps race as ``tests.races`` makes them: on
 PostgreSQL each racer queues on the row lock that the test holds, so they really meet there
 (``make test-postgres ARGS="tests/web/test_moderation_races.py"``).
+
+Deactivating someone touches every game they sit in, each under its own lock, after reading the list of
+those games: what changes in one of them in between (another moderator hands the seat to a bot, the
+person leaves a table still waiting for players) must be seen under that lock.  Those interleavings are
+also played step by step (``between_list_and_lock``), so they are tested on every database, every time.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from django.contrib.auth.models import Group
 
 from games import services
 from games.models import AuditRecord, Game
+from games.services import moderation
 from tests.races import race
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -150,3 +156,82 @@ def test_two_moderators_letting_a_user_chat_again_at_once_do_it_once(rude_messag
     )
     assert sorted(outcomes) == ["bob", "chat_not_muted"]
     assert len(records(AuditRecord.Action.CHAT_UNMUTE)) == 1
+
+
+# -- a deactivation meeting another change of the same seat -----------------------------------------
+
+
+def between_list_and_lock(monkeypatch: pytest.MonkeyPatch, step: Callable[[int], object]) -> None:
+    """Run ``step(game_id)`` once, as if another request did it after ``user_deactivate`` listed the
+    person's games and before it locked the first of them."""
+    real_lock_game = moderation.lock_game
+    done: list[int] = []
+
+    def lock_game(game_id: int) -> Game:
+        if not done:
+            done.append(game_id)
+            step(game_id)
+        return real_lock_game(game_id)
+
+    monkeypatch.setattr(moderation, "lock_game", lock_game)
+
+
+def test_a_seat_another_moderator_handed_to_a_bot_meanwhile_is_not_handed_again(
+    game_in_play, django_user_model, monkeypatch
+):
+    """The deactivation handed the seat to a bot again: a medium one over the level the other moderator
+    chose, with a second record of the step and a version the table had to fetch (found by a tester)."""
+    game, _ann, bob = game_in_play
+    first, second = moderators(django_user_model)
+    versions: list[int] = []
+
+    def hand_over(game_id: int) -> None:
+        services.seat_hand_to_bot(game_id=game_id, position=1, moderator=second, reason=REASON, bot_level="hard")
+        versions.append(Game.objects.get(pk=game_id).version)
+
+    between_list_and_lock(monkeypatch, hand_over)
+    assert not game.seats.get(position=1).bot_level
+
+    services.user_deactivate(user_id=bob.pk, moderator=first, reason=REASON)
+
+    seat = game.seats.get(position=1)
+    assert (seat.bot_level, seat.user) == ("hard", bob)
+    [record] = records(AuditRecord.Action.SEAT_TO_BOT)
+    assert record.actor == second
+    assert Game.objects.get(pk=game.pk).version == versions[0]  # the deactivation left this game alone
+    bob.refresh_from_db()
+    assert not bob.is_active and len(records(AuditRecord.Action.USER_DEACTIVATE)) == 1
+
+
+def test_an_open_table_the_person_left_meanwhile_is_passed_over(make_user, classic, django_user_model, monkeypatch):
+    """The deactivation looked for their seat at a table they had just left and failed (a 500)."""
+    ann, bob = make_user("ann"), make_user("bob")
+    table = services.game_create(creator=ann, variant=classic, seat_count=3, invitees=[bob])
+    assert table.status == Game.Status.OPEN
+    [moderator] = moderators(django_user_model, 1)
+    between_list_and_lock(monkeypatch, lambda game_id: services.game_leave(game_id=game_id, user=bob))
+
+    services.user_deactivate(user_id=bob.pk, moderator=moderator, reason=REASON)
+
+    bob.refresh_from_db()
+    assert not bob.is_active
+    assert not table.seats.filter(user=bob).exists()
+    assert Game.objects.get(pk=table.pk).status == Game.Status.OPEN  # ann still waits for players
+    assert [r.action for r in AuditRecord.objects.all()] == [AuditRecord.Action.USER_DEACTIVATE]
+
+
+def test_deactivating_a_user_as_they_leave_an_open_table_does_both(make_user, classic, django_user_model):
+    ann, bob = make_user("ann"), make_user("bob")
+    table = services.game_create(creator=ann, variant=classic, seat_count=3, invitees=[bob])
+    [moderator] = moderators(django_user_model, 1)
+    outcomes = race(
+        [
+            lambda: services.user_deactivate(user_id=bob.pk, moderator=moderator, reason=REASON).username,
+            lambda: services.game_leave(game_id=table.pk, user=bob).status,
+        ],
+        lock=table,
+    )
+    assert outcomes[0] == "bob" and outcomes[1] in ("open", "not_seated")
+    bob.refresh_from_db()
+    assert not bob.is_active and not table.seats.filter(user=bob).exists()
+    assert len(records(AuditRecord.Action.SEAT_VACATE)) == (1 if outcomes[1] == "not_seated" else 0)
