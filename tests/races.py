@@ -28,14 +28,17 @@ from games.services import GameError
 QUEUE_TIMEOUT = 30.0
 
 
-def race(calls: Sequence[Callable[[], Any]], *, lock: Model | None = None) -> list[Any]:
+def race(calls: Sequence[Callable[[], Any]], *, lock: Model | None = None, in_order: bool = False) -> list[Any]:
     """Run every call at once; their results in order, a refusal as its ``GameError`` code.
 
-    Any other exception of a racer is raised here, after all of them finished.
+    ``in_order`` (with ``lock``): each racer starts once the one before it waits for a lock, so that on
+    PostgreSQL they queue, and get the lock, in the order of ``calls`` (an interleaving that the database
+    would otherwise pick only now and then).  Any other exception of a racer is raised here, after all of
+    them finished.
     """
     results: list[Any] = [None] * len(calls)
     errors: list[BaseException] = []
-    start = threading.Barrier(len(calls) + 1)
+    start = threading.Barrier(1 if in_order else len(calls) + 1)
 
     def run(index: int, call: Callable[[], Any]) -> None:
         try:
@@ -57,10 +60,15 @@ def race(calls: Sequence[Callable[[], Any]], *, lock: Model | None = None) -> li
     else:
         with transaction.atomic():
             type(lock)._default_manager.select_for_update().get(pk=lock.pk)
-            for thread in threads:
-                thread.start()
-            start.wait()
-            _wait_until_queued(len(calls))
+            if in_order:
+                for count, thread in enumerate(threads, start=1):
+                    thread.start()
+                    _wait_until_queued(count)
+            else:
+                for thread in threads:
+                    thread.start()
+                start.wait()
+                _wait_until_queued(len(calls))
     for thread in threads:
         thread.join(timeout=120)
         assert not thread.is_alive(), "a racer never finished"

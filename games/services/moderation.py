@@ -160,7 +160,11 @@ def user_deactivate(*, user_id: int, moderator: Any, reason: str) -> Any:
     reason = moderation_reason(reason)
     User = get_user_model()
     try:
-        user = User.objects.select_for_update().get(pk=user_id)
+        # FOR NO KEY UPDATE on PostgreSQL: two deactivations still wait for each other, but a row that names
+        # the user (the audit record of a seat another moderator hands to a bot, a game's results) is
+        # written meanwhile.  A plain FOR UPDATE blocked that row while this waited for the same game's
+        # lock: a deadlock, and one of the two steps failed (a 500).
+        user = User.objects.select_for_update(no_key=True).get(pk=user_id)
     except (User.DoesNotExist, ValueError, TypeError):
         raise GameError("not_found", _("There is no such user.")) from None
     if user.pk == moderator.pk:

@@ -220,6 +220,33 @@ def test_an_open_table_the_person_left_meanwhile_is_passed_over(make_user, class
     assert [r.action for r in AuditRecord.objects.all()] == [AuditRecord.Action.USER_DEACTIVATE]
 
 
+def test_deactivating_a_user_as_another_moderator_hands_their_seat_to_a_bot_writes_one_seat_record(
+    game_in_play, django_user_model
+):
+    """The hand-over queues first on the game, then the deactivation (which holds the person's row by then).
+    The hand-over's audit record names the person: under the deactivation's FOR UPDATE of their row, that
+    waited for the deactivation, which waited for the game: PostgreSQL found a deadlock and one step failed
+    (a 500; found by a tester)."""
+    game, _ann, bob = game_in_play
+    first, second = moderators(django_user_model)
+    outcomes = race(
+        [
+            lambda: (
+                services.seat_hand_to_bot(
+                    game_id=game.pk, position=1, moderator=second, reason=REASON, bot_level="hard"
+                ).status
+            ),
+            lambda: services.user_deactivate(user_id=bob.pk, moderator=first, reason=REASON).username,
+        ],
+        lock=game,
+        in_order=True,
+    )
+    assert outcomes[1] == "bob" and outcomes[0] in ("active", "already_bot")  # (SQLite picks the order itself)
+    [record] = records(AuditRecord.Action.SEAT_TO_BOT)
+    seat = game.seats.get(position=1)
+    assert seat.bot_level == ("hard" if record.actor == second else "medium")
+
+
 def test_deactivating_a_user_as_they_leave_an_open_table_does_both(make_user, classic, django_user_model):
     ann, bob = make_user("ann"), make_user("bob")
     table = services.game_create(creator=ann, variant=classic, seat_count=3, invitees=[bob])
