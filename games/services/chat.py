@@ -335,7 +335,11 @@ def _locked_user(user_id: Any) -> Any:
 
 @transaction.atomic
 def chat_mute_user(*, user_id: Any, moderator: Any, reason: str, hours: Any) -> ChatSuspension:
-    """Keep a user out of every chat for ``hours`` (one of ``MUTE_HOURS``); they still read."""
+    """Keep a user out of every chat for ``hours`` (one of ``MUTE_HOURS``); they still read.
+
+    Refused while a mute is in force: it is one step, done once (a second moderator acting on the same
+    report does nothing); another length is a new step after ``chat_unmute_user``.
+    """
     check_moderator(moderator, "games.moderate_chat")
     reason = moderation_reason(reason)
     if hours not in MUTE_HOURS:
@@ -343,6 +347,17 @@ def chat_mute_user(*, user_id: Any, moderator: Any, reason: str, hours: Any) -> 
     user = _locked_user(user_id)
     if user.pk == moderator.pk:
         raise GameError("chat_mute_self", _("You cannot mute yourself."))
+    # Read under the lock of their row: two moderators muting them from two tabs mute them once.
+    muted_until = chat_selectors.muted_until(user)
+    if muted_until is not None:
+        raise GameError(
+            "chat_already_muted",
+            _(
+                "%(name)s is muted from chat already, until %(when)s. To mute them for another time, "
+                "let them chat again first."
+            )
+            % {"name": user.username, "when": when(muted_until)},
+        )
     until = timezone.now() + datetime.timedelta(hours=hours)
     suspension = ChatSuspension.objects.create(user=user, until=until, reason=reason, moderator=moderator)
     audit.record(

@@ -185,6 +185,24 @@ def test_a_moderator_mutes_an_author_from_chat_for_a_time_and_lets_them_chat_aga
     assert refused.value.code == "chat_not_muted"
 
 
+def test_a_second_mute_while_one_is_in_force_is_refused_and_writes_nothing(talk, role_client):
+    """Two moderators acting on the same report: the second mute was written too, with its own record."""
+    _game, _ann, bob, _cid, _polite, rude = talk
+    client, moderator = role_client("moderator")
+    services.chat_mute_user(user_id=bob.pk, moderator=moderator, reason=REASON, hours=24)
+    until = ChatSuspension.objects.get().until
+    again = run_action(client, "/admin/games/chatmessage/", "mute_authors", [rude.pk], reason=REASON, hours=720)
+    assert again.status_code == 302
+    page = client.get(again["Location"]).content.decode()
+    assert "is muted from chat already" in page and "let them chat again first" in page
+    assert list(ChatSuspension.objects.values_list("until", flat=True)) == [until]
+    assert AuditRecord.objects.filter(action=AuditRecord.Action.CHAT_MUTE).count() == 1
+    # Once let go, another length is a new step.
+    services.chat_unmute_user(user_id=bob.pk, moderator=moderator, reason="Another length.")
+    services.chat_mute_user(user_id=bob.pk, moderator=moderator, reason=REASON, hours=720)
+    assert AuditRecord.objects.filter(action=AuditRecord.Action.CHAT_MUTE).count() == 2
+
+
 @pytest.mark.parametrize("changelist", ["/admin/games/chatmessage/", "/admin/games/chatreport/"])
 def test_muting_the_author_through_the_confirmation_page_mutes_that_author(talk, role_client, changelist):
     """The page's form posts the list's own selection back: it once posted the authors' user ids, which the

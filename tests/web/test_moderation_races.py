@@ -20,7 +20,7 @@ import pytest
 from django.contrib.auth.models import Group
 
 from games import services
-from games.models import AuditRecord, Game
+from games.models import AuditRecord, ChatSuspension, Game
 from games.services import moderation
 from tests.races import race
 
@@ -141,6 +141,23 @@ def test_a_moderator_dismissing_the_reports_as_another_hides_the_message_deals_w
     assert len(records(AuditRecord.Action.CHAT_HIDE)) == 1
     assert len(records(AuditRecord.Action.CHAT_DISMISS)) == (0 if "chat_no_reports" in outcomes else 1)
     assert rude_message.reports.get().resolved_by in (first, second)
+
+
+def test_two_moderators_muting_a_user_from_chat_at_once_mute_them_once(rude_message, django_user_model):
+    """Both tabs showed the report: the second mute found the first in force and wrote a mute and a record
+    of its own (found by a tester: two mutes, two audit records for one step)."""
+    bob = rude_message.author
+    first, second = moderators(django_user_model)
+    outcomes = race(
+        [
+            lambda: services.chat_mute_user(user_id=bob.pk, moderator=first, reason=REASON, hours=24).pk,
+            lambda: services.chat_mute_user(user_id=bob.pk, moderator=second, reason=REASON, hours=24).pk,
+        ],
+        lock=bob,
+    )
+    assert "chat_already_muted" in outcomes
+    assert ChatSuspension.objects.count() == 1
+    assert len(records(AuditRecord.Action.CHAT_MUTE)) == 1
 
 
 def test_two_moderators_letting_a_user_chat_again_at_once_do_it_once(rude_message, django_user_model):
