@@ -65,6 +65,16 @@ class AbortForm(ReasonForm):
 
 
 class SeatToBotForm(ReasonForm):
+    # The table shows the person on the seat why a bot plays it (their own reason alone): the moderator is told.
+    reason = forms.CharField(
+        label=gettext_lazy("Reason"),
+        widget=forms.Textarea(attrs={"rows": 3, "cols": 60}),
+        max_length=services.REASON_MAX_LENGTH,
+        help_text=gettext_lazy(
+            "Required. The person on the seat sees it on the game page; it is kept in the audit log with your "
+            "name and the time."
+        ),
+    )
     bot_level = forms.ChoiceField(label=gettext_lazy("Bot level"), choices=BotLevel.choices, initial=BotLevel.MEDIUM)
 
 

@@ -299,6 +299,22 @@ def test_hand_a_seat_to_a_bot_from_the_game_page(two_player_game, role_client):
     assert REASON in table and "Rematch" in table
 
 
+@pytest.mark.parametrize("where", ["game page", "seat list"])
+def test_the_hand_over_form_says_that_the_person_on_the_seat_reads_the_reason(two_player_game, role_client, where):
+    """The table shows that person the reason (above); the form said only "kept in the audit log", so a
+    moderator could write there a note meant for staff (found by a tester)."""
+    game, _ann, bob = two_player_game
+    client, _moderator = role_client("moderator")
+    if where == "game page":
+        page = client.get(f"/admin/games/game/{game.pk}/seats/1/bot/")
+    else:
+        seat = game.seats.get(position=1)
+        page = client.post("/admin/games/seat/", {"action": "hand_to_bot", "_selected_action": [seat.pk]})
+    assert page.status_code == 200
+    assert "The person on the seat sees it on the game page" in html.unescape(page.content.decode())
+    assert game.seats.get(position=1).bot_level == "" and audit_count() == 0
+
+
 def test_hand_seats_to_a_bot_from_the_seat_list(two_player_game, role_client):
     game, _ann, bob = two_player_game
     client, _moderator = role_client("superuser")
