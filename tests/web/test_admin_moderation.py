@@ -8,6 +8,7 @@ import re
 
 import pytest
 from django.contrib.auth.models import Permission
+from django.test import Client
 from django.urls import reverse
 
 from games import services
@@ -532,6 +533,60 @@ def test_permission_boundaries(two_player_game, role_client, role):
         bob.refresh_from_db()
         assert bob.username == "bob" and not bob.is_superuser
         assert response.status_code in (302, 403)
+
+
+def test_a_moderation_step_posted_without_the_csrf_token_is_refused_and_changes_nothing(two_player_game, role_client):
+    """A page elsewhere that makes a moderator's browser post a step (a forged form): every step's page and
+    every action of the lists needs the token, like the rest of the admin."""
+    game, ann, bob = two_player_game
+    _client, moderator = role_client("moderator")
+    message = services.chat_post(game_id=game.pk, user=bob, text="You play like a potato", channel="players")
+    report = services.chat_report(game_id=game.pk, user=ann, message_id=message.pk)
+    services.chat_mute_user(user_id=ann.pk, moderator=moderator, reason=REASON, hours=1)
+    suspension = ann.chat_suspensions.get()
+    records = audit_count()
+    forged = Client(enforce_csrf_checks=True)
+    forged.force_login(moderator)
+    reason = {"confirm": "yes", "reason": REASON}
+    mute = {"hours": 1}
+    seat = game.seats.get(position=1)
+    posts = [
+        (f"/admin/games/game/{game.pk}/abort/", reason),
+        (f"/admin/games/game/{game.pk}/seats/1/bot/", {**reason, "bot_level": "easy"}),
+        (f"/admin/accounts/user/{bob.pk}/deactivate/", reason),
+        ("/admin/games/game/", {**reason, "action": "abort_games", "_selected_action": [game.pk]}),
+        ("/admin/games/seat/", {**reason, "action": "hand_to_bot", "_selected_action": [seat.pk]}),
+        ("/admin/accounts/user/", {**reason, "action": "deactivate_users", "_selected_action": [bob.pk]}),
+        ("/admin/accounts/user/", {**reason, "action": "mute_from_chat", "_selected_action": [bob.pk], **mute}),
+        ("/admin/accounts/user/", {**reason, "action": "let_chat_again", "_selected_action": [ann.pk]}),
+        ("/admin/games/chatmessage/", {**reason, "action": "hide_messages", "_selected_action": [message.pk]}),
+        ("/admin/games/chatreport/", {**reason, "action": "dismiss_reports", "_selected_action": [report.pk]}),
+        ("/admin/games/chatmessage/", {**reason, "action": "mute_authors", "_selected_action": [message.pk], **mute}),
+        ("/admin/games/chatsuspension/", {**reason, "action": "unmute_users", "_selected_action": [suspension.pk]}),
+    ]
+    before = state_fingerprint(game)
+    for url, data in posts:
+        assert forged.post(url, data).status_code == 403, (url, data.get("action"))
+    assert audit_count() == records and state_fingerprint(game) == before
+    game.refresh_from_db()
+    bob.refresh_from_db()
+    for row in (message, report, suspension):
+        row.refresh_from_db()
+    assert game.status == Game.Status.ACTIVE and bob.is_active and not message.is_hidden and report.is_open
+    assert not game.seats.filter(bot_level__gt="").exists() and suspension.in_force
+
+
+def test_an_action_on_a_game_the_list_does_not_show_does_nothing(two_player_game, role_client):
+    """The abort posted from the list of open games with the id of a game in play (another game's id, typed
+    into the form): the action acts on the rows of the list as filtered, so nothing is aborted."""
+    game, _ann, _bob = two_player_game
+    client, _moderator = role_client("moderator")
+    response = client.post(
+        "/admin/games/game/?status__exact=open",
+        {"action": "abort_games", "_selected_action": [game.pk], "confirm": "yes", "reason": REASON},
+    )
+    assert response.status_code == 302
+    assert Game.objects.get(pk=game.pk).status == Game.Status.ACTIVE and audit_count() == 0
 
 
 def test_even_a_superuser_deactivates_only_through_the_audited_action(two_player_game, role_client):
