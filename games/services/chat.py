@@ -201,7 +201,11 @@ def chat_post(
             raise GameError("chat_empty", _("Write something first."))
         if len(words) > MESSAGE_MAX_LENGTH:
             raise too_long(len(words))
-    get_user_model().objects.select_for_update().filter(pk=user.pk).first()  # one post at a time per person
+    # One post at a time per person: FOR NO KEY UPDATE, which still makes their posts wait for each other but
+    # not a row that only names them (the audit record of their seat handed to a bot, a game's results). With
+    # FOR UPDATE, such a row, written under the game's lock, waited for this post, whose message names the game
+    # and so waited for that lock: PostgreSQL found a deadlock and failed one of the two.
+    get_user_model().objects.select_for_update(no_key=True).filter(pk=user.pk).first()
     now = timezone.now()
     _check_rate(user, now)
     message = ChatMessage.objects.create(

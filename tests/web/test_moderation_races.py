@@ -279,3 +279,25 @@ def test_deactivating_a_user_as_they_leave_an_open_table_does_both(make_user, cl
     bob.refresh_from_db()
     assert not bob.is_active and not table.seats.filter(user=bob).exists()
     assert len(records(AuditRecord.Action.SEAT_VACATE)) == (1 if outcomes[1] == "not_seated" else 0)
+
+
+# -- a moderator's step meeting the player's own request -------------------------------------------
+
+
+def test_handing_a_seat_to_a_bot_as_its_player_posts_in_the_chat_does_both(game_in_play, django_user_model):
+    """The hand-over queues first on the game, then bob's post (which holds his row by then, counting his
+    messages). The hand-over's audit record names bob: under the post's FOR UPDATE of his row, that waited
+    for the post, whose message names the game and waited for the hand-over. PostgreSQL found a deadlock and
+    failed one of the two (a 500; found by a tester)."""
+    game, _ann, bob = game_in_play
+    [moderator] = moderators(django_user_model, 1)
+    outcomes = race(
+        [
+            lambda: services.seat_hand_to_bot(game_id=game.pk, position=1, moderator=moderator, reason=REASON).status,
+            lambda: services.chat_post(game_id=game.pk, user=bob, text="brb", channel="players").text,
+        ],
+        lock=game,
+        in_order=True,
+    )
+    assert outcomes == ["active", "brb"]
+    assert len(records(AuditRecord.Action.SEAT_TO_BOT)) == 1 and game.chat_messages.get().author == bob
