@@ -85,10 +85,15 @@ def clock_stopped(now: datetime.datetime) -> Q:
 
 
 def _lock_user(user: Any) -> User:
-    """The person's row, locked: their time away changes one request or clock pass at a time."""
+    """The person's row, locked: their time away changes one request or clock pass at a time.
+
+    FOR NO KEY UPDATE: those still wait for each other, but not a row that only names the person, written
+    under the lock of one of their games (the audit record of their seat handed to a bot, a game's results)
+    while this waits for that game: with FOR UPDATE, PostgreSQL found a deadlock and failed one of the two.
+    """
     if user is None or not user.is_authenticated:
         raise GameError("not_logged_in", _("Log in first."))
-    return User.objects.select_for_update().get(pk=user.pk)
+    return User.objects.select_for_update(no_key=True).get(pk=user.pk)
 
 
 def _start_of(day: datetime.date, zone: datetime.tzinfo) -> datetime.datetime:
@@ -243,7 +248,7 @@ def _each(absence_id: int, user_id: int, what: str, step: Any, **still: Any) -> 
     1 if done, 0 if another worker did it meanwhile or it failed (logged, rolled back)."""
     try:
         with transaction.atomic():
-            User.objects.select_for_update().filter(pk=user_id).first()
+            User.objects.select_for_update(no_key=True).filter(pk=user_id).first()  # as _lock_user
             absence = Absence.objects.filter(pk=absence_id, **still).first()
             if absence is None:
                 return 0

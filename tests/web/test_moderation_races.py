@@ -301,3 +301,20 @@ def test_handing_a_seat_to_a_bot_as_its_player_posts_in_the_chat_does_both(game_
     )
     assert outcomes == ["active", "brb"]
     assert len(records(AuditRecord.Action.SEAT_TO_BOT)) == 1 and game.chat_messages.get().author == bob
+
+
+def test_handing_a_seat_to_a_bot_as_its_player_goes_away_does_both(game_in_play, django_user_model):
+    """The same with bob declaring time away, which holds his row and then tells each of his tables over days
+    (locking it): the hand-over's record waited for bob's row, the time away for the game (found by a tester)."""
+    game, _ann, bob = game_in_play
+    [moderator] = moderators(django_user_model, 1)
+    outcomes = race(
+        [
+            lambda: services.seat_hand_to_bot(game_id=game.pk, position=1, moderator=moderator, reason=REASON).status,
+            lambda: services.away_declare(user=bob, days=1).user_id,
+        ],
+        lock=game,
+        in_order=True,
+    )
+    assert outcomes == ["active", bob.pk]
+    assert len(records(AuditRecord.Action.SEAT_TO_BOT)) == 1 and bob.absences.count() == 1
