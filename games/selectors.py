@@ -299,7 +299,11 @@ def game_table(*, game: Game, user: Any, sort: str = "suit", hand_view: str = "o
     away, over = _clocks_held_at_table(game=game, seats=seats, now=now)
     mover_away = away.get(game.current_seat) if game.current_seat is not None else None
     mover_over = over.get(game.current_seat, []) if game.current_seat is not None else []
-    rematch = Game.objects.filter(rematch_of=game).first() if game.is_finished else None
+    rematch = (
+        Game.objects.filter(rematch_of=game).exclude(status=Game.Status.ABORTED).first() if game.is_finished else None
+    )
+    # A rematch the reader may not open (a players-only game started without them) is not offered: it was a 403.
+    rematch_without_me = rematch is not None and me is not None and not may_watch(game=rematch, user=user)
     reading = TableReading(
         game=game,
         seats=seats,
@@ -309,7 +313,8 @@ def game_table(*, game: Game, user: Any, sort: str = "suit", hand_view: str = "o
         hand_view=hand_view,
         clock=turn_clock(game=game, now=now, away=mover_away, settling=mover_over),
         away=away,
-        rematch_game=rematch,
+        rematch_game=None if rematch_without_me else rematch,
+        rematch_without_me=rematch_without_me,
         rematch_seat_held=(
             rematch is not None
             and me is not None

@@ -79,6 +79,8 @@ class TableReading:
     abort_record: AuditRecord | None
     #: The rematch is still open and a seat in it is held for the reader (asked, not yet seated).
     rematch_seat_held: bool = False
+    #: There is a rematch, which the reader may not open (a players-only game that started without them).
+    rematch_without_me: bool = False
     #: Why a moderator handed the reader's seat to a bot (their seat only).
     handover_record: AuditRecord | None = None
     view: SeatView | None = None
@@ -130,6 +132,11 @@ def table_context(reading: TableReading) -> dict[str, Any]:
         "can_rematch": game.is_finished and me is not None,
         "rematch_game": reading.rematch_game,
         "rematch_seat_held": reading.rematch_seat_held,
+        "rematch_without_me": reading.rematch_without_me,
+        # Asking for a rematch asks other people (else the bots sit down and it is dealt at once).
+        "rematch_asks_people": any(
+            s.user is not None and s.user.is_active and (me is None or s.user_id != me.user_id) for s in seats
+        ),
         "invite_path": game.invite_path() if me is not None and game.is_open else "",
         "aborted": game.is_aborted,
         "abort_record": reading.abort_record,

@@ -344,12 +344,20 @@ def resign(request: HttpRequest, game_id: int) -> HttpResponse:
 @post_only
 def rematch(request: HttpRequest, game_id: int) -> HttpResponse:
     game = get_object_or_404(Game, pk=game_id)
+    form = JoinForm(request.POST)  # the seed contribution of a person taking the seat held for them
+    if not form.is_valid():
+        return _refused(request, _bad_contribution(form), game)
     try:
-        new = services.game_rematch(game_id=game.pk, user=request.user)
+        new = services.game_rematch(
+            game_id=game.pk, user=request.user, seed_contribution=form.cleaned_data["seed_contribution"]
+        )
     except services.GameError as error:
         return _refused(request, error, game)
     if not any(seat.user_id == request.user.pk for seat in new.seats.all()):
-        pass  # they let their seat go (declined): only shown the way there, the table says the rest
+        # They let their seat go (declined), or it went to a bot: shown the way there if they may look at it.
+        if not selectors.may_watch(game=new, user=request.user):
+            messages.info(request, _("The rematch is under way without you."))
+            return redirect(game)
     elif new.status != Game.Status.OPEN:
         messages.success(request, _("Rematch! Same players, same options, new cards."))
     elif new.created_by_id == request.user.pk:

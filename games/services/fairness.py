@@ -5,9 +5,9 @@ SHA-256 commitment from the moment it exists; the seed stays secret (no
 page, partial, JSON or live message, nor the admin, shows it) until the game
 is finished.  Each seat adds a public contribution: the text a person types
 when creating or joining, or 16 random hex digits when they type none; a
-bot's seat, and anyone seated without being asked (invitees, a rematch),
-gets random ones at the deal.  The contributions are fixed when the cards
-are dealt.
+bot's seat, and anyone seated without being asked (invitees), gets random
+ones when the seat is filled (a bot taking a seat at the start: at the
+deal).  The contributions are fixed when the cards are dealt.
 
 What the scheme proves, and what it does not (decisions written down):
 
@@ -18,7 +18,8 @@ What the scheme proves, and what it does not (decisions written down):
   an open game) also keeps the server from choosing a seed that favours
   anyone, since it could not know that text when it drew the seed.  Random
   contributions made by the server add nothing against a dishonest server:
-  in a game dealt at once (every seat filled at creation, a rematch) the
+  in a game dealt at once (every seat filled at creation, a rematch with
+  only bots beside its asker) the
   guarantee rests on the server drawing its seed from ``secrets``, as the
   code shows.
 * The seed of a game called off after its first deal is revealed, as a
@@ -154,7 +155,7 @@ def shuffle_at_deal(game: Game) -> Shuffle:
     """The game's shuffle, once every seat of a version-2 game has its contribution (fixed from now on).
 
     A seat still without one (a bot that took an open seat when the creator
-    started the game, a rematch) gets the site's random text now.
+    started the game) gets the site's random text now.
     """
     if game.shuffle_version == SHUFFLE_FAIR:
         now = timezone.now()

@@ -27,7 +27,7 @@ from .turns import (
     announce_lobby,
     engine_state,
     hand_seat_to_bot,
-    let_held_seats_go,
+    let_go_of_a_called_off_table,
     lock_game,
     log_on_commit,
     play_bots,
@@ -83,7 +83,7 @@ def game_abort(*, game_id: int, moderator: Any, reason: str) -> Game:
     game.save(update_fields=[*changed, "version", "updated_at"])
     if was_open:
         announce_lobby(game)  # the table leaves the lobby's list (and the invitations of those it held seats for)
-        let_held_seats_go(game)
+        let_go_of_a_called_off_table(game)
     audit.record(
         actor=moderator,
         action=AuditRecord.Action.GAME_ABORT,

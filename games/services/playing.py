@@ -42,7 +42,7 @@ from .turns import (
     describe_illegal,
     engine_state,
     hand_seat_to_bot,
-    let_held_seats_go,
+    let_go_of_a_called_off_table,
     lock_game,
     locked_game,
     play_bots,
@@ -88,7 +88,7 @@ def game_create(
 
     ``invited``: people asked by name (the lobby's form): a seat is held for each, which only they may
     take (``game_join``), so nobody is put into a game, its clock and its rating, without taking the seat
-    themselves.  ``invitees`` are seated at once (tests and benches; a rematch seats its players itself).
+    themselves.  ``invitees`` are seated at once (tests and benches only).
 
     ``options`` override the variant's rule options (e.g. ``{"rounds": [3, 4]}``);
     ``round_count`` plays only the first rounds of the variant.  Bots are
@@ -105,19 +105,7 @@ def game_create(
     typed = fairness.clean_contribution(seed_contribution)
     invitees = [u for u in dict.fromkeys(invitees) if u.pk != creator.pk]
     invited = [u for u in dict.fromkeys(invited) if u.pk != creator.pk and u not in invitees]
-    # Counted under the rows of the people named, in one order: two tables made at once count each other.
-    list(User.objects.select_for_update().filter(pk__in=[person.pk for person in invited]).order_by("pk"))
-    for person in invited:
-        waiting = Seat.objects.filter(reserved_for=person, user__isnull=True, game__status=Game.Status.OPEN)
-        if waiting.count() >= MAX_INVITATIONS_WAITING or (
-            waiting.filter(game__created_by=creator).count() >= MAX_INVITATIONS_FROM_ONE
-        ):
-            # (without the number: it would tell of private tables too)
-            raise GameError(
-                "too_many_invitations",
-                _("%(name)s cannot be invited to more tables now: they have invitations waiting.")
-                % {"name": person.shown_name},
-            )
+    check_invitations_waiting(creator, invited)
     levels = [bot_level] * max(bot_count, 0) if bot_levels is None else [str(level) for level in bot_levels]
     if bot_levels is not None:
         bot_count = len(levels)
@@ -195,6 +183,26 @@ def game_create(
     else:
         announce_lobby(game)  # a new open table, or an invitation
     return game
+
+
+def check_invitations_waiting(creator: Any, invited: Sequence[Any]) -> None:
+    """Refuse to hold a seat for a person who has ``MAX_INVITATIONS_WAITING`` held at open tables, or
+    ``MAX_INVITATIONS_FROM_ONE`` of them from ``creator`` (a table made, or a rematch asked for).
+
+    Counted under the rows of the people named, in one order: two tables made at once count each other.
+    """
+    list(User.objects.select_for_update().filter(pk__in=[person.pk for person in invited]).order_by("pk"))
+    for person in invited:
+        waiting = Seat.objects.filter(reserved_for=person, user__isnull=True, game__status=Game.Status.OPEN)
+        if waiting.count() >= MAX_INVITATIONS_WAITING or (
+            waiting.filter(game__created_by=creator).count() >= MAX_INVITATIONS_FROM_ONE
+        ):
+            # (without the number: it would tell of private tables too)
+            raise GameError(
+                "too_many_invitations",
+                _("%(name)s cannot be invited to more tables now: they have invitations waiting.")
+                % {"name": person.shown_name},
+            )
 
 
 #: "Play now": how many bots sit down with the person (the create form's default too).
@@ -323,7 +331,7 @@ def vacate_seat(game: Game, seat: Seat) -> None:
     game.save(update_fields=fields)
     announce(game)
     if remaining is None:
-        let_held_seats_go(game)
+        let_go_of_a_called_off_table(game)
 
 
 @transaction.atomic
@@ -478,7 +486,7 @@ def game_resign(*, game_id: int, user: Any) -> Game:
 
 
 @transaction.atomic
-def game_rematch(*, game_id: int, user: Any) -> Game:
+def game_rematch(*, game_id: int, user: Any, seed_contribution: str | None = None) -> Game:
     """A new game with the same people, bots, seats and options, once per finished game; the people are asked,
     not seated.
 
@@ -491,16 +499,35 @@ def game_rematch(*, game_id: int, user: Any) -> Game:
     to it. People who left the first game are asked again; a bot takes the seat of an account a moderator has
     deactivated since. A rematch with no one else to ask (the asker and bots) is dealt at once. It has a new
     server seed; the finished game's pages hear a new version, and show the way to it.
+
+    The people asked count against the invitation limits as if invited by name (``check_invitations_waiting``:
+    rematches asked for again and again could otherwise hold any number of seats for one person). A rematch
+    called off before its deal (its last person left, or a moderator) no longer stands for the finished game:
+    asking makes a new one. ``seed_contribution`` is the person's text for the shuffles when they take the
+    seat held for them (a random one when empty).
     """
+    contribution = fairness.clean_contribution(seed_contribution)
     game = locked_game(game_id, user)
     seat_of(game, user)
     if game.status != Game.Status.FINISHED:
         raise GameError("game_not_finished", _("A rematch can only follow a finished game."))
     existing = Game.objects.filter(rematch_of=game).first()
+    if existing is not None and existing.status == Game.Status.ABORTED:
+        # (locked after the finished game, as every path here does)
+        Game.objects.filter(pk=existing.pk).update(rematch_of=None)
+        existing = None
     if existing is not None:
         if existing.status == Game.Status.OPEN and existing.seats.filter(reserved_for=user, user__isnull=True).exists():
-            return game_join(game_id=existing.pk, user=user)
+            try:
+                return game_join(game_id=existing.pk, user=user, seed_contribution=contribution)
+            except GameError as error:
+                if error.code != "game_not_open":
+                    raise
+                existing.refresh_from_db()  # its asker started it a moment before: they are sent to it
         return existing
+    old_seats = list(game.seats.select_related("user").order_by("position"))
+    asked = [old.user for old in old_seats if old.user is not None and old.user.is_active and old.user_id != user.pk]
+    check_invitations_waiting(user, asked)
     now = timezone.now()
     new = Game.objects.create(
         variant=game.variant,
@@ -519,7 +546,6 @@ def game_rematch(*, game_id: int, user: Any) -> Game:
         rematch_of=game,
     )
     seats = []
-    old_seats = list(game.seats.select_related("user").order_by("position"))
     taken = {old.bot_name for old in old_seats if old.user is None}
     for old in old_seats:
         at = {"game": new, "position": old.position}

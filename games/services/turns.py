@@ -513,10 +513,34 @@ def announce_lobby(game: Game) -> None:
     live.announce_lobby_to_users_on_commit(people)
 
 
-def let_held_seats_go(game: Game) -> None:
+def let_go_of_a_called_off_table(game: Game) -> None:
     """A game that will never be dealt (called off while open) holds no seat for anyone any more: the people
-    invited no longer see it among their invitations, nor may open its table."""
+    invited no longer see it among their invitations, nor may open its table; and, a rematch, it no longer
+    stands for its finished game (:func:`tell_of_a_called_off_rematch`)."""
     game.seats.filter(reserved_for__isnull=False).update(reserved_for=None)
+    tell_of_a_called_off_rematch(game)
+
+
+def tell_of_a_called_off_rematch(game: Game) -> None:
+    """``game``, an open rematch, is called off: once that commits, its finished game's tables are told (a new
+    version), and offer "Rematch" again (the table no longer leads to a rematch called off, and
+    ``game_rematch`` makes a new one). Before, the finished game kept pointing at the called-off rematch.
+
+    After the commit, in a transaction of its own: the finished game is locked before its rematch on every
+    path that locks both (``game_rematch``), never after.
+    """
+    finished_id = game.rematch_of_id
+    if finished_id is None:
+        return
+
+    def tell() -> None:
+        with transaction.atomic():
+            finished = lock_game(finished_id)
+            finished.version += 1
+            finished.save(update_fields=["version", "updated_at"])
+            announce(finished)
+
+    transaction.on_commit(tell)
 
 
 def deal(game: Game) -> None:

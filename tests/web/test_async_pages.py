@@ -338,3 +338,82 @@ def test_hard_bots_play_on_the_site_with_the_rounds_history(make_user, classic):
         card = next(face["code"] for face in view["hand"] if face["can_discard"])
         assert post_action(client, game, {"type": "discard", "card": card}).status_code == 302
     assert game.moves.filter(by_bot=True).exists()
+
+
+def test_a_rematch_called_off_before_its_deal_gives_way_to_a_new_one(
+    make_user, classic, role_client, django_capture_on_commit_callbacks
+):
+    """A review: the asker leaving the open rematch (or a moderator calling it off) aborted it, and the
+    finished game pointed at it for good: no new rematch, "Go to the rematch" to a dead table, its pages
+    not told."""
+    ann, bob = make_user("ann"), make_user("bob")
+    game = finished_three_seat_game(ann, bob, classic)
+    for call_off in (
+        lambda new: services.game_leave(game_id=new.pk, user=ann),
+        lambda new: services.game_abort(game_id=new.pk, moderator=role_client("moderator")[1], reason="test"),
+    ):
+        new = services.game_rematch(game_id=game.pk, user=ann)
+        version = Game.objects.get(pk=game.pk).version
+        with django_capture_on_commit_callbacks(execute=True):
+            call_off(new)
+        assert Game.objects.get(pk=new.pk).status == Game.Status.ABORTED
+        assert Game.objects.get(pk=game.pk).version > version  # its open pages fetch it again
+        page = logged_in(bob).get(game.get_absolute_url()).content.decode()
+        assert "Go to the rematch" not in page and "Take your seat in the rematch" not in page
+        assert ">Rematch</button>" in page
+        again = services.game_rematch(game_id=game.pk, user=bob)
+        assert again.pk != new.pk and again.status == Game.Status.OPEN and again.rematch_of_id == game.pk
+        services.game_leave(game_id=again.pk, user=bob)  # (for the next way of calling it off)
+
+
+def test_a_rematch_holds_seats_within_the_invitation_limits(make_user, classic):
+    """A review: rematches asked for again and again held 12 seats for Bob from one person (invitations by
+    name stop at 2 from one creator), and nobody could invite him to a table any more."""
+    ann, bob = make_user("ann"), make_user("bob")
+    games = [finished_three_seat_game(ann, bob, classic) for _ in range(3)]
+    for game in games[:2]:
+        services.game_rematch(game_id=game.pk, user=ann)
+    response = logged_in(ann).post(f"/games/{games[2].pk}/rematch/")
+    assert response.status_code == 409 and "cannot be invited to more tables now" in response.content.decode()
+    assert not Game.objects.filter(rematch_of=games[2]).exists()
+    # Bob declining one lets Ann ask again.
+    services.game_decline(game_id=Game.objects.get(rematch_of=games[0]).pk, user=bob)
+    assert services.game_rematch(game_id=games[2].pk, user=ann).status == Game.Status.OPEN
+
+
+def test_the_seat_taken_in_a_rematch_carries_the_persons_own_contribution(make_user, classic):
+    """A review: the finished table's "Take your seat" had no contribution field, so the site made one up,
+    later than a contribution typed before it, which then no longer protected the deal."""
+    ann, bob = make_user("ann"), make_user("bob")
+    game = finished_three_seat_game(ann, bob, classic)
+    new = services.game_rematch(game_id=game.pk, user=ann)
+    page = logged_in(bob).get(game.get_absolute_url()).content.decode()
+    assert 'name="seed_contribution"' in page
+    refused = logged_in(bob).post(f"/games/{game.pk}/rematch/", {"seed_contribution": "é" * 3})
+    assert refused.status_code == 400 and not new.seats.filter(user=bob).exists()
+    logged_in(bob).post(f"/games/{game.pk}/rematch/", {"seed_contribution": "bob typed this"})
+    seat = new.seats.get(user=bob)
+    assert (seat.seed_contribution, seat.seed_contribution_source) == ("bob typed this", Seat.Contribution.PLAYER)
+
+
+def test_a_players_only_rematch_started_without_a_person_is_not_a_dead_link_for_them(make_user, classic):
+    """A review: "Go to the rematch" (and asking) led to a 403 once a players-only rematch started without them."""
+    ann, bob = make_user("ann"), make_user("bob")
+    game = finished_three_seat_game(ann, bob, classic, spectators_allowed=False)
+    new = services.game_rematch(game_id=game.pk, user=ann)
+    services.game_start(game_id=new.pk, user=ann)
+    page = logged_in(bob).get(game.get_absolute_url()).content.decode()
+    assert "Go to the rematch" not in page and ">Rematch</button>" not in page
+    assert "The rematch is under way without you." in page
+    response = logged_in(bob).post(f"/games/{game.pk}/rematch/", follow=True)
+    assert response.status_code == 200 and response.redirect_chain[-1][0] == game.get_absolute_url()
+
+
+def test_the_rematch_hint_says_who_is_asked(make_user, classic):
+    ann, bob = make_user("ann"), make_user("bob")
+    with_people = logged_in(ann).get(finished_three_seat_game(ann, bob, classic).get_absolute_url())
+    assert "the other people at the table are asked" in with_people.content.decode()
+    alone = services.game_create(creator=ann, variant=classic, seat_count=2, bot_count=1, options={"rounds": [3]})
+    finished_by_resigning(alone, ann)
+    page = logged_in(ann).get(alone.get_absolute_url()).content.decode()
+    assert "A new game with the same players and options." in page and "are asked" not in page

@@ -158,6 +158,32 @@ def test_both_players_asking_for_a_rematch_at_once_get_the_same_one_game(make_us
     assert set(rematch.seats.values_list("user_id", flat=True)) == {ann.pk, bob.pk}
 
 
+def test_taking_the_seat_held_in_a_rematch_as_its_asker_starts_it_sends_the_person_to_it(make_user, classic):
+    """A review on PostgreSQL: the asker's start took the rematch's lock first, and the person taking their
+    held seat from the finished table got "This game is not taking players any more" (409) there."""
+    game, ann, bob = two_player_game(make_user, classic)
+    for person in (ann, bob):
+        services.game_resign(game_id=game.pk, user=person)
+    rematch = services.game_rematch(game_id=game.pk, user=ann)
+    assert rematch.status == Game.Status.OPEN
+
+    outcomes = race(
+        [
+            lambda: services.game_start(game_id=rematch.pk, user=ann).pk,
+            lambda: services.game_rematch(game_id=game.pk, user=bob).pk,
+        ],
+        lock=rematch,
+        in_order=True,  # the start first, as the review saw it on PostgreSQL (SQLite may queue them otherwise)
+    )
+    started, taken = outcomes
+    assert taken == rematch.pk  # never refused: sent to the rematch, seated or started without him
+    rematch.refresh_from_db()
+    assert rematch.status == Game.Status.ACTIVE
+    bob_seated = rematch.seats.filter(user=bob).exists()
+    # Whoever came second found the game dealt: the start, refused, or the seat, gone to a bot.
+    assert started == ("game_not_open" if bob_seated else rematch.pk)
+
+
 def test_the_clock_racing_the_discard_that_ends_the_turn_ends_it_once(make_user, classic):
     game, ann, bob = two_player_game(make_user, classic)
     seat = game.seats.get(position=game.current_seat)
