@@ -22,9 +22,12 @@ from .errors import GameError
 from .turns import (
     TAKEOVER_BOT_LEVEL,
     Recorder,
+    announce,
+    announce_lobby,
     engine_state,
     extend_history,
     hand_seat_to_bot,
+    let_go_of_a_called_off_table,
     lock_game,
     log_on_commit,
     play_bots,
@@ -33,6 +36,12 @@ from .turns import (
 )
 
 logger = logging.getLogger(__name__)
+
+#: How long a table with a live time limit waits, unchanged, for its players: then the clock calls it off. One
+#: played over days waits as long as it takes. Before, a live table waited for ever, and a seat taken hours
+#: later dealt it to people long gone, whose 30-second turns the clock then played and rated (a review saw it
+#: with a rematch: its asker walked away, the other took the seat six hours later).
+LIVE_TABLE_WAITS = datetime.timedelta(minutes=30)
 
 #: A game whose turn has been a bot's this long since it last changed was left by a server that stopped
 #: before it ran the work after its answer (``after_response``), or whose after-answer thread is busy with
@@ -161,14 +170,41 @@ def clock_tick(*, now: datetime.datetime | None = None) -> dict[str, int]:
             logger.exception("the bots of game %s could not play their waiting turns", game_id)
             # Tried again once it has waited BOTS_WAITING_AFTER anew, not at every pass.
             Game.objects.filter(pk=game_id).update(updated_at=moment())
+    called_off = call_off_live_tables_left_waiting(now=moment())
     sent = notices.send_due_notices(now=moment())
     return {
+        "called_off": called_off,
         "timeouts": played,
         "emails": sent["emails"],
         "pushes": sent["pushes"],
         "away": settled,
         "bots": rescued,
     }
+
+
+def call_off_live_tables_left_waiting(*, now: datetime.datetime) -> int:
+    """Call off the open tables with a live time limit that nobody joined, left or started for
+    ``LIVE_TABLE_WAITS``; how many. Each under its row lock, checked again there (a seat taken meanwhile
+    keeps it)."""
+    waited = now - LIVE_TABLE_WAITS
+    stale = Game.objects.filter(
+        status=Game.Status.OPEN, time_limit_seconds__lt=Game.ASYNC_MIN_SECONDS, updated_at__lte=waited
+    )
+    called_off = 0
+    for game_id in stale.order_by("updated_at").values_list("pk", flat=True):
+        with transaction.atomic():
+            game = lock_game(game_id)
+            if game.status != Game.Status.OPEN or game.is_async or game.updated_at > waited:
+                continue
+            announce_lobby(game)  # (before the seats held are let go: those invited hear of it too)
+            changed = game.set_status(Game.Status.ABORTED)
+            game.version += 1
+            game.save(update_fields=[*changed, "version", "updated_at"])
+            let_go_of_a_called_off_table(game)
+            announce(game)
+            log_on_commit(logger, "live table %s called off: nobody came for %s", game.pk, LIVE_TABLE_WAITS)
+        called_off += 1
+    return called_off
 
 
 def _play_left_bots(work: list[Callable[[], object]]) -> None:

@@ -512,3 +512,49 @@ def test_a_turn_long_past_its_deadline_says_the_clock_is_late(make_user, classic
         assert late in countdown.group(0)  # the script's words for later are in the page either way
         late_in = int(re.search(r'data-late-in="(-?\d+)"', countdown.group(0)).group(1))
         assert (late_in <= 0) is says_late
+
+
+def test_a_live_table_nobody_came_to_is_called_off_and_one_played_over_days_waits(
+    make_user, classic, django_capture_on_commit_callbacks
+):
+    """A review: a live table waited for ever, and a seat taken hours later dealt it to people long gone
+    (a rematch's asker walked away; the other took his seat six hours on), whose turns the clock played."""
+    from games.services.clock import LIVE_TABLE_WAITS, call_off_live_tables_left_waiting
+
+    ann, bob = make_user("ann"), make_user("bob")
+    live = services.game_create(creator=ann, variant=classic, seat_count=2, time_limit_seconds=30, invited=[bob])
+    days = services.game_create(creator=ann, variant=classic, seat_count=2, time_limit_seconds=DAY)
+    now = timezone.now()
+    assert call_off_live_tables_left_waiting(now=now + LIVE_TABLE_WAITS - SECOND) == 0
+    with django_capture_on_commit_callbacks(execute=True):
+        assert call_off_live_tables_left_waiting(now=now + LIVE_TABLE_WAITS + SECOND) == 1
+    live.refresh_from_db()
+    days.refresh_from_db()
+    assert live.status == Game.Status.ABORTED and days.status == Game.Status.OPEN
+    assert not live.seats.filter(reserved_for=bob).exists()  # Bob's invitation went with it
+    response = logged_in(bob).post(f"/games/{live.pk}/join/")
+    assert response.status_code == 409 and not live.seats.filter(user=bob).exists()
+
+
+def test_a_seat_taken_keeps_a_live_table_waiting_and_a_called_off_rematch_gives_way(
+    make_user, classic, django_capture_on_commit_callbacks
+):
+    from games.services.clock import LIVE_TABLE_WAITS
+
+    game, ann, bob = two_player_game(make_user, classic, limit=30, rounds=(3,))
+    for person in (ann, bob):
+        services.game_resign(game_id=game.pk, user=person)
+    start = timezone.now()
+    with time_machine.travel(start, tick=False):
+        rematch = services.game_rematch(game_id=game.pk, user=ann)
+    with time_machine.travel(start + LIVE_TABLE_WAITS - SECOND, tick=False):
+        services.game_decline(game_id=rematch.pk, user=bob)  # a change: it waits again from now
+    with django_capture_on_commit_callbacks(execute=True):
+        services.clock_tick(now=start + LIVE_TABLE_WAITS + SECOND)
+    assert Game.objects.get(pk=rematch.pk).status == Game.Status.OPEN
+    with django_capture_on_commit_callbacks(execute=True):
+        done = services.clock_tick(now=start + 2 * LIVE_TABLE_WAITS)
+    assert done["called_off"] == 1 and Game.objects.get(pk=rematch.pk).status == Game.Status.ABORTED
+    # The finished table offers a rematch again, and a new one may be asked for.
+    assert ">Rematch</button>" in logged_in(bob).get(game.get_absolute_url()).content.decode()
+    assert services.game_rematch(game_id=game.pk, user=bob).pk != rematch.pk
