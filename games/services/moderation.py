@@ -25,6 +25,7 @@ from .turns import (
     Recorder,
     announce,
     announce_lobby,
+    deal,
     engine_state,
     hand_seat_to_bot,
     let_go_of_a_called_off_table,
@@ -221,15 +222,25 @@ def user_deactivate(*, user_id: int, moderator: Any, reason: str) -> Any:
         log_on_commit(
             logger, "moderator %s: %s in game %s for deactivated user %s", moderator.pk, action, game.pk, user.pk
         )
-    # Seats held for them (invited by name) are open to anyone again: they can no longer take them.
+    # Seats held for them (invited by name) are open to anyone again: they can no longer take them. In a
+    # rematch (the same people) a bot takes the place instead, as when it is asked for after a deactivation:
+    # a review saw a stranger take it at a public rematch.
     held = Seat.objects.filter(reserved_for=user, user__isnull=True, game__status=Game.Status.OPEN)
     for game_id in list(held.values_list("game_id", flat=True)):
         game = lock_game(game_id)
         announce_lobby(game)  # (before the seat is let go: its held person's pages hear of it too)
-        game.seats.filter(reserved_for=user, user__isnull=True).update(reserved_for=None)
+        seats = game.seats.filter(reserved_for=user, user__isnull=True)
+        if game.rematch_of_id is None:
+            seats.update(reserved_for=None)
+        else:
+            for seat in seats:
+                hand_seat_to_bot(game, seat, BotLevel.MEDIUM)
         game.version += 1
-        game.save(update_fields=["version", "updated_at"])
-        announce(game)
+        if game.rematch_of_id is not None and not game.seats.filter(user__isnull=True, bot_level="").exists():
+            deal(game)  # that was the last seat: dealt, as the last seat taken deals
+        else:
+            game.save(update_fields=["version", "updated_at"])
+            announce(game)
     return user
 
 

@@ -417,3 +417,20 @@ def test_the_rematch_hint_says_who_is_asked(make_user, classic):
     finished_by_resigning(alone, ann)
     page = logged_in(ann).get(alone.get_absolute_url()).content.decode()
     assert "A new game with the same players and options." in page and "are asked" not in page
+
+
+def test_a_person_deactivated_after_being_asked_to_a_rematch_leaves_a_bot_not_an_open_seat(
+    make_user, classic, role_client
+):
+    """A review: their held seat opened to anyone, and a stranger took it at a public rematch; deactivated
+    before the rematch was asked for, a bot took it. Now a bot takes it either way (here the last seat: dealt)."""
+    ann, bob = make_user("ann"), make_user("bob")
+    game = finished_three_seat_game(ann, bob, classic)
+    new = services.game_rematch(game_id=game.pk, user=ann)
+    services.user_deactivate(user_id=bob.pk, moderator=role_client("moderator")[1], reason="spam")
+    seat = new.seats.get(position=game.seats.get(user=bob).position)
+    assert seat.user_id is None and seat.reserved_for_id is None and seat.bot_level == "medium"
+    new.refresh_from_db()
+    assert new.status == Game.Status.ACTIVE
+    eve = make_user("eve")
+    assert logged_in(eve).post(f"/games/{new.pk}/join/").status_code == 409
