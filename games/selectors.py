@@ -300,7 +300,10 @@ def game_table(*, game: Game, user: Any, sort: str = "suit", hand_view: str = "o
     mover_away = away.get(game.current_seat) if game.current_seat is not None else None
     mover_over = over.get(game.current_seat, []) if game.current_seat is not None else []
     rematch = (
-        Game.objects.filter(rematch_of=game).exclude(status=Game.Status.ABORTED).first() if game.is_finished else None
+        # (a rematch called off before its deal gives way to a new one: ``services.game_rematch``)
+        Game.objects.filter(rematch_of=game).exclude(status=Game.Status.ABORTED, state__isnull=True).first()
+        if game.is_finished
+        else None
     )
     # A rematch the reader may not open (a players-only game started without them) is not offered: it was a 403.
     rematch_without_me = rematch is not None and me is not None and not may_watch(game=rematch, user=user)

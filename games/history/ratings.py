@@ -98,7 +98,7 @@ def _rotated(group: list[int], shift: int) -> list[int]:
 def game_rate(*, game_id: int) -> bool:
     """Rate a finished game if it is not rated yet; True when this call rated it."""
     with transaction.atomic():
-        game = Game.objects.select_for_update().get(pk=game_id)
+        game = Game.objects.select_for_update(no_key=True).get(pk=game_id)  # as ``lock_game`` does
         return rate_finished_game(game)
 
 

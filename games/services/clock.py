@@ -192,18 +192,21 @@ def call_off_live_tables_left_waiting(*, now: datetime.datetime) -> int:
     )
     called_off = 0
     for game_id in stale.order_by("updated_at").values_list("pk", flat=True):
-        with transaction.atomic():
-            game = lock_game(game_id)
-            if game.status != Game.Status.OPEN or game.is_async or game.updated_at > waited:
-                continue
-            announce_lobby(game)  # (before the seats held are let go: those invited hear of it too)
-            changed = game.set_status(Game.Status.ABORTED)
-            game.version += 1
-            game.save(update_fields=[*changed, "version", "updated_at"])
-            let_go_of_a_called_off_table(game)
-            announce(game)
-            log_on_commit(logger, "live table %s called off: nobody came for %s", game.pk, LIVE_TABLE_WAITS)
-        called_off += 1
+        try:
+            with transaction.atomic():
+                game = lock_game(game_id)
+                if game.status != Game.Status.OPEN or game.is_async or game.updated_at > waited:
+                    continue  # a seat taken (or the table started) since the list was read
+                announce_lobby(game)  # (before the seats held are let go: those invited hear of it too)
+                changed = game.set_status(Game.Status.ABORTED)
+                game.version += 1
+                game.save(update_fields=[*changed, "version", "updated_at"])
+                announce(game)
+                let_go_of_a_called_off_table(game)
+                log_on_commit(logger, "live table %s called off: nobody came for %s", game.pk, LIVE_TABLE_WAITS)
+            called_off += 1
+        except Exception:  # one broken table must not stop the clock's pass
+            logger.exception("the open live table %s could not be called off", game_id)
     return called_off
 
 

@@ -191,57 +191,67 @@ def user_deactivate(*, user_id: int, moderator: Any, reason: str) -> Any:
         .order_by("game_id")
         .values_list("game_id", flat=True)
     )
-    for game_id in list(game_ids):
-        game = lock_game(game_id)
-        # Read again under the game's lock: since the list was read, another moderator (or the clock, or
-        # their resignation) may have handed the seat to a bot, whose level and name stay as they are, or
-        # they may have left the open table.
-        seat = game.seats.select_related("user").filter(user=user, bot_level="").first()
-        if seat is None:
-            continue
-        if game.status == Game.Status.ACTIVE:
-            _seat_to_bot(game, seat, BotLevel.MEDIUM)
-            action = AuditRecord.Action.SEAT_TO_BOT
-            parts = audit.seat_parts(game, seat)
-        elif game.status == Game.Status.OPEN:
-            action = AuditRecord.Action.SEAT_VACATE
-            parts = audit.seat_parts(game, seat)  # before the seat is emptied
-            vacate_seat(game, seat)
-        else:
-            continue
-        audit.record(
-            actor=moderator,
-            action=action,
-            game=game,
-            seat_position=seat.position,
-            target_user=user,
-            reason=reason,
-            kind="deactivated_seat",
-            parts=parts,
-        )
-        log_on_commit(
-            logger, "moderator %s: %s in game %s for deactivated user %s", moderator.pk, action, game.pk, user.pk
-        )
-    # Seats held for them (invited by name) are open to anyone again: they can no longer take them. In a
-    # rematch (the same people) a bot takes the place instead, as when it is asked for after a deactivation:
-    # a review saw a stranger take it at a public rematch.
     held = Seat.objects.filter(reserved_for=user, user__isnull=True, game__status=Game.Status.OPEN)
-    for game_id in list(held.values_list("game_id", flat=True)):
+    # Every game in one order (its seats and its holds at once): two deactivations crossing two rematches
+    # locked them in opposite orders and deadlocked (a review, on PostgreSQL).
+    for game_id in sorted(set(game_ids) | set(held.values_list("game_id", flat=True))):
         game = lock_game(game_id)
-        announce_lobby(game)  # (before the seat is let go: its held person's pages hear of it too)
-        seats = game.seats.filter(reserved_for=user, user__isnull=True)
-        if game.rematch_of_id is None:
-            seats.update(reserved_for=None)
-        else:
-            for seat in seats:
-                hand_seat_to_bot(game, seat, BotLevel.MEDIUM)
-        game.version += 1
-        if game.rematch_of_id is not None and not game.seats.filter(user__isnull=True, bot_level="").exists():
-            deal(game)  # that was the last seat: dealt, as the last seat taken deals
-        else:
-            game.save(update_fields=["version", "updated_at"])
-            announce(game)
+        _deactivated_seat(game, user, moderator, reason)
+        _deactivated_hold(game, user)
     return user
+
+
+def _deactivated_seat(game: Game, user: Any, moderator: Any, reason: str) -> None:
+    """The deactivated person's own seat at the locked ``game``: a bot plays it on (in play), or it is let go
+    (an open table), audited."""
+    # Read again under the game's lock: since the list was read, another moderator (or the clock, or
+    # their resignation) may have handed the seat to a bot, whose level and name stay as they are, or
+    # they may have left the open table.
+    seat = game.seats.select_related("user").filter(user=user, bot_level="").first()
+    if seat is None:
+        return
+    if game.status == Game.Status.ACTIVE:
+        _seat_to_bot(game, seat, BotLevel.MEDIUM)
+        action = AuditRecord.Action.SEAT_TO_BOT
+        parts = audit.seat_parts(game, seat)
+    elif game.status == Game.Status.OPEN:
+        action = AuditRecord.Action.SEAT_VACATE
+        parts = audit.seat_parts(game, seat)  # before the seat is emptied
+        vacate_seat(game, seat)
+    else:
+        return
+    audit.record(
+        actor=moderator,
+        action=action,
+        game=game,
+        seat_position=seat.position,
+        target_user=user,
+        reason=reason,
+        kind="deactivated_seat",
+        parts=parts,
+    )
+    log_on_commit(logger, "moderator %s: %s in game %s for deactivated user %s", moderator.pk, action, game.pk, user.pk)
+
+
+def _deactivated_hold(game: Game, user: Any) -> None:
+    """A seat held for the deactivated person at the locked open ``game`` is open to anyone again: they can
+    no longer take it. In a rematch (the same people) a bot takes the place instead, as when it is asked for
+    after a deactivation (a review saw a stranger take it at a public rematch); the last seat so filled deals."""
+    if not game.seats.filter(reserved_for=user, user__isnull=True).exists() or game.status != Game.Status.OPEN:
+        return
+    announce_lobby(game)  # (before the seat is let go: its held person's pages hear of it too)
+    seats = game.seats.filter(reserved_for=user, user__isnull=True)
+    if game.rematch_of_id is None:
+        seats.update(reserved_for=None)
+    else:
+        for seat in seats:
+            hand_seat_to_bot(game, seat, BotLevel.MEDIUM)
+    game.version += 1
+    if game.rematch_of_id is not None and not game.seats.filter(user__isnull=True, bot_level="").exists():
+        deal(game)  # that was the last seat: dealt, as the last seat taken deals
+    else:
+        game.save(update_fields=["version", "updated_at"])
+        announce(game)
 
 
 def _seat_to_bot(game: Game, seat: Seat, bot_level: str) -> None:

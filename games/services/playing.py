@@ -191,7 +191,7 @@ def check_invitations_waiting(creator: Any, invited: Sequence[Any]) -> None:
 
     Counted under the rows of the people named, in one order: two tables made at once count each other.
     """
-    list(User.objects.select_for_update().filter(pk__in=[person.pk for person in invited]).order_by("pk"))
+    list(User.objects.select_for_update(no_key=True).filter(pk__in=[person.pk for person in invited]).order_by("pk"))
     for person in invited:
         waiting = Seat.objects.filter(reserved_for=person, user__isnull=True, game__status=Game.Status.OPEN)
         if waiting.count() >= MAX_INVITATIONS_WAITING or (
@@ -502,9 +502,10 @@ def game_rematch(*, game_id: int, user: Any, seed_contribution: str | None = Non
 
     The people asked count against the invitation limits as if invited by name (``check_invitations_waiting``:
     rematches asked for again and again could otherwise hold any number of seats for one person). A rematch
-    called off before its deal (its last person left, or a moderator) no longer stands for the finished game:
-    asking makes a new one. ``seed_contribution`` is the person's text for the shuffles when they take the
-    seat held for them (a random one when empty).
+    called off before its deal (its last person left, a moderator, the clock) no longer stands for the finished
+    game: asking makes a new one (one a moderator aborted in play still does: its table says why).
+    ``seed_contribution`` is the person's text for the shuffles when they take the seat held for them (a
+    random one when empty).
     """
     contribution = fairness.clean_contribution(seed_contribution)
     game = locked_game(game_id, user)
@@ -512,7 +513,7 @@ def game_rematch(*, game_id: int, user: Any, seed_contribution: str | None = Non
     if game.status != Game.Status.FINISHED:
         raise GameError("game_not_finished", _("A rematch can only follow a finished game."))
     existing = Game.objects.filter(rematch_of=game).first()
-    if existing is not None and existing.status == Game.Status.ABORTED:
+    if existing is not None and existing.status == Game.Status.ABORTED and existing.state is None:
         # (locked after the finished game, as every path here does)
         Game.objects.filter(pk=existing.pk).update(rematch_of=None)
         existing = None

@@ -49,9 +49,15 @@ THINKING_MARK_EVERY = datetime.timedelta(seconds=3)
 
 
 def lock_game(game_id: int | str) -> Game:
-    """The game with its row locked until the transaction ends (``not_found`` for any bad id)."""
+    """The game with its row locked until the transaction ends (``not_found`` for any bad id).
+
+    ``FOR NO KEY UPDATE`` (PostgreSQL): it still keeps every other locker of the game out, but lets another
+    transaction insert a row that refers to the game (a chat message, its foreign key checked with a
+    ``KEY SHARE`` lock), which ``FOR UPDATE`` made wait: a chat post and a rematch asking the poster
+    deadlocked (a review).
+    """
     try:
-        return Game.objects.select_for_update().get(pk=game_id)
+        return Game.objects.select_for_update(no_key=True).get(pk=game_id)
     except (Game.DoesNotExist, ValueError, TypeError):
         raise GameError("not_found", _("There is no such game.")) from None
 
@@ -540,7 +546,9 @@ def tell_of_a_called_off_rematch(game: Game) -> None:
             finished.save(update_fields=["version", "updated_at"])
             announce(finished)
 
-    transaction.on_commit(tell)
+    # Robust: the called-off table is saved; failing to tell its finished game must not make the answer a 503,
+    # nor stop a clock's pass (the finished game's pages learn at their next fetch).
+    transaction.on_commit(tell, robust=True)
 
 
 def deal(game: Game) -> None:

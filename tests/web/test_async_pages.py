@@ -434,3 +434,15 @@ def test_a_person_deactivated_after_being_asked_to_a_rematch_leaves_a_bot_not_an
     assert new.status == Game.Status.ACTIVE
     eve = make_user("eve")
     assert logged_in(eve).post(f"/games/{new.pk}/join/").status_code == 409
+
+
+def test_a_rematch_a_moderator_aborted_in_play_still_stands_for_its_finished_game(make_user, classic, role_client):
+    """A review: only a rematch called off before its deal gives way to a new one; one aborted in play keeps
+    its place (its table says why), as before."""
+    ann, bob = make_user("ann"), make_user("bob")
+    game = finished_three_seat_game(ann, bob, classic)
+    new = services.game_rematch(game_id=game.pk, user=ann)
+    services.game_rematch(game_id=game.pk, user=bob)  # his seat: dealt
+    services.game_abort(game_id=new.pk, moderator=role_client("moderator")[1], reason="collusion")
+    assert services.game_rematch(game_id=game.pk, user=bob).pk == new.pk
+    assert "Go to the rematch" in logged_in(bob).get(game.get_absolute_url()).content.decode()

@@ -295,3 +295,46 @@ def test_time_away_declared_twice_at_once_is_one_stretch(make_user):
     outcomes = race([declare, declare], lock=ann)
     assert sorted(outcomes) == ["away_already", "declared"]
     assert ann.absences.count() == 1
+
+
+def test_a_chat_post_and_a_rematch_asking_its_poster_at_once_do_not_deadlock(make_user, classic, monkeypatch):
+    """A review on PostgreSQL: Ann asks for a rematch (the finished game locked, then Bob's row, to count his
+    invitations) as Bob posts "gg" at that table (his row locked, then the message inserted, whose foreign
+    key needs a KEY SHARE lock on the game, which FOR UPDATE refused): "deadlock detected". Each racer
+    waits at a barrier holding its first lock, so the crossing happens every run (on SQLite, whose one write
+    lock serialises them, the barrier times out and they run one after the other)."""
+    import threading
+
+    from games.services import chat, playing
+
+    ann, bob = make_user("ann"), make_user("bob")
+    game = services.game_create(creator=ann, variant=classic, seat_count=2, invitees=[bob], options={"rounds": [3]})
+    for person in (ann, bob):
+        services.game_resign(game_id=game.pk, user=person)
+    both_hold_their_first_lock = threading.Barrier(2)
+
+    def meet() -> None:
+        try:
+            both_hold_their_first_lock.wait(3)
+        except threading.BrokenBarrierError:
+            pass  # (SQLite: the other waits for the write lock)
+
+    check_rate, check_invitations = chat._check_rate, playing.check_invitations_waiting
+
+    def rate(*args, **kwargs):
+        meet()  # Bob's row is locked
+        return check_rate(*args, **kwargs)
+
+    def invitations(*args, **kwargs):
+        meet()  # the finished game is locked
+        return check_invitations(*args, **kwargs)
+
+    monkeypatch.setattr(chat, "_check_rate", rate)
+    monkeypatch.setattr(playing, "check_invitations_waiting", invitations)
+    outcomes = race(
+        [
+            lambda: services.game_rematch(game_id=game.pk, user=ann).status,
+            lambda: chat.chat_post(game_id=game.pk, user=bob, text="gg, again?").text,
+        ]
+    )
+    assert outcomes == [Game.Status.OPEN, "gg, again?"]

@@ -181,6 +181,7 @@ def test_the_turn_notice_and_the_reminder_arrive_once_each_decrypted_with_the_li
 
     start = game.turn_started_at
     assert services.clock_tick(now=start + NOTICE_DUE) == {
+        "called_off": 0,
         "timeouts": 0,
         "emails": 0,
         "pushes": 1,
