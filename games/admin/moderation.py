@@ -10,7 +10,7 @@ read-only for everyone, no add, change or delete.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django import forms
 from django.contrib import admin, messages
@@ -37,14 +37,23 @@ from .variants import rounds_text
 # -- moderation: the confirmation page ------------------------------------------------
 
 
-class ReasonForm(forms.Form):
-    reason = forms.CharField(
+if TYPE_CHECKING:
+    from django.utils.functional import _StrOrPromise as StrOrPromise
+
+
+def reason_field(help_text: StrOrPromise) -> forms.CharField:
+    """A moderation step's reason (required), with what becomes of it: ``help_text``."""
+    return forms.CharField(
         label=gettext_lazy("Reason"),
         widget=forms.Textarea(attrs={"rows": 3, "cols": 60}),
         required=True,
         max_length=services.REASON_MAX_LENGTH,
-        help_text=gettext_lazy("Required. Kept in the audit log with your name and the time."),
+        help_text=help_text,
     )
+
+
+class ReasonForm(forms.Form):
+    reason = reason_field(gettext_lazy("Required. Kept in the audit log with your name and the time."))
 
     def clean_reason(self) -> str:
         try:
@@ -54,26 +63,20 @@ class ReasonForm(forms.Form):
 
 
 class AbortForm(ReasonForm):
-    reason = forms.CharField(
-        label=gettext_lazy("Reason"),
-        widget=forms.Textarea(attrs={"rows": 3, "cols": 60}),
-        max_length=services.REASON_MAX_LENGTH,
-        help_text=gettext_lazy(
+    reason = reason_field(
+        gettext_lazy(
             "Required. The players see it on the game page; it is kept in the audit log with your name and the time."
-        ),
+        )
     )
 
 
 class SeatToBotForm(ReasonForm):
     # The table shows the person on the seat why a bot plays it (their own reason alone): the moderator is told.
-    reason = forms.CharField(
-        label=gettext_lazy("Reason"),
-        widget=forms.Textarea(attrs={"rows": 3, "cols": 60}),
-        max_length=services.REASON_MAX_LENGTH,
-        help_text=gettext_lazy(
+    reason = reason_field(
+        gettext_lazy(
             "Required. The person on the seat sees it on the game page; it is kept in the audit log with your "
             "name and the time."
-        ),
+        )
     )
     bot_level = forms.ChoiceField(label=gettext_lazy("Bot level"), choices=BotLevel.choices, initial=BotLevel.MEDIUM)
 
