@@ -558,3 +558,24 @@ def test_a_seat_taken_keeps_a_live_table_waiting_and_a_called_off_rematch_gives_
     # The finished table offers a rematch again, and a new one may be asked for.
     assert ">Rematch</button>" in logged_in(bob).get(game.get_absolute_url()).content.decode()
     assert services.game_rematch(game_id=game.pk, user=bob).pk != rematch.pk
+
+
+def test_the_clock_looks_again_under_the_lock_before_calling_a_table_off(make_user, classic, monkeypatch):
+    """A review: without the check under the lock a seat taken after the clock listed the table (and before
+    it locked it) would not save it."""
+    from games.services import clock as clock_service
+
+    ann = make_user("ann")
+    live = services.game_create(creator=ann, variant=classic, seat_count=3, time_limit_seconds=30)
+    later = timezone.now() + clock_service.LIVE_TABLE_WAITS + SECOND
+    lock = clock_service.lock_game
+
+    def a_seat_taken_meanwhile(game_id):
+        with time_machine.travel(later, tick=False):
+            services.game_join(game_id=game_id, user=make_user("cid"))
+        return lock(game_id)
+
+    monkeypatch.setattr(clock_service, "lock_game", a_seat_taken_meanwhile)
+    assert clock_service.call_off_live_tables_left_waiting(now=later) == 0
+    live.refresh_from_db()
+    assert live.status == Game.Status.OPEN and live.seats.filter(user__username="cid").exists()
