@@ -185,13 +185,31 @@ def game_create(
     return game
 
 
+def seat_person(user: Any) -> User:
+    """The person's row, locked FOR NO KEY UPDATE, before anything that seats them takes a game's lock: a
+    deactivation locks it first too, then lists the person's seats. Without it, a seat taken at a public
+    table as the account was deactivated committed after that list was read, and the inactive account kept
+    it. Now one of the two waits for the other: the seat is refused, or seen (and let go) by the deactivation.
+    """
+    if user is None or not user.is_authenticated:
+        raise GameError("not_logged_in", _("Log in to play."))
+    row = User.objects.select_for_update(no_key=True).filter(pk=user.pk).first()
+    if row is None or not row.is_active:
+        raise GameError("not_logged_in", _("Log in to play."))  # deactivated a moment ago
+    return row
+
+
 def check_invitations_waiting(creator: Any, invited: Sequence[Any]) -> None:
     """Refuse to hold a seat for a person who has ``MAX_INVITATIONS_WAITING`` held at open tables, or
     ``MAX_INVITATIONS_FROM_ONE`` of them from ``creator`` (a table made, or a rematch asked for).
 
-    Counted under the rows of the people named, in one order: two tables made at once count each other.
+    Counted under the rows of the people named, in one order: two tables made at once count each other. The
+    creator's row is locked with theirs (``seat_person``'s lock: the table seats them).
     """
-    list(User.objects.select_for_update(no_key=True).filter(pk__in=[person.pk for person in invited]).order_by("pk"))
+    people = [creator.pk, *(person.pk for person in invited)]
+    rows = {row.pk: row for row in User.objects.select_for_update(no_key=True).filter(pk__in=people).order_by("pk")}
+    if creator.pk not in rows or not rows[creator.pk].is_active:
+        raise GameError("not_logged_in", _("Log in to play."))  # deactivated a moment ago
     for person in invited:
         waiting = Seat.objects.filter(reserved_for=person, user__isnull=True, game__status=Game.Status.OPEN)
         if waiting.count() >= MAX_INVITATIONS_WAITING or (
@@ -240,7 +258,8 @@ def game_join(
     random one when empty).
     """
     contribution = fairness.clean_contribution(seed_contribution)
-    game = locked_game(game_id, user)
+    seat_person(user)
+    game = lock_game(game_id)
     if game.status != Game.Status.OPEN:
         raise GameError("game_not_open", _("This game is not taking players any more."))
     if game.seats.filter(user=user).exists():

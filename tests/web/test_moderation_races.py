@@ -13,15 +13,18 @@ also played step by step (``between_list_and_lock``), so they are tested on ever
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 from django.contrib.auth.models import Group
+from django.db import connection
 
 from games import services
-from games.models import AuditRecord, ChatSuspension, Game
-from games.services import moderation
+from games.models import AuditRecord, ChatSuspension, Game, Seat
+from games.services import fairness, moderation
 from tests.races import race
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -318,3 +321,96 @@ def test_handing_a_seat_to_a_bot_as_its_player_goes_away_does_both(game_in_play,
     )
     assert outcomes == ["active", bob.pk]
     assert len(records(AuditRecord.Action.SEAT_TO_BOT)) == 1 and bob.absences.count() == 1
+
+
+# -- a seat taken as its person is deactivated --------------------------------------------------------
+
+
+def deactivated_when_reached(
+    monkeypatch: pytest.MonkeyPatch, module: Any, name: str, user: Any, moderator: Any
+) -> threading.Thread:
+    """Deactivate ``user`` on a thread of its own once the step under test calls ``module.name`` (after the
+    locks it takes first), and let the step go on when the deactivation is done or waits for a lock (seen in
+    ``pg_stat_activity`` on PostgreSQL; on SQLite it waits for the write lock this step's transaction holds).
+    The thread is returned to be joined."""
+    real = getattr(module, name)
+    errors: list[BaseException] = []
+
+    def deactivate() -> None:
+        try:
+            services.user_deactivate(user_id=user.pk, moderator=moderator, reason=REASON)
+        except BaseException as error:  # raised again by the test, from the thread's ``errors``
+            errors.append(error)
+        finally:
+            connection.close()  # this thread's own connection
+
+    thread = threading.Thread(target=deactivate, daemon=True)
+    thread.errors = errors  # type: ignore[attr-defined]
+
+    def reached(*args: Any, **kwargs: Any) -> Any:
+        if thread.ident is None:
+            thread.start()
+            deadline = time.monotonic() + 30
+            while thread.is_alive() and not waiting_for_a_lock():
+                assert time.monotonic() < deadline, "the deactivation neither finished nor waited"
+                thread.join(0.05 if connection.vendor == "postgresql" else 1)
+                if connection.vendor != "postgresql":
+                    break  # (SQLite: it waits for this transaction's write lock, unseen)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, reached)
+    return thread
+
+
+def waiting_for_a_lock() -> bool:
+    if connection.vendor != "postgresql":
+        return False
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_stat_clear_snapshot()")
+        cursor.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
+        )
+        (waiting,) = cursor.fetchone()
+    return waiting > 0
+
+
+@pytest.mark.parametrize("step", ["join a public table", "create a table", "ask for a rematch"])
+def test_a_seat_taken_as_its_person_is_deactivated_is_let_go_or_refused(
+    step, make_user, classic, django_user_model, monkeypatch
+):
+    """Bob takes a seat (joins a public table where none was held for him, makes a table, asks for a
+    rematch) as a moderator deactivates him. The deactivation listed his seats before the new one was
+    committed, so the inactive account kept a seat at an open table (helper x3, by reading). Now the step
+    locks his row before the game's, as the deactivation does: it waits, and then lets that seat go."""
+    ann, bob = make_user("ann"), make_user("bob")
+    [moderator] = moderators(django_user_model, 1)
+    finished = services.game_create(creator=ann, variant=classic, seat_count=2, invitees=[bob], round_count=1)
+    for person in (ann, bob):
+        services.game_resign(game_id=finished.pk, user=person)
+    table = services.game_create(creator=ann, variant=classic, seat_count=3)
+    steps: dict[str, tuple[str, Callable[[], object]]] = {
+        "join a public table": (
+            "typed_or_site_contribution",
+            lambda: services.game_join(game_id=table.pk, user=bob),
+        ),
+        "create a table": (
+            "new_game_shuffle_fields",
+            lambda: services.game_create(creator=bob, variant=classic, seat_count=2),
+        ),
+        "ask for a rematch": ("new_game_shuffle_fields", lambda: services.game_rematch(game_id=finished.pk, user=bob)),
+    }
+    reached, call = steps[step]
+    thread = deactivated_when_reached(monkeypatch, fairness, reached, bob, moderator)
+
+    try:
+        call()
+    except services.GameError as refusal:
+        assert refusal.code == "not_logged_in"
+    thread.join(60)
+    assert not thread.is_alive() and not thread.errors
+
+    bob.refresh_from_db()
+    assert not bob.is_active
+    in_play = [Game.Status.OPEN, Game.Status.ACTIVE]
+    assert not Seat.objects.filter(user=bob, bot_level="", game__status__in=in_play).exists()
+    assert not Seat.objects.filter(reserved_for=bob, game__status=Game.Status.OPEN).exists()
