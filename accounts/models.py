@@ -67,9 +67,9 @@ class User(AbstractUser):
         help_text=_("Deadlines and times are shown in this zone. Leave empty to follow your browser."),
     )
     notify_by_email = models.BooleanField(
-        _("e-mail me when it is my turn"),
+        _("e-mail me when it is my turn or I am invited"),
         default=False,
-        help_text=_("In games played over days, send an e-mail when a turn starts."),
+        help_text=_("An e-mail when a turn starts in a game played over days, and when a player holds a seat for you."),
     )
     turn_sound = models.BooleanField(
         _("play a sound when it is my turn"),

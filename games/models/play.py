@@ -419,6 +419,8 @@ class Seat(models.Model):
         on_delete=models.SET_NULL,
         related_name="held_seats",
     )
+    #: When the person the seat is held for was told of it (``notices``): once.
+    invitation_sent_at = models.DateTimeField(_("invitation sent at"), null=True, blank=True, editable=False)
     bot_level = models.CharField(_("bot level"), max_length=10, choices=BotLevel.choices, blank=True)
     bot_name = models.CharField(_("bot name"), max_length=40, blank=True)
     seed_contribution = models.CharField(

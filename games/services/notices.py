@@ -1,4 +1,4 @@
-"""Turn notices for games played over days: e-mail (opt-in on the profile) and Web Push
+"""Turn notices for games played over days, and invitations: e-mail (opt-in on the profile) and Web Push
 (the browsers where the person turned it on, :mod:`games.services.push`).
 
 The clock worker (``manage.py gameclock``) sends them, never a web request:
@@ -15,7 +15,10 @@ covers the e-mail and the pushes of that notice).
   (``settings.TURN_NOTICE_DELAY_SECONDS``);
 * a reminder once 80% of the time for the move has gone (counted back
   from the deadline, which time away may have moved on: see
-  :mod:`games.services.away`; no notice goes out while the player is away).
+  :mod:`games.services.away`; no notice goes out while the player is away);
+* an invitation: a seat held for the person at an open table (invited by name, or asked to a rematch),
+  once, recorded on the seat (``Seat.invitation_sent_at``), when it has been held as long as a turn
+  waits for its notice.
 """
 
 from __future__ import annotations
@@ -120,7 +123,70 @@ def send_due_notices(*, now: datetime.datetime | None = None) -> dict[str, int]:
             sent["pushes"] += push.send_turn_notice(
                 user=user, game=game, reminder=kind == TurnNotice.Kind.REMINDER, link=_link(game), now=now
             )
+    _send_invitations(now=now, began=began, push_on=push_on, sent=sent)  # (after the turns: no deadline)
     return sent
+
+
+def _send_invitations(*, now: datetime.datetime, began: float, push_on: bool, sent: dict[str, int]) -> None:
+    """Tell each person a seat is held for (invited by name, or asked to a rematch) once, when it has been
+    held ``TURN_NOTICE_DELAY_SECONDS`` (one watching the lobby takes it before then), by e-mail and Web Push
+    as for their turns. Before, they had to look: a table over days waited days on someone who never knew."""
+    wants = Q(reserved_for__notify_by_email=True) & ~Q(reserved_for__email="")
+    if push_on:
+        wants |= Q(Exists(PushSubscription.objects.filter(user=OuterRef("reserved_for"))))
+    held = (
+        Seat.objects.filter(
+            user__isnull=True,
+            bot_level="",
+            reserved_for__is_active=True,
+            invitation_sent_at__isnull=True,
+            game__status=Game.Status.OPEN,
+            game__created_by__isnull=False,  # (an account deleted since: nobody to name)
+            game__created_at__lte=now - datetime.timedelta(seconds=settings.TURN_NOTICE_DELAY_SECONDS),
+        )
+        .filter(wants)
+        .select_related("game__created_by", "reserved_for")
+        .order_by("game__created_at", "pk")
+    )
+    for seat in held:
+        if time.monotonic() - began >= SECONDS_PER_PASS:
+            return  # the rest are not recorded: the next pass sends them
+        user, game, creator = seat.reserved_for, seat.game, seat.game.created_by
+        assert user is not None and creator is not None  # (the query)
+        # Recorded once, on the seat's own row (another worker's claim, a seat taken, declined or let go
+        # since the list was read: nothing to send); only the seat's columns, so PostgreSQL checks them again
+        # after waiting for a worker claiming it at the same moment.
+        claimed = Seat.objects.filter(
+            pk=seat.pk, reserved_for=user, user__isnull=True, bot_level="", invitation_sent_at__isnull=True
+        ).update(invitation_sent_at=now)
+        if not claimed:
+            continue
+        if user.notify_by_email and user.email:
+            _send_invitation(game, user, creator.shown_name)
+            sent["emails"] += 1
+        if push_on:
+            sent["pushes"] += push.send_invitation_notice(
+                user=user, game=game, inviter=creator.shown_name, link=_link(game), ttl=_invitation_lifetime(game)
+            )
+
+
+def _invitation_lifetime(game: Game) -> int:
+    """How long a push service keeps an invitation it could not deliver: a live table is called off after
+    ``clock.LIVE_TABLE_WAITS`` unchanged; one over days waits as long as it takes."""
+    from .clock import LIVE_TABLE_WAITS  # (the clock calls this module)
+
+    return push.MAX_TTL if game.is_async else int(LIVE_TABLE_WAITS.total_seconds())
+
+
+def _send_invitation(game: Game, user: User, inviter: str) -> None:
+    context = {"game": game, "user": user, "link": _link(game), "inviter": inviter}
+    with translation.override(user.language or settings.LANGUAGE_CODE), timezone.override(user.zone or datetime.UTC):
+        subject = " ".join(push.invitation_subject(game, inviter).split())
+        body = render_to_string("games/email/invitation_body.txt", context)
+    try:
+        send_mail(subject, body, None, [user.email])
+    except Exception:  # as for the turns: the clock goes on, the notice stays recorded
+        logger.exception("could not send the invitation to game %s to user %s", game.pk, user.pk)
 
 
 def _link(game: Game) -> str:

@@ -1,5 +1,6 @@
-"""Web Push turn notices (``pywebpush``): one person's browsers hear that a turn started, or the
-reminder, in that person's language and time zone, with the link to the table and never a card.
+"""Web Push notices (``pywebpush``): one person's browsers hear that a turn started, or the
+reminder, or that a seat is held for them at an open table, in that person's language and time zone,
+with the link to the table and never a card.
 
 Called by :mod:`games.services.notices` after the notice was recorded once for the game, turn and
 kind (the same bookkeeping as the e-mails: never more than one of each).  A subscription the push
@@ -13,6 +14,7 @@ import datetime
 import functools
 import json
 import logging
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -59,24 +61,64 @@ def notice_payload(game: Game, *, reminder: bool, link: str) -> dict[str, str]:
     return {"title": title, "body": body, "url": link, "tag": f"game-{game.pk}", "icon": icon}
 
 
+def invitation_payload(game: Game, *, inviter: str, link: str) -> dict[str, str]:
+    """The notice of a seat ``inviter`` holds for the reader at ``game``'s open table, in the active language."""
+    return {
+        "title": invitation_subject(game, inviter),
+        "body": str(_("Take your seat, or decline it, at the table.")),
+        "url": link,
+        "tag": f"invitation-{game.pk}",
+        "icon": static("games/favicon-turn.svg"),
+    }
+
+
+def invitation_subject(game: Game, inviter: str) -> str:
+    """ "Ann asks you to a rematch: Classic #12" (or "to a game"), in the active language."""
+    names = {"name": inviter, "game": game.variant_label, "number": game.pk}
+    if game.rematch_of_id is not None:
+        return _("%(name)s asks you to a rematch: %(game)s #%(number)s") % names
+    return _("%(name)s asks you to a game: %(game)s #%(number)s") % names
+
+
 def send_turn_notice(*, user: User, game: Game, reminder: bool, link: str, now: datetime.datetime) -> int:
     """Send the notice to each of ``user``'s subscriptions; how many push services took it."""
+    ttl = MAX_TTL
+    if game.turn_deadline is not None:
+        ttl = max(60, min(MAX_TTL, int((game.turn_deadline - now).total_seconds())))
+    return _send(
+        user,
+        lambda: notice_payload(game, reminder=reminder, link=link),
+        ttl=ttl,
+        urgency="high" if reminder else "normal",
+        topic=f"game-{game.pk}",
+    )
+
+
+def send_invitation_notice(*, user: User, game: Game, inviter: str, link: str, ttl: int) -> int:
+    """Tell each of ``user``'s subscriptions that ``inviter`` holds a seat for them at ``game``'s open table
+    (kept by the push service at most ``ttl`` seconds); how many push services took it."""
+    return _send(
+        user,
+        lambda: invitation_payload(game, inviter=inviter, link=link),
+        ttl=ttl,
+        urgency="normal",
+        topic=f"invitation-{game.pk}",
+    )
+
+
+def _send(user: User, payload: Callable[[], dict[str, str]], *, ttl: int, urgency: str, topic: str) -> int:
+    """``payload()``, worked out in ``user``'s language and time zone, to each of their subscriptions."""
     if not push_settings.enabled():
         return 0
     subscriptions = list(PushSubscription.objects.filter(user=user))
     if not subscriptions:
         return 0
     with translation.override(user.language or settings.LANGUAGE_CODE), timezone.override(user.zone or datetime.UTC):
-        data = json.dumps(notice_payload(game, reminder=reminder, link=link), ensure_ascii=False)
-    ttl = MAX_TTL
-    if game.turn_deadline is not None:
-        ttl = max(60, min(MAX_TTL, int((game.turn_deadline - now).total_seconds())))
+        data = json.dumps(payload(), ensure_ascii=False)
     # The push services are asked at once, each in a thread of its own (HTTP only: the database is written
     # here): a notice to ten slow services takes about one ``TIMEOUT``, not ten, off the clock's pass.
     with ThreadPoolExecutor(max_workers=len(subscriptions), thread_name_prefix="push") as pool:
-        answers = list(
-            pool.map(lambda s: _post(s, data, ttl=ttl, reminder=reminder, topic=f"game-{game.pk}"), subscriptions)
-        )
+        answers = list(pool.map(lambda s: _post(s, data, ttl=ttl, urgency=urgency, topic=topic), subscriptions))
     sent = 0
     for subscription, answer in zip(subscriptions, answers, strict=True):
         if answer == SENT:
@@ -91,10 +133,10 @@ def send_turn_notice(*, user: User, game: Game, reminder: bool, link: str, now: 
 SENT, GONE, FAILED = "sent", "gone", "failed"
 
 
-def _post(subscription: PushSubscription, data: str, *, ttl: int, reminder: bool, topic: str) -> str:
+def _post(subscription: PushSubscription, data: str, *, ttl: int, urgency: str, topic: str) -> str:
     """Hand the notice to one subscription's push service: ``SENT``, ``GONE`` (404 or 410: the browser
     dropped it) or ``FAILED`` (logged).  No database access: it runs in a thread of its own."""
-    headers: dict[str, Any] = {"Urgency": "high" if reminder else "normal", "Topic": topic}
+    headers: dict[str, Any] = {"Urgency": urgency, "Topic": topic}
     try:
         webpush(
             subscription.info(),

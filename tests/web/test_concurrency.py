@@ -234,6 +234,19 @@ def test_two_clocks_at_once_play_a_timed_out_turn_once_and_send_one_email(make_u
     assert_log_replays_to_the_snapshot(game)
 
 
+def test_two_clocks_at_once_tell_a_person_of_a_seat_held_for_them_once(make_user, classic):
+    """Both passes read the seat in their lists; each claims it on the seat's row, which PostgreSQL checks
+    again for the second once the first has written it."""
+    ann, bob = make_user("ann"), make_user("bob")
+    bob.notify_by_email = True
+    bob.save()
+    table = services.game_create(creator=ann, variant=classic, seat_count=2, time_limit_seconds=86400, invited=[bob])
+    held = table.seats.get(reserved_for=bob)
+
+    outcomes = race([lambda: services.clock_tick(now=table.created_at + NOTICE_DUE)] * 2, lock=held)
+    assert sorted(r["emails"] for r in outcomes) == [0, 1] and len(mail.outbox) == 1
+
+
 def test_a_resignation_racing_the_persons_own_move_leaves_one_consistent_game(make_user, classic):
     game, ann, bob = two_player_game(make_user, classic)
     seat = game.seats.get(position=game.current_seat)

@@ -236,6 +236,34 @@ def test_the_notice_speaks_the_players_language_and_time_zone(make_user, classic
     assert "(Praha)" in notice["body"] and notice["body"].startswith("Táhněte")  # the zone's city, in Czech
 
 
+@pytest.mark.parametrize(("time_limit", "kept_for"), [(DAY, web_push.MAX_TTL), (30, 30 * 60)])
+def test_a_seat_held_for_a_person_is_pushed_once_in_their_language(
+    time_limit, kept_for, make_user, classic, vapid, push_service, settings
+):
+    """Invited by name (or asked to a rematch): one push once the seat has waited, with the table's link; a
+    push service keeps it no longer than a live table waits for its players (``clock.LIVE_TABLE_WAITS``)."""
+    settings.SITE_URL = "https://cards.example.com"
+    ann, bob = make_user("ann"), make_user("bob")
+    bob.language = "hr"
+    bob.save()
+    browser = new_browser(push_service)
+    assert subscribe(logged_in(bob), browser).status_code == 200
+    table = services.game_create(
+        creator=ann, variant=classic, seat_count=2, time_limit_seconds=time_limit, invited=[bob]
+    )
+    due = table.created_at + NOTICE_DUE
+    assert services.clock_tick(now=due - SECOND)["pushes"] == 0
+    assert services.clock_tick(now=due)["pushes"] == 1
+    assert services.clock_tick(now=due + SECOND)["pushes"] == 0
+    (received,) = push_service.received
+    assert received.headers["topic"] == f"invitation-{table.pk}" and int(received.headers["ttl"]) == kept_for
+    notice = browser.decrypt(received)
+    assert notice["title"] == f"ann vas poziva na igru: Klasična #{table.pk}"
+    assert notice["body"] == "Zauzmite svoje mjesto ili ga odbijte za stolom."
+    assert notice["url"] == f"https://cards.example.com/games/{table.pk}/" and notice["tag"] == f"invitation-{table.pk}"
+    assert not mail.outbox  # e-mail not asked for
+
+
 def test_e_mail_and_push_share_one_record_one_of_each(make_user, classic, vapid, push_service):
     game, mover = game_over_days(make_user, classic)
     mover.notify_by_email = True

@@ -1,0 +1,156 @@
+"""A person a seat is held for hears of it once: by e-mail and Web Push, as for their turns.
+
+Invited by name, or asked to a rematch, a person had to look at the lobby to know: a table over days then
+waited days on someone who never knew. The clock tells them once the seat has been held as long as a turn
+waits for its notice (one watching the lobby takes it before then), and never again for that seat.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Callable
+from typing import Any
+from unittest import mock
+
+import pytest
+from django.core import mail
+from django.db.models import QuerySet
+from django.utils import translation
+from django.utils.translation import gettext
+
+from games import services
+from games.models import Game
+
+from .conftest import NOTICE_DUE
+
+pytestmark = pytest.mark.django_db
+
+DAY = 24 * 3600
+SECOND = datetime.timedelta(seconds=1)
+
+
+def wants_emails(*people: Any) -> None:
+    for person in people:
+        person.notify_by_email = True
+        person.save()
+
+
+def table_holding_a_seat(make_user, classic, **options: Any) -> tuple[Game, Any, Any]:
+    """Ann's table over days, a seat held there for Bob, who asked for e-mail notices."""
+    ann, bob = make_user("ann"), make_user("bob")
+    wants_emails(ann, bob)
+    table = services.game_create(
+        creator=ann, variant=classic, seat_count=3, time_limit_seconds=DAY, invited=[bob], **options
+    )
+    return table, ann, bob
+
+
+def emails_sent(at: datetime.datetime) -> int:
+    return services.clock_tick(now=at)["emails"]
+
+
+def test_the_person_invited_hears_of_it_once_when_the_seat_has_waited(make_user, classic, settings):
+    settings.SITE_URL = "https://cards.example.com"
+    table, _ann, bob = table_holding_a_seat(make_user, classic, is_private=True)
+    due = table.created_at + NOTICE_DUE
+
+    assert emails_sent(due - SECOND) == 0  # one watching the lobby takes it before then
+    assert emails_sent(due) == 1
+    assert emails_sent(due + SECOND) == 0 and emails_sent(due + DAY * SECOND) == 0  # once for the seat
+    (message,) = mail.outbox
+    assert message.to == [bob.email]
+    assert message.subject == f"ann asks you to a game: Classic #{table.pk}"
+    assert f"ann holds a seat for you at Classic #{table.pk} (1 day a move)." in message.body
+    assert f"https://cards.example.com/games/{table.pk}/\n" in message.body
+    assert table.invite_token not in message.body  # the seat is held for him: no link that lets others in
+    assert table.seats.get(reserved_for=bob).invitation_sent_at == due
+
+
+def take(table: Game, bob: Any, ann: Any) -> None:
+    services.game_join(game_id=table.pk, user=bob)
+
+
+def decline(table: Game, bob: Any, ann: Any) -> None:
+    services.game_decline(game_id=table.pk, user=bob)
+
+
+def start_without_him(table: Game, bob: Any, ann: Any) -> None:
+    services.game_start(game_id=table.pk, user=ann)
+
+
+def creator_leaves(table: Game, bob: Any, ann: Any) -> None:
+    services.game_leave(game_id=table.pk, user=ann)
+
+
+def opted_out(table: Game, bob: Any, ann: Any) -> None:
+    bob.notify_by_email = False
+    bob.save()
+
+
+def no_address(table: Game, bob: Any, ann: Any) -> None:
+    bob.email = ""
+    bob.save()
+
+
+def deactivated(table: Game, bob: Any, ann: Any) -> None:
+    bob.is_active = False
+    bob.save()
+
+
+@pytest.mark.parametrize(
+    "meanwhile", [take, decline, start_without_him, creator_leaves, opted_out, no_address, deactivated]
+)
+def test_nobody_hears_of_a_seat_no_longer_held_for_them_or_who_did_not_ask(
+    meanwhile: Callable[[Game, Any, Any], None], make_user, classic
+):
+    table, ann, bob = table_holding_a_seat(make_user, classic)
+    meanwhile(table, bob, ann)
+    assert emails_sent(table.created_at + NOTICE_DUE) == 0
+    assert not mail.outbox
+
+
+def test_a_rematch_asks_in_the_persons_own_language(make_user, classic):
+    ann, bob = make_user("ann"), make_user("bob")
+    wants_emails(ann, bob)
+    bob.language = "cs"
+    bob.save()
+    finished = services.game_create(
+        creator=ann, variant=classic, seat_count=2, invitees=[bob], time_limit_seconds=DAY, round_count=1
+    )
+    for person in (ann, bob):
+        services.game_resign(game_id=finished.pk, user=person)
+    rematch = services.game_rematch(game_id=finished.pk, user=ann)
+    assert rematch.status == Game.Status.OPEN
+
+    assert emails_sent(rematch.created_at + NOTICE_DUE) == 1  # to bob only: ann asked
+    (message,) = mail.outbox
+    assert message.to == [bob.email]
+    names = {"name": "ann", "game": "Klasická", "number": rematch.pk}
+    with translation.override("cs"):
+        czech = gettext("%(name)s asks you to a rematch: %(game)s #%(number)s") % names
+        assert gettext("Hello %(name)s,") % {"name": "bob"} in message.body
+    assert message.subject == czech and czech != f"ann asks you to a rematch: Klasická #{rematch.pk}"
+
+
+def test_a_mail_server_that_refuses_is_logged_and_the_invitation_not_sent_again(make_user, classic, caplog):
+    table, _ann, _bob = table_holding_a_seat(make_user, classic)
+    due = table.created_at + NOTICE_DUE
+    with mock.patch("games.services.notices.send_mail", side_effect=OSError("connection refused")) as send:
+        assert emails_sent(due) == 1  # the clock's pass goes on
+        assert emails_sent(due + NOTICE_DUE) == 0
+    assert send.call_count == 1
+    assert "could not send the invitation to game" in caplog.text
+
+
+def test_a_seat_taken_between_the_list_and_the_claim_is_not_told(make_user, classic, monkeypatch):
+    """The claim checks the seat's own row again: a seat taken after the pass read its list is left alone."""
+    table, _ann, bob = table_holding_a_seat(make_user, classic)
+    real_update = QuerySet.update
+
+    def taken_first(queryset: QuerySet, **fields: Any) -> int:
+        if "invitation_sent_at" in fields:  # the claim
+            take(table, bob, None)
+        return real_update(queryset, **fields)
+
+    monkeypatch.setattr(QuerySet, "update", taken_first)
+    assert emails_sent(table.created_at + NOTICE_DUE) == 0 and not mail.outbox
