@@ -53,9 +53,10 @@ def may_request(game: Game, user: Any, seats: Sequence[Seat]) -> bool:
 
 
 def waiting_ahead(job: GameAnalysis | None) -> int | None:
-    """How many analyses the worker takes before this one, which it has not started yet (None once it has,
-    or for an analysis of another version): those asked for earlier and still to be worked out, as the
-    worker takes them (``services.analysis.analysis_tick``: oldest first).
+    """How many analyses the worker starts before this one, which it has not started yet (None once it has,
+    or for an analysis of another version): those asked for earlier and not started either, as the worker
+    takes them (``services.analysis.analysis_tick``: those not started first, oldest first; those started
+    after them, in turn).
 
     A waiting analysis is not "analysing" at 0 %: behind others, it may wait many minutes before its first move.
     """
@@ -63,9 +64,7 @@ def waiting_ahead(job: GameAnalysis | None) -> int | None:
         return None
     return (
         GameAnalysis.objects.filter(
-            version=analysis.VERSION,
-            status__in=(GameAnalysis.Status.PENDING, GameAnalysis.Status.RUNNING),
-            game__status=Game.Status.FINISHED,
+            version=analysis.VERSION, status=GameAnalysis.Status.PENDING, game__status=Game.Status.FINISHED
         )
         .filter(Q(requested_at__lt=job.requested_at) | Q(requested_at=job.requested_at, pk__lt=job.pk))
         .count()

@@ -64,6 +64,13 @@ class GameAnalysis(models.Model):
     error = models.CharField(_("error"), max_length=300, blank=True)
     requested_at = models.DateTimeField(_("asked for at"))
     started_at = models.DateTimeField(_("started at"), null=True, blank=True)
+    #: When a worker last wrote some of its decisions: the worker takes the analyses in turn by it.
+    worked_at = models.DateTimeField(
+        _("last worked on"),
+        null=True,
+        blank=True,
+        help_text=_("The worker takes the analyses in turn: new ones first, then the one left longest."),
+    )
     finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
 
     class Meta:

@@ -26,7 +26,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.db.models import Max, Q
+from django.db.models import F, Max, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -59,7 +59,7 @@ def analysis_request(*, game_id: int | str, user: Any, now: datetime.datetime | 
     and ``game_aborted`` (never an analysis of a game in play), and
     ``analysis_waiting``: one analysis waits for each person at a time, so
     nobody's requests fill the queue ahead of everyone else's (the worker
-    takes them oldest first).  Asking again changes nothing, unless the
+    starts them oldest first, then takes them in turn).  Asking again changes nothing, unless the
     analysis was made by another version of the analysis or failed: then it
     starts again.
     """
@@ -190,6 +190,7 @@ def analysis_step(
             decisions_done=done,
             decisions_total=len(moves),
             lease_until=None,
+            worked_at=timezone.now(),
             status=GameAnalysis.Status.DONE if complete else GameAnalysis.Status.RUNNING,
             finished_at=timezone.now() if complete else None,
             summary=verdict,
@@ -248,8 +249,11 @@ DECISIONS_PER_PASS = 8
 def analysis_tick(
     *, max_decisions: int | None = None, seconds: float | None = None, now: datetime.datetime | None = None
 ) -> int:
-    """One pass of the background worker: the analyses waiting, oldest first, within the bounds; decisions analysed.
+    """One pass of the background worker: the analyses waiting, in turn, within the bounds; decisions analysed.
 
+    In turn: those not started yet first (oldest asked first), then the one worked on longest ago
+    (``GameAnalysis.worked_at``). Before, the oldest went first until done, and an 8-player game of
+    three decks (about 2 hours of the worker) held every analysis asked after it for as long.
     ``max_decisions`` and ``seconds`` bound the whole pass (given neither,
     :data:`DECISIONS_PER_PASS` decisions); it moves on to the next analysis
     waiting when one is done within them.
@@ -265,7 +269,7 @@ def analysis_tick(
             game__status=Game.Status.FINISHED,
         )
         .filter(Q(lease_until__isnull=True) | Q(lease_until__lte=now))
-        .order_by("requested_at", "pk")
+        .order_by(F("worked_at").asc(nulls_first=True), "requested_at", "pk")
         .values_list("pk", flat=True)[:10]
     )
     analysed = 0

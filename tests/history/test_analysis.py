@@ -581,14 +581,43 @@ def test_an_analysis_waiting_behind_others_says_so_rather_than_analysing_at_0_pe
     services.analysis_request(game_id=other.pk, user=carl)
     for url in (_url(other), f"/games/{other.pk}/record/"):
         body = logged_in(carl).get(url).content.decode()
-        assert "1 analysis asked for earlier is worked out first." in body and "Analysing" not in body, url
+        assert "1 analysis asked for earlier starts before this one." in body and "Analysing" not in body, url
     body = logged_in(ann).get(_url(game)).content.decode()
     assert "It is next in line." in body and "Analysing the game" not in body
-    services.analysis_tick(max_decisions=1)  # the first one is being worked out: the second still waits for it
+    services.analysis_tick(max_decisions=1)  # the first one is started: the second is taken next (in turn)
     assert "Analysing the game" in logged_in(ann).get(_url(game)).content.decode()
-    assert "1 analysis asked for earlier" in logged_in(carl).get(_url(other)).content.decode()
-    services.analyse_game(game_id=game.pk)
-    assert "It is next in line." in logged_in(carl).get(_url(other)).content.decode()
+    body = logged_in(carl).get(_url(other)).content.decode()
+    assert "It is next in line." in body and "Analysing the game" not in body
+    services.analysis_tick(max_decisions=1)
+    assert "Analysing the game" in logged_in(carl).get(_url(other)).content.decode()
+
+
+def test_the_worker_takes_the_analyses_in_turn_so_a_long_one_holds_up_no_other(finished, make_user, classic):
+    """The worker took the oldest analysis until it was done: one of an 8-player game of three decks (about
+    2 hours of the worker, helper x1) held every analysis asked after it for as long. Now those started take
+    turns, each pass going to the one left longest: a short analysis asked later is done long before."""
+    long_game, ann, _ = finished  # two rounds, three seats
+    carl, dora = make_user("carl"), make_user("dora")
+    short_game = services.game_create(
+        creator=carl, variant=classic, seat_count=2, invitees=[dora], options={"rounds": [3]}, seed=5
+    )
+    short_game = finish_with_bot_moves(short_game)
+    long_job = services.analysis_request(game_id=long_game.pk, user=ann)
+    services.analysis_tick(max_decisions=1)  # the long one is under way when the short one is asked for
+    short_job = services.analysis_request(game_id=short_game.pk, user=carl)
+
+    passes = 0
+    while True:
+        short_job.refresh_from_db()
+        if short_job.status == GameAnalysis.Status.DONE:
+            break
+        services.analysis_tick(max_decisions=2)
+        passes += 1
+    long_job.refresh_from_db()
+    assert long_job.status == GameAnalysis.Status.RUNNING and long_job.decisions_done < long_job.decisions_total
+    # the two shared the passes: about half each, the short one taking the first of them
+    assert long_job.decisions_done - 1 in range(short_job.decisions_total - 2, short_job.decisions_total + 1)
+    assert passes == 2 * ((short_job.decisions_total + 1) // 2) - 1
 
 
 # -- the background workers --------------------------------------------------------
