@@ -419,6 +419,16 @@ class Seat(models.Model):
         on_delete=models.SET_NULL,
         related_name="held_seats",
     )
+    #: Who held it (the table's creator, or the rematch's asker): the invitation names them while they sit there.
+    reserved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("held by"),
+        null=True,
+        blank=True,
+        editable=False,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
     #: When the person the seat is held for was told of it (``notices``): once.
     invitation_sent_at = models.DateTimeField(_("invitation sent at"), null=True, blank=True, editable=False)
     bot_level = models.CharField(_("bot level"), max_length=10, choices=BotLevel.choices, blank=True)

@@ -39,7 +39,7 @@ from games.models.away import time_away_in_year
 from games.presentation import duration_text
 
 from .errors import GameError
-from .turns import announce, lock_game, log_on_commit
+from .turns import announce, lock_game_still, log_on_commit
 
 logger = logging.getLogger(__name__)
 
@@ -277,7 +277,9 @@ def _games_over_days_of(user_id: int) -> list[int]:
 def _announce_start(absence: Absence) -> None:
     """Time away began: every table of the player's games over days hears a new version (it shows "away")."""
     for game_id in _games_over_days_of(absence.user_id):
-        game = lock_game(game_id)
+        game = lock_game_still(game_id, [Game.Status.ACTIVE])  # (not one finished since: see there)
+        if game is None:
+            continue
         game.save(update_fields=game.bump_for_notice())
         announce(game)
     absence.announced = True
@@ -289,9 +291,10 @@ def _settle(absence: Absence, now: datetime.datetime) -> None:
     (from the later of the turn's start and the time away's start, until its end) added to its deadline
     and to its start (so that ``deadline = start + time per move`` still holds)."""
     for game_id in _games_over_days_of(absence.user_id):
-        game = lock_game(game_id)  # games in id order, after the user's row: no two paths lock the other way round
-        seat = Seat.objects.filter(game=game, user_id=absence.user_id, bot_level="").first()
-        if seat is None or game.status != Game.Status.ACTIVE:
+        # Games in id order, after the user's row; not one finished since the list was read (``lock_game_still``).
+        game = lock_game_still(game_id, [Game.Status.ACTIVE])
+        seat = None if game is None else Seat.objects.filter(game=game, user_id=absence.user_id, bot_level="").first()
+        if game is None or seat is None:
             continue
         fields = game.bump_for_notice()
         if (

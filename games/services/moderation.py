@@ -30,11 +30,15 @@ from .turns import (
     hand_seat_to_bot,
     let_go_of_a_called_off_table,
     lock_game,
+    lock_game_still,
     log_on_commit,
     play_bots,
 )
 
 logger = logging.getLogger(__name__)
+
+#: The games a deactivation hands on: a seat at a table still waiting for players, or in play.
+IN_PLAY = (Game.Status.OPEN, Game.Status.ACTIVE)
 
 REASON_MAX_LENGTH = 500
 
@@ -187,7 +191,7 @@ def user_deactivate(*, user_id: int, moderator: Any, reason: str) -> Any:
     )
     log_on_commit(logger, "moderator %s deactivated user %s", moderator.pk, user.pk)
     game_ids = (
-        Seat.objects.filter(user=user, bot_level="", game__status__in=[Game.Status.OPEN, Game.Status.ACTIVE])
+        Seat.objects.filter(user=user, bot_level="", game__status__in=IN_PLAY)
         .order_by("game_id")
         .values_list("game_id", flat=True)
     )
@@ -195,7 +199,9 @@ def user_deactivate(*, user_id: int, moderator: Any, reason: str) -> Any:
     # Every game in one order (its seats and its holds at once): two deactivations crossing two rematches
     # locked them in opposite orders and deadlocked (a review, on PostgreSQL).
     for game_id in sorted(set(game_ids) | set(held.values_list("game_id", flat=True))):
-        game = lock_game(game_id)
+        game = lock_game_still(game_id, IN_PLAY)
+        if game is None:
+            continue  # over (or called off) since the list was read: nothing of theirs to hand on
         _deactivated_seat(game, user, moderator, reason)
         _deactivated_hold(game, user)
     return user

@@ -141,18 +141,17 @@ def _send_invitations(*, now: datetime.datetime, began: float, push_on: bool, se
             reserved_for__is_active=True,
             invitation_sent_at__isnull=True,
             game__status=Game.Status.OPEN,
-            game__created_by__isnull=False,  # (an account deleted since: nobody to name)
             game__created_at__lte=now - datetime.timedelta(seconds=settings.TURN_NOTICE_DELAY_SECONDS),
         )
         .filter(wants)
-        .select_related("game__created_by", "reserved_for")
+        .select_related("game", "reserved_for", "reserved_by")
         .order_by("game__created_at", "pk")
     )
     for seat in held:
         if time.monotonic() - began >= SECONDS_PER_PASS:
             return  # the rest are not recorded: the next pass sends them
-        user, game, creator = seat.reserved_for, seat.game, seat.game.created_by
-        assert user is not None and creator is not None  # (the query)
+        user, game = seat.reserved_for, seat.game
+        assert user is not None  # (the query)
         # Recorded once, on the seat's own row (another worker's claim, a seat taken, declined or let go
         # since the list was read: nothing to send); only the seat's columns, so PostgreSQL checks them again
         # after waiting for a worker claiming it at the same moment.
@@ -161,13 +160,23 @@ def _send_invitations(*, now: datetime.datetime, began: float, push_on: bool, se
         ).update(invitation_sent_at=now)
         if not claimed:
             continue
+        inviter = _inviter(seat)
         if user.notify_by_email and user.email:
-            _send_invitation(game, user, creator.shown_name)
+            _send_invitation(game, user, inviter)
             sent["emails"] += 1
         if push_on:
             sent["pushes"] += push.send_invitation_notice(
-                user=user, game=game, inviter=creator.shown_name, link=_link(game), ttl=_invitation_lifetime(game)
+                user=user, game=game, inviter=inviter, link=_link(game), ttl=_invitation_lifetime(game)
             )
+
+
+def _inviter(seat: Seat) -> str | None:
+    """The name of who held the seat while they still sit at its table; None once they left it (the table's
+    creator is then someone else, who never asked the reader: a review)."""
+    by = seat.reserved_by
+    if by is None or not Seat.objects.filter(game_id=seat.game_id, user=by, bot_level="").exists():
+        return None
+    return by.shown_name
 
 
 def _invitation_lifetime(game: Game) -> int:
@@ -178,7 +187,7 @@ def _invitation_lifetime(game: Game) -> int:
     return push.MAX_TTL if game.is_async else int(LIVE_TABLE_WAITS.total_seconds())
 
 
-def _send_invitation(game: Game, user: User, inviter: str) -> None:
+def _send_invitation(game: Game, user: User, inviter: str | None) -> None:
     context = {"game": game, "user": user, "link": _link(game), "inviter": inviter}
     with translation.override(user.language or settings.LANGUAGE_CODE), timezone.override(user.zone or datetime.UTC):
         subject = " ".join(push.invitation_subject(game, inviter).split())

@@ -105,7 +105,7 @@ def game_create(
     typed = fairness.clean_contribution(seed_contribution)
     invitees = [u for u in dict.fromkeys(invitees) if u.pk != creator.pk]
     invited = [u for u in dict.fromkeys(invited) if u.pk != creator.pk and u not in invitees]
-    check_invitations_waiting(creator, invited)
+    invited = check_invitations_waiting(creator, invited)
     levels = [bot_level] * max(bot_count, 0) if bot_levels is None else [str(level) for level in bot_levels]
     if bot_levels is not None:
         bot_count = len(levels)
@@ -162,7 +162,9 @@ def game_create(
                 )
             )
         elif position < len(people) + len(invited):  # held for them, beside the creator as if seated
-            seats.append(Seat(game=game, position=position, reserved_for=invited[position - len(people)]))
+            seats.append(
+                Seat(game=game, position=position, reserved_for=invited[position - len(people)], reserved_by=creator)
+            )
         elif position < len(people) + len(invited) + bot_count:
             bot = position - len(people) - len(invited)
             seats.append(
@@ -199,18 +201,24 @@ def seat_person(user: Any) -> User:
     return row
 
 
-def check_invitations_waiting(creator: Any, invited: Sequence[Any]) -> None:
-    """Refuse to hold a seat for a person who has ``MAX_INVITATIONS_WAITING`` held at open tables, or
-    ``MAX_INVITATIONS_FROM_ONE`` of them from ``creator`` (a table made, or a rematch asked for).
+def check_invitations_waiting(creator: Any, invited: Sequence[Any]) -> list[Any]:
+    """The people of ``invited`` a seat may be held for: refuse one who has ``MAX_INVITATIONS_WAITING`` held
+    at open tables, or ``MAX_INVITATIONS_FROM_ONE`` of them from ``creator`` (a table made, or a rematch asked
+    for); leave out an account deactivated by now (no seat is held for it: it opens to anyone, as a
+    deactivation lets go of one held).
 
-    Counted under the rows of the people named, in one order: two tables made at once count each other. The
-    creator's row is locked with theirs (``seat_person``'s lock: the table seats them).
+    Counted and read under the rows of the people named, locked in one order with the creator's
+    (``seat_person``'s lock: the table seats them): two tables made at once count each other, and a
+    deactivation running meanwhile has either ended (its account is left out here, or, the creator's, is
+    refused) or waits for this table, and then sees it. Whether each is active is read here, after the lock:
+    read before it, a rematch held a seat for an account deactivated as it was made (a review).
     """
     people = [creator.pk, *(person.pk for person in invited)]
     rows = {row.pk: row for row in User.objects.select_for_update(no_key=True).filter(pk__in=people).order_by("pk")}
     if creator.pk not in rows or not rows[creator.pk].is_active:
         raise GameError("not_logged_in", _("Log in to play."))  # deactivated a moment ago
-    for person in invited:
+    active = [person for person in invited if person.pk in rows and rows[person.pk].is_active]
+    for person in active:
         waiting = Seat.objects.filter(reserved_for=person, user__isnull=True, game__status=Game.Status.OPEN)
         if waiting.count() >= MAX_INVITATIONS_WAITING or (
             waiting.filter(game__created_by=creator).count() >= MAX_INVITATIONS_FROM_ONE
@@ -221,6 +229,7 @@ def check_invitations_waiting(creator: Any, invited: Sequence[Any]) -> None:
                 _("%(name)s cannot be invited to more tables now: they have invitations waiting.")
                 % {"name": person.shown_name},
             )
+    return active
 
 
 #: "Play now": how many bots sit down with the person (the create form's default too).
@@ -546,8 +555,8 @@ def game_rematch(*, game_id: int, user: Any, seed_contribution: str | None = Non
                 existing.refresh_from_db()  # its asker started it a moment before: they are sent to it
         return existing
     old_seats = list(game.seats.select_related("user").order_by("position"))
-    asked = [old.user for old in old_seats if old.user is not None and old.user.is_active and old.user_id != user.pk]
-    check_invitations_waiting(user, asked)
+    people = [old.user for old in old_seats if old.user is not None and old.user_id != user.pk]
+    asked = {person.pk for person in check_invitations_waiting(user, people)}  # (active, read under their locks)
     now = timezone.now()
     new = Game.objects.create(
         variant=game.variant,
@@ -571,8 +580,8 @@ def game_rematch(*, game_id: int, user: Any, seed_contribution: str | None = Non
         at = {"game": new, "position": old.position}
         if old.user_id == user.pk:
             seats.append(Seat(**at, user=user, joined_at=now, **fairness.site_contribution(now)))
-        elif old.user is not None and old.user.is_active:
-            seats.append(Seat(**at, reserved_for=old.user))
+        elif old.user_id in asked:
+            seats.append(Seat(**at, reserved_for=old.user, reserved_by=user))
         else:  # a bot, or (as deactivating hands a seat in play to one) under the name it had then, if it did
             name = old.bot_name or bots.free_bot_name(taken)
             taken.add(name)

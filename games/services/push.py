@@ -61,8 +61,9 @@ def notice_payload(game: Game, *, reminder: bool, link: str) -> dict[str, str]:
     return {"title": title, "body": body, "url": link, "tag": f"game-{game.pk}", "icon": icon}
 
 
-def invitation_payload(game: Game, *, inviter: str, link: str) -> dict[str, str]:
-    """The notice of a seat ``inviter`` holds for the reader at ``game``'s open table, in the active language."""
+def invitation_payload(game: Game, *, inviter: str | None, link: str) -> dict[str, str]:
+    """The notice of a seat ``inviter`` (None: someone who left the table since) holds for the reader at
+    ``game``'s open table, in the active language."""
     return {
         "title": invitation_subject(game, inviter),
         "body": str(_("Take your seat, or decline it, at the table.")),
@@ -72,10 +73,16 @@ def invitation_payload(game: Game, *, inviter: str, link: str) -> dict[str, str]
     }
 
 
-def invitation_subject(game: Game, inviter: str) -> str:
-    """ "Ann asks you to a rematch: Classic #12" (or "to a game"), in the active language."""
+def invitation_subject(game: Game, inviter: str | None) -> str:
+    """ "Ann asks you to a rematch: Classic #12" (or "to a game"; without a name when ``inviter`` is None), in
+    the active language."""
     names = {"name": inviter, "game": game.variant_label, "number": game.pk}
-    if game.rematch_of_id is not None:
+    rematch = game.rematch_of_id is not None
+    if inviter is None:
+        if rematch:
+            return _("A seat is held for you in a rematch: %(game)s #%(number)s") % names
+        return _("A seat is held for you: %(game)s #%(number)s") % names
+    if rematch:
         return _("%(name)s asks you to a rematch: %(game)s #%(number)s") % names
     return _("%(name)s asks you to a game: %(game)s #%(number)s") % names
 
@@ -94,7 +101,7 @@ def send_turn_notice(*, user: User, game: Game, reminder: bool, link: str, now: 
     )
 
 
-def send_invitation_notice(*, user: User, game: Game, inviter: str, link: str, ttl: int) -> int:
+def send_invitation_notice(*, user: User, game: Game, inviter: str | None, link: str, ttl: int) -> int:
     """Tell each of ``user``'s subscriptions that ``inviter`` holds a seat for them at ``game``'s open table
     (kept by the push service at most ``ttl`` seconds); how many push services took it."""
     return _send(

@@ -62,6 +62,18 @@ def lock_game(game_id: int | str) -> Game:
         raise GameError("not_found", _("There is no such game.")) from None
 
 
+def lock_game_still(game_id: int, statuses: Iterable[str]) -> Game | None:
+    """``lock_game`` for a game listed earlier by its status: None if it has left ``statuses`` since.
+
+    For a path that holds a person's row and then locks their games one by one (a deactivation, time away):
+    it must not wait for a game that finished after the list was read. A rematch of that game locks it, then
+    the people it asks, and the two deadlocked (a review, on PostgreSQL). Under READ COMMITTED the locking
+    statement sees the game finished and locks nothing (or, if it waited for the move that finished it,
+    looks again once that move committed).
+    """
+    return Game.objects.select_for_update(no_key=True).filter(pk=game_id, status__in=list(statuses)).first()
+
+
 def locked_game(game_id: int | str, user: Any) -> Game:
     """``lock_game`` for a signed-in person (``not_logged_in`` otherwise)."""
     if user is None or not user.is_authenticated:

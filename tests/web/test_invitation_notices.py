@@ -154,3 +154,52 @@ def test_a_seat_taken_between_the_list_and_the_claim_is_not_told(make_user, clas
 
     monkeypatch.setattr(QuerySet, "update", taken_first)
     assert emails_sent(table.created_at + NOTICE_DUE) == 0 and not mail.outbox
+
+
+def test_the_invitation_names_who_held_the_seat_only_while_they_sit_there(make_user, classic):
+    """Ann holds a seat for Bob, Carl sits down, Ann leaves: Carl is the table's creator now, and the
+    invitation said "carl asks you to a game", from someone who never asked Bob (a review)."""
+    table, ann, bob = table_holding_a_seat(make_user, classic)
+    services.game_join(game_id=table.pk, user=make_user("carl"))
+    services.game_leave(game_id=table.pk, user=ann)
+    table.refresh_from_db()
+    assert table.status == Game.Status.OPEN and table.created_by.username == "carl"
+
+    assert emails_sent(table.created_at + NOTICE_DUE) == 1
+    (message,) = mail.outbox
+    assert message.subject == f"A seat is held for you: Classic #{table.pk}"
+    assert f"A seat is held for you at Classic #{table.pk} (1 day a move)." in message.body
+    assert "carl" not in message.body and "ann" not in message.body
+
+
+@pytest.mark.django_db(transaction=True)
+def test_seats_held_before_the_clock_sent_invitations_count_as_told():
+    """The migration that brings the invitations marks the seats already held: the clock's first pass after it
+    would otherwise e-mail every invitation waiting, however old (a review)."""
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    accounts = ("accounts", "0008_invitation_notices")
+    before, after = [("games", "0021_seat_reserved_for"), accounts], [("games", "0022_invitation_notices"), accounts]
+    executor = MigrationExecutor(connection)
+    executor.migrate(before)
+    try:
+        old = executor.loader.project_state(before).apps
+        user_model, variant_model = old.get_model("accounts", "User"), old.get_model("games", "Variant")
+        ann, bob = (user_model.objects.create(username=name, username_key=name) for name in ("ann", "bob"))
+        variant = variant_model.objects.create(slug="old", name="Old")
+        table = old.get_model("games", "Game").objects.create(
+            variant=variant, seat_count=2, created_by=ann, version=1, rules={}, shuffle_version=1, seed=1
+        )
+        seat_model = old.get_model("games", "Seat")
+        seat_model.objects.create(game=table, position=0, user=ann)
+        held = seat_model.objects.create(game=table, position=1, reserved_for=bob)
+
+        executor = MigrationExecutor(connection)
+        executor.migrate(after)
+        new = executor.loader.project_state(after).apps.get_model("games", "Seat")
+        assert new.objects.get(pk=held.pk).invitation_sent_at is not None
+        assert new.objects.get(game_id=table.pk, position=0).invitation_sent_at is None  # a seat taken: not held
+    finally:
+        executor = MigrationExecutor(connection)
+        executor.migrate(executor.loader.graph.leaf_nodes())

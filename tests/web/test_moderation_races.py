@@ -13,18 +13,21 @@ also played step by step (``between_list_and_lock``), so they are tested on ever
 
 from __future__ import annotations
 
+import datetime
 import threading
 import time
 from collections.abc import Callable
 from typing import Any
 
 import pytest
+from django.conf import settings
 from django.contrib.auth.models import Group
 from django.db import connection
+from django.utils import timezone
 
 from games import services
 from games.models import AuditRecord, ChatSuspension, Game, Seat
-from games.services import fairness, moderation
+from games.services import fairness, moderation, playing
 from tests.races import race
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -184,16 +187,16 @@ def test_two_moderators_letting_a_user_chat_again_at_once_do_it_once(rude_messag
 def between_list_and_lock(monkeypatch: pytest.MonkeyPatch, step: Callable[[int], object]) -> None:
     """Run ``step(game_id)`` once, as if another request did it after ``user_deactivate`` listed the
     person's games and before it locked the first of them."""
-    real_lock_game = moderation.lock_game
+    real_lock = moderation.lock_game_still
     done: list[int] = []
 
-    def lock_game(game_id: int) -> Game:
+    def lock_game_still(game_id: int, statuses: Any) -> Game | None:
         if not done:
             done.append(game_id)
             step(game_id)
-        return real_lock_game(game_id)
+        return real_lock(game_id, statuses)
 
-    monkeypatch.setattr(moderation, "lock_game", lock_game)
+    monkeypatch.setattr(moderation, "lock_game_still", lock_game_still)
 
 
 def test_a_seat_another_moderator_handed_to_a_bot_meanwhile_is_not_handed_again(
@@ -414,3 +417,150 @@ def test_a_seat_taken_as_its_person_is_deactivated_is_let_go_or_refused(
     in_play = [Game.Status.OPEN, Game.Status.ACTIVE]
     assert not Seat.objects.filter(user=bob, bot_level="", game__status__in=in_play).exists()
     assert not Seat.objects.filter(reserved_for=bob, game__status=Game.Status.OPEN).exists()
+
+
+# -- a game that finishes while a person's games are locked one by one ---------------------------------
+
+#: These interleave two transactions that write: SQLite runs such transactions one at a time (its write lock
+#: is taken when each starts), so they cannot meet there; ``make test`` runs them on PostgreSQL.
+interleaved_writers = pytest.mark.skipif(
+    settings.DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql",
+    reason="two writing transactions at once: PostgreSQL only (SQLite runs them one at a time)",
+)
+
+
+def held_at_the_lock_of(monkeypatch: pytest.MonkeyPatch, module: Any, game: Game) -> tuple[Any, Any]:
+    """Hold ``module.lock_game_still`` when it comes to ``game`` until the returned ``go`` is set; the returned
+    ``reached`` is set when it gets there."""
+    real = module.lock_game_still
+    reached, go = threading.Event(), threading.Event()
+
+    def lock_game_still(game_id: int, statuses: Any) -> Game | None:
+        if int(game_id) == game.pk and not reached.is_set():
+            reached.set()
+            go.wait(30)
+        return real(game_id, statuses)
+
+    monkeypatch.setattr(module, "lock_game_still", lock_game_still)
+    return reached, go
+
+
+def on_a_thread(call: Callable[[], object]) -> tuple[threading.Thread, list[object]]:
+    """``call()`` on a thread of its own (its own connection); its result, or what it raised, in the list."""
+    outcome: list[object] = []
+
+    def run() -> None:
+        try:
+            outcome.append(call())
+        except BaseException as error:  # looked at by the test
+            outcome.append(error)
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread, outcome
+
+
+def finish_it_and_ask_for_a_rematch(game: Game, ann: Any, bob: Any) -> tuple[threading.Thread, list[object]]:
+    """Both players resign (bots end the game), then Ann asks for a rematch, which locks the finished game and
+    then waits for the row of a person it asks (or of Ann) that the step under test holds."""
+    for person in (ann, bob):
+        services.game_resign(game_id=game.pk, user=person)
+    rematch = on_a_thread(lambda: services.game_rematch(game_id=game.pk, user=ann))
+    deadline = time.monotonic() + 30
+    while connection.vendor == "postgresql" and not waiting_for_a_lock():
+        assert time.monotonic() < deadline, "the rematch never waited"
+        time.sleep(0.02)
+    return rematch
+
+
+@interleaved_writers
+@pytest.mark.parametrize("deactivated", ["ann, who asks", "bob, who is asked"])
+def test_a_deactivation_and_a_rematch_of_a_game_that_finished_meanwhile_do_not_deadlock(
+    deactivated, game_in_play, django_user_model, monkeypatch
+):
+    """The deactivation holds the person's row and lists their games in play; one of them finishes and a
+    rematch of it locks it, then the person's row; the deactivation then locked that game: PostgreSQL found
+    a deadlock and failed the rematch (a review). Now it locks a game only if it is still in play."""
+    game, ann, bob = game_in_play
+    [moderator] = moderators(django_user_model, 1)
+    target = ann if deactivated.startswith("ann") else bob
+    reached, go = held_at_the_lock_of(monkeypatch, moderation, game)
+    deactivation = on_a_thread(lambda: services.user_deactivate(user_id=target.pk, moderator=moderator, reason=REASON))
+    assert reached.wait(30)
+    rematch = finish_it_and_ask_for_a_rematch(game, ann, bob)
+    go.set()
+    for thread, _outcome in (deactivation, rematch):
+        thread.join(60)
+    [deactivated_user], [made] = deactivation[1], rematch[1]
+    assert deactivated_user.pk == target.pk
+    if target == ann:
+        assert isinstance(made, services.GameError) and made.code == "not_logged_in"
+        assert not Game.objects.filter(rematch_of=game).exists()
+    else:  # bob, deactivated before the rematch read him: a bot takes his seat, and it is dealt
+        assert isinstance(made, Game) and made.seats.filter(reserved_for__isnull=False).count() == 0
+        assert Game.objects.get(pk=made.pk).status == Game.Status.ACTIVE
+
+
+@interleaved_writers
+def test_time_away_beginning_and_a_rematch_of_a_game_that_finished_meanwhile_do_not_deadlock(
+    make_user, classic, monkeypatch
+):
+    """The same with the clock telling Bob's games over days that his time away began (his row, then each
+    game): a review found it failed the rematch too."""
+    from games.models import Absence
+    from games.services import away
+
+    ann, bob = make_user("ann"), make_user("bob")
+    game = services.game_create(
+        creator=ann, variant=classic, seat_count=2, invitees=[bob], round_count=1, time_limit_seconds=86400
+    )
+    now = timezone.now()
+    day = datetime.timedelta(days=1)
+    Absence.objects.create(user=bob, starts_at=now - datetime.timedelta(seconds=1), ends_at=now + day)
+    reached, go = held_at_the_lock_of(monkeypatch, away, game)
+    settling = on_a_thread(lambda: away.settle_due(now=timezone.now()))
+    assert reached.wait(30)
+    rematch = finish_it_and_ask_for_a_rematch(game, ann, bob)
+    go.set()
+    for thread, _outcome in (settling, rematch):
+        thread.join(60)
+    assert settling[1] == [1] and isinstance(rematch[1][0], Game)
+
+
+@interleaved_writers
+def test_a_rematch_holds_no_seat_for_a_person_deactivated_as_it_read_the_seats(
+    game_in_play, django_user_model, monkeypatch
+):
+    """It read who is active before locking their rows, and held a seat for Bob, deactivated in between: the
+    table waited for someone who could never come (a review). Now it reads them under their locks."""
+    game, ann, bob = game_in_play
+    for person in (ann, bob):
+        services.game_resign(game_id=game.pk, user=person)
+    [moderator] = moderators(django_user_model, 1)
+    real = playing.check_invitations_waiting
+
+    def deactivated_first(creator: Any, invited: Any) -> Any:
+        thread, outcome = on_a_thread(
+            lambda: services.user_deactivate(user_id=bob.pk, moderator=moderator, reason=REASON)
+        )
+        thread.join(30)
+        assert outcome and not isinstance(outcome[0], BaseException)
+        return real(creator, invited)
+
+    monkeypatch.setattr(playing, "check_invitations_waiting", deactivated_first)
+    rematch = services.game_rematch(game_id=game.pk, user=ann)
+    assert not rematch.seats.filter(reserved_for=bob).exists()
+    assert rematch.status == Game.Status.ACTIVE  # bob's seat went to a bot, the last one: dealt
+
+
+def test_a_table_holds_no_seat_for_an_account_deactivated_before_it_was_made(make_user, classic):
+    """The lobby's form names only active accounts, but one deactivated between its check and the table got a
+    seat held (a review): its seat is open instead, as a deactivation lets go of one held."""
+    ann, bob = make_user("ann"), make_user("bob")
+    bob.is_active = False
+    bob.save()
+    table = services.game_create(creator=ann, variant=classic, seat_count=3, invited=[bob])
+    assert not table.seats.filter(reserved_for__isnull=False).exists()
+    assert table.seats.filter(user__isnull=True, bot_level="").count() == 2
