@@ -21,6 +21,9 @@ class GamesConfig(AppConfig):
             check_sockets_of_account_on_save, sender=get_user_model(), dispatch_uid="games.live.check_sockets"
         )
         reconnect_the_pool_every_second()
+        from .admin.icons import use_translated_boolean_icons
+
+        use_translated_boolean_icons()  # the admin's yes/no icons read out in the reader's language
         register_deploy_checks()  # `manage.py check --deploy`: what the multi-process set-up needs
 
 

@@ -792,3 +792,24 @@ def test_a_superuser_cannot_change_a_players_e_mail_address_to_reset_their_passw
     page = client.get(f"/admin/accounts/user/{bob.pk}/change/").content.decode()
     assert 'name="email"' not in page and bob.email in page
     assert 'name="email"' in client.get(f"/admin/accounts/user/{root.pk}/change/").content.decode()
+
+
+@pytest.mark.parametrize(("language", "yes", "no"), [("en", "yes", "no"), ("hr", "da", "ne"), ("cs", "ano", "ne")])
+def test_the_yes_and_no_icons_are_read_out_in_the_moderators_language(
+    language, yes, no, make_user, classic, role_client
+):
+    """Django's icons said alt="True" and alt="False" in every language (games/admin/icons.py)."""
+    client, moderator = role_client("moderator")
+    moderator.language = language
+    moderator.save()
+    ann = make_user("ann")
+    ann.is_active = False
+    ann.save()
+    game = services.game_create(creator=make_user("bob"), variant=classic, seat_count=2, bot_count=1)
+    pages = [client.get("/admin/accounts/user/"), client.get(f"/admin/games/game/{game.pk}/change/")]
+    for response in pages:
+        assert response.status_code == 200
+        page = response.content.decode()
+        assert 'alt="True"' not in page and 'alt="False"' not in page
+    users = pages[0].content.decode()
+    assert f'icon-yes.svg" alt="{yes}"' in users and f'icon-no.svg" alt="{no}"' in users
