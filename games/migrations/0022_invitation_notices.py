@@ -1,13 +1,17 @@
 from django.conf import settings
 from django.db import migrations, models
+from django.db.models import OuterRef, Subquery
 from django.db.models.functions import Now
 
 
 def told_already(apps, schema_editor):
     """The seats held before the clock sent invitations count as told: its first pass would otherwise e-mail
-    every invitation waiting, however old (a review)."""
-    Seat = apps.get_model("games", "Seat")
-    Seat.objects.filter(reserved_for__isnull=False, user__isnull=True).update(invitation_sent_at=Now())
+    every invitation waiting, however old (a review). They were held by their table's creator."""
+    Seat, Game = apps.get_model("games", "Seat"), apps.get_model("games", "Game")
+    creator = Subquery(Game.objects.filter(pk=OuterRef("game_id")).values("created_by")[:1])
+    Seat.objects.filter(reserved_for__isnull=False, user__isnull=True).update(
+        invitation_sent_at=Now(), reserved_by=creator
+    )
 
 
 class Migration(migrations.Migration):

@@ -67,6 +67,10 @@ def analysis_request(*, game_id: int | str, user: Any, now: datetime.datetime | 
     if user is None or not user.is_authenticated:
         raise GameError("not_logged_in", _("Log in to ask for an analysis."))
     with transaction.atomic():
+        # The person's row first: two requests of theirs for two games are judged one after the other. Before
+        # the game's, as every path that locks both does (``playing.seat_person``): locked after it, it made
+        # a cycle with a deactivation holding the row and waiting for the game (a review, on PostgreSQL).
+        get_user_model().objects.select_for_update(no_key=True).filter(pk=user.pk).first()
         game = lock_game(game_id)
         if not game.seats.filter(user=user).exists():
             raise GameError("not_seated", _("Only the players of this game may ask for its analysis."))
@@ -81,8 +85,6 @@ def analysis_request(*, game_id: int | str, user: Any, now: datetime.datetime | 
             and existing.status != GameAnalysis.Status.FAILED
         ):
             return existing
-        # The person's row is locked: two requests of theirs for two games are judged one after the other.
-        get_user_model().objects.select_for_update().filter(pk=user.pk).first()
         waiting = (
             GameAnalysis.objects.filter(requested_by=user, version=analysis.VERSION, status__in=WAITING)
             .exclude(game=game)

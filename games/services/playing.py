@@ -203,9 +203,9 @@ def seat_person(user: Any) -> User:
 
 def check_invitations_waiting(creator: Any, invited: Sequence[Any]) -> list[Any]:
     """The people of ``invited`` a seat may be held for: refuse one who has ``MAX_INVITATIONS_WAITING`` held
-    at open tables, or ``MAX_INVITATIONS_FROM_ONE`` of them from ``creator`` (a table made, or a rematch asked
-    for); leave out an account deactivated by now (no seat is held for it: it opens to anyone, as a
-    deactivation lets go of one held).
+    at open tables, or ``MAX_INVITATIONS_FROM_ONE`` of them held by ``creator`` (``Seat.reserved_by``: a table
+    made, or a rematch asked for, whoever its creator is now); leave out an account deactivated by now (no
+    seat is held for it: it opens to anyone, as a deactivation lets go of one held).
 
     Counted and read under the rows of the people named, locked in one order with the creator's
     (``seat_person``'s lock: the table seats them): two tables made at once count each other, and a
@@ -221,7 +221,7 @@ def check_invitations_waiting(creator: Any, invited: Sequence[Any]) -> list[Any]
     for person in active:
         waiting = Seat.objects.filter(reserved_for=person, user__isnull=True, game__status=Game.Status.OPEN)
         if waiting.count() >= MAX_INVITATIONS_WAITING or (
-            waiting.filter(game__created_by=creator).count() >= MAX_INVITATIONS_FROM_ONE
+            waiting.filter(reserved_by=creator).count() >= MAX_INVITATIONS_FROM_ONE
         ):
             # (without the number: it would tell of private tables too)
             raise GameError(
@@ -536,6 +536,7 @@ def game_rematch(*, game_id: int, user: Any, seed_contribution: str | None = Non
     random one when empty).
     """
     contribution = fairness.clean_contribution(seed_contribution)
+    _lock_the_people_at(game_id, user)
     game = locked_game(game_id, user)
     seat_of(game, user)
     if game.status != Game.Status.FINISHED:
@@ -597,6 +598,20 @@ def game_rematch(*, game_id: int, user: Any, seed_contribution: str | None = Non
     game.save(update_fields=["version", "updated_at"])
     announce(game)
     return new
+
+
+def _lock_the_people_at(game_id: int | str, user: Any) -> None:
+    """The rows of the asker and of the people at the game, locked in one order before the game's, as every
+    path that seats a person takes them (``seat_person``). Locked after it, they made a cycle with a
+    deactivation (or time away) that held one of those rows and waited for the game, which it had read in
+    play a moment before it finished (a review reproduced the deadlock on PostgreSQL)."""
+    if user is None or not user.is_authenticated:
+        raise GameError("not_logged_in", _("Log in to play."))
+    try:
+        people = set(Seat.objects.filter(game_id=game_id, user__isnull=False).values_list("user_id", flat=True))
+    except (ValueError, TypeError):
+        raise GameError("not_found", _("There is no such game.")) from None
+    list(User.objects.select_for_update(no_key=True).filter(pk__in=people | {user.pk}).order_by("pk"))
 
 
 @transaction.atomic

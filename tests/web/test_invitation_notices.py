@@ -199,6 +199,7 @@ def test_seats_held_before_the_clock_sent_invitations_count_as_told():
         executor.migrate(after)
         new = executor.loader.project_state(after).apps.get_model("games", "Seat")
         assert new.objects.get(pk=held.pk).invitation_sent_at is not None
+        assert new.objects.get(pk=held.pk).reserved_by_id == ann.pk  # (held by the table's creator then)
         assert new.objects.get(game_id=table.pk, position=0).invitation_sent_at is None  # a seat taken: not held
     finally:
         executor = MigrationExecutor(connection)

@@ -167,3 +167,18 @@ def test_one_person_can_be_held_a_seat_at_ten_open_tables_at_most_two_of_one_cre
     assert "10" not in response.content.decode().split("cannot be invited")[1][:80]
     services.game_decline(game_id=Game.objects.earliest("pk").pk, user=bob)
     create(logged_in(creators[5]), classic)  # one declined: one more may be asked
+
+
+def test_the_limit_of_one_person_counts_the_seats_they_held_not_the_tables_they_took_over(make_user, classic):
+    """A review: the count went by each table's creator, who changes when the creator leaves. Ann held seats
+    for bob at two tables and left both to carl: ann could hold two more, and carl, who never asked bob, was
+    refused."""
+    ann, bob, carl = make_user("ann"), make_user("bob"), make_user("carl")
+    for _ in range(2):
+        table = services.game_create(creator=ann, variant=classic, seat_count=3, invited=[bob])
+        services.game_join(game_id=table.pk, user=carl)
+        services.game_leave(game_id=table.pk, user=ann)
+    with pytest.raises(services.GameError) as refused:
+        services.game_create(creator=ann, variant=classic, seat_count=3, invited=[bob])
+    assert refused.value.code == "too_many_invitations"
+    services.game_create(creator=carl, variant=classic, seat_count=3, invited=[bob])

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 from django.conf import settings
 from django.contrib.auth.models import Group
-from django.db import connection
+from django.db import connection, transaction
 from django.utils import timezone
 
 from games import services
@@ -462,9 +462,15 @@ def on_a_thread(call: Callable[[], object]) -> tuple[threading.Thread, list[obje
     return thread, outcome
 
 
+def joined(*threads: tuple[threading.Thread, list[object]]) -> None:
+    for thread, _outcome in threads:
+        thread.join(60)
+        assert not thread.is_alive(), "a step never finished"
+
+
 def finish_it_and_ask_for_a_rematch(game: Game, ann: Any, bob: Any) -> tuple[threading.Thread, list[object]]:
-    """Both players resign (bots end the game), then Ann asks for a rematch, which locks the finished game and
-    then waits for the row of a person it asks (or of Ann) that the step under test holds."""
+    """Both players resign (bots end the game), then Ann asks for a rematch, which waits for the row of a
+    person it asks (or of Ann) that the step under test holds."""
     for person in (ann, bob):
         services.game_resign(game_id=game.pk, user=person)
     rematch = on_a_thread(lambda: services.game_rematch(game_id=game.pk, user=ann))
@@ -481,18 +487,20 @@ def test_a_deactivation_and_a_rematch_of_a_game_that_finished_meanwhile_do_not_d
     deactivated, game_in_play, django_user_model, monkeypatch
 ):
     """The deactivation holds the person's row and lists their games in play; one of them finishes and a
-    rematch of it locks it, then the person's row; the deactivation then locked that game: PostgreSQL found
-    a deadlock and failed the rematch (a review). Now it locks a game only if it is still in play."""
+    rematch of it locked it, then the person's row; the deactivation then locked that game: PostgreSQL found
+    a deadlock and failed the rematch (a review). Now it locks a game only if it is still in play (and the
+    rematch locks the people before the game: the next test)."""
     game, ann, bob = game_in_play
     [moderator] = moderators(django_user_model, 1)
     target = ann if deactivated.startswith("ann") else bob
     reached, go = held_at_the_lock_of(monkeypatch, moderation, game)
     deactivation = on_a_thread(lambda: services.user_deactivate(user_id=target.pk, moderator=moderator, reason=REASON))
-    assert reached.wait(30)
-    rematch = finish_it_and_ask_for_a_rematch(game, ann, bob)
-    go.set()
-    for thread, _outcome in (deactivation, rematch):
-        thread.join(60)
+    try:
+        assert reached.wait(30)
+        rematch = finish_it_and_ask_for_a_rematch(game, ann, bob)
+    finally:
+        go.set()  # (a failure above must not leave the deactivation holding its locks)
+    joined(deactivation, rematch)
     [deactivated_user], [made] = deactivation[1], rematch[1]
     assert deactivated_user.pk == target.pk
     if target == ann:
@@ -521,38 +529,60 @@ def test_time_away_beginning_and_a_rematch_of_a_game_that_finished_meanwhile_do_
     Absence.objects.create(user=bob, starts_at=now - datetime.timedelta(seconds=1), ends_at=now + day)
     reached, go = held_at_the_lock_of(monkeypatch, away, game)
     settling = on_a_thread(lambda: away.settle_due(now=timezone.now()))
-    assert reached.wait(30)
-    rematch = finish_it_and_ask_for_a_rematch(game, ann, bob)
-    go.set()
-    for thread, _outcome in (settling, rematch):
-        thread.join(60)
+    try:
+        assert reached.wait(30)
+        rematch = finish_it_and_ask_for_a_rematch(game, ann, bob)
+    finally:
+        go.set()
+    joined(settling, rematch)
     assert settling[1] == [1] and isinstance(rematch[1][0], Game)
 
 
 @interleaved_writers
-def test_a_rematch_holds_no_seat_for_a_person_deactivated_as_it_read_the_seats(
+@pytest.mark.parametrize("step", ["a rematch", "an analysis"])
+def test_asking_for_a_rematch_or_an_analysis_locks_the_peoples_rows_before_the_games(step, game_in_play):
+    """Both locked the finished game, then a person's row. A deactivation (or time away) that holds that row
+    and had read the game in play a moment before it finished waits for the game: a deadlock, which a review
+    reproduced on PostgreSQL by pausing the deactivation as the game finished. Now they take the rows first,
+    as every path that seats a person does: while one waits for bob's row, the game's is free."""
+    from accounts.models import User
+
+    game, ann, bob = game_in_play
+    for person in (ann, bob):
+        services.game_resign(game_id=game.pk, user=person)
+    call = {
+        "a rematch": lambda: services.game_rematch(game_id=game.pk, user=ann),
+        "an analysis": lambda: services.analysis_request(game_id=game.pk, user=bob),
+    }[step]
+    with transaction.atomic():
+        User.objects.select_for_update(no_key=True).get(pk=bob.pk)  # as a deactivation of bob holds it
+        asking = on_a_thread(call)
+        deadline = time.monotonic() + 30
+        while not waiting_for_a_lock():
+            assert time.monotonic() < deadline, "it never waited for bob's row"
+            time.sleep(0.02)
+        Game.objects.select_for_update(nowait=True).get(pk=game.pk)  # free: no error
+    joined(asking)
+    assert not isinstance(asking[1][0], BaseException), asking[1]
+
+
+@interleaved_writers
+def test_a_rematch_asking_a_person_as_they_are_deactivated_leaves_no_seat_held_for_them(
     game_in_play, django_user_model, monkeypatch
 ):
     """It read who is active before locking their rows, and held a seat for Bob, deactivated in between: the
-    table waited for someone who could never come (a review). Now it reads them under their locks."""
+    table waited for someone who could never come (a review). Now it reads them under their locks, and a
+    deactivation that comes while they are locked waits, then finds the seat held and gives it to a bot."""
     game, ann, bob = game_in_play
     for person in (ann, bob):
         services.game_resign(game_id=game.pk, user=person)
     [moderator] = moderators(django_user_model, 1)
-    real = playing.check_invitations_waiting
-
-    def deactivated_first(creator: Any, invited: Any) -> Any:
-        thread, outcome = on_a_thread(
-            lambda: services.user_deactivate(user_id=bob.pk, moderator=moderator, reason=REASON)
-        )
-        thread.join(30)
-        assert outcome and not isinstance(outcome[0], BaseException)
-        return real(creator, invited)
-
-    monkeypatch.setattr(playing, "check_invitations_waiting", deactivated_first)
+    deactivation = deactivated_when_reached(monkeypatch, playing, "check_invitations_waiting", bob, moderator)
     rematch = services.game_rematch(game_id=game.pk, user=ann)
+    deactivation.join(60)
+    assert not deactivation.is_alive() and not deactivation.errors
     assert not rematch.seats.filter(reserved_for=bob).exists()
-    assert rematch.status == Game.Status.ACTIVE  # bob's seat went to a bot, the last one: dealt
+    assert Game.objects.get(pk=rematch.pk).status == Game.Status.ACTIVE  # bob's seat went to a bot, the last one
 
 
 def test_a_table_holds_no_seat_for_an_account_deactivated_before_it_was_made(make_user, classic):
