@@ -66,10 +66,13 @@ def lock_game_still(game_id: int, statuses: Iterable[str]) -> Game | None:
     """``lock_game`` for a game listed earlier by its status: None if it has left ``statuses`` since.
 
     For a path that holds a person's row and then locks their games one by one (a deactivation, time away):
-    it must not wait for a game that finished after the list was read. A rematch of that game locks it, then
-    the people it asks, and the two deadlocked (a review, on PostgreSQL). Under READ COMMITTED the locking
-    statement sees the game finished and locks nothing (or, if it waited for the move that finished it,
-    looks again once that move committed).
+    it has nothing to do at a game that finished after the list was read. Under READ COMMITTED the locking
+    statement then sees the game finished and locks nothing. If it began while the move that finished it
+    was still running, PostgreSQL waits for that move, locks the row's new version and only then finds it
+    finished: None, but the row stays locked until this transaction ends. That wait is for the move alone,
+    never for a rematch or an analysis of the game: those lock the people's rows first
+    (``playing._lock_the_people_at``, ``analysis.analysis_request``), so they wait for this path's person
+    instead of holding the game against it (a review found both orders deadlocking on PostgreSQL).
     """
     return Game.objects.select_for_update(no_key=True).filter(pk=game_id, status__in=list(statuses)).first()
 
