@@ -68,7 +68,7 @@ def analysis_request(*, game_id: int | str, user: Any, now: datetime.datetime | 
         raise GameError("not_logged_in", _("Log in to ask for an analysis."))
     with transaction.atomic():
         # The person's row first: two requests of theirs for two games are judged one after the other. Before
-        # the game's, as every path that locks both does (``playing.seat_person``): locked after it, it made
+        # the game's, as every path that locks both does (``playing.lock_people``): locked after it, it made
         # a cycle with a deactivation holding the row and waiting for the game (a review, on PostgreSQL).
         get_user_model().objects.select_for_update(no_key=True).filter(pk=user.pk).first()
         game = lock_game(game_id)

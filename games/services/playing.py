@@ -187,18 +187,28 @@ def game_create(
     return game
 
 
-def seat_person(user: Any) -> User:
-    """The person's row, locked FOR NO KEY UPDATE, before anything that seats them takes a game's lock: a
-    deactivation locks it first too, then lists the person's seats. Without it, a seat taken at a public
-    table as the account was deactivated committed after that list was read, and the inactive account kept
-    it. Now one of the two waits for the other: the seat is refused, or seen (and let go) by the deactivation.
-    """
+def lock_people(user_ids: Iterable[int]) -> dict[int, User]:
+    """The people's rows by id, locked FOR NO KEY UPDATE in one order, before any game's row: every path that
+    seats or asks people takes them so, as a deactivation does (the person's row, then each of their games),
+    so that one of two such paths waits for the other instead of each holding what the other needs."""
+    rows = User.objects.select_for_update(no_key=True).filter(pk__in=set(user_ids)).order_by("pk")
+    return {row.pk: row for row in rows}
+
+
+def _refuse_unless_active(rows: Mapping[int, User], user: Any) -> None:
+    if user.pk not in rows or not rows[user.pk].is_active:
+        raise GameError("not_logged_in", _("Log in to play."))  # deactivated a moment ago
+
+
+def seat_person(user: Any) -> None:
+    """Lock the person's row (``lock_people``) before anything that seats them takes a game's lock, and
+    refuse an account deactivated by then. Without it, a seat taken at a public table as the account was
+    deactivated committed after the deactivation had listed the person's seats, and the inactive account
+    kept it. Now one of the two waits for the other: the seat is refused, or seen (and let go) by the
+    deactivation."""
     if user is None or not user.is_authenticated:
         raise GameError("not_logged_in", _("Log in to play."))
-    row = User.objects.select_for_update(no_key=True).filter(pk=user.pk).first()
-    if row is None or not row.is_active:
-        raise GameError("not_logged_in", _("Log in to play."))  # deactivated a moment ago
-    return row
+    _refuse_unless_active(lock_people([user.pk]), user)
 
 
 def check_invitations_waiting(creator: Any, invited: Sequence[Any]) -> list[Any]:
@@ -208,15 +218,13 @@ def check_invitations_waiting(creator: Any, invited: Sequence[Any]) -> list[Any]
     seat is held for it: it opens to anyone, as a deactivation lets go of one held).
 
     Counted and read under the rows of the people named, locked in one order with the creator's
-    (``seat_person``'s lock: the table seats them): two tables made at once count each other, and a
+    (``lock_people``: the table seats them): two tables made at once count each other, and a
     deactivation running meanwhile has either ended (its account is left out here, or, the creator's, is
     refused) or waits for this table, and then sees it. Whether each is active is read here, after the lock:
     read before it, a rematch held a seat for an account deactivated as it was made (a review).
     """
-    people = [creator.pk, *(person.pk for person in invited)]
-    rows = {row.pk: row for row in User.objects.select_for_update(no_key=True).filter(pk__in=people).order_by("pk")}
-    if creator.pk not in rows or not rows[creator.pk].is_active:
-        raise GameError("not_logged_in", _("Log in to play."))  # deactivated a moment ago
+    rows = lock_people([creator.pk, *(person.pk for person in invited)])
+    _refuse_unless_active(rows, creator)
     active = [person for person in invited if person.pk in rows and rows[person.pk].is_active]
     for person in active:
         waiting = Seat.objects.filter(reserved_for=person, user__isnull=True, game__status=Game.Status.OPEN)
@@ -601,17 +609,17 @@ def game_rematch(*, game_id: int, user: Any, seed_contribution: str | None = Non
 
 
 def _lock_the_people_at(game_id: int | str, user: Any) -> None:
-    """The rows of the asker and of the people at the game, locked in one order before the game's, as every
-    path that seats a person takes them (``seat_person``). Locked after it, they made a cycle with a
-    deactivation (or time away) that held one of those rows and waited for the game, which it had read in
-    play a moment before it finished (a review reproduced the deadlock on PostgreSQL)."""
+    """The rows of the asker and of the people at the game, locked before the game's (``lock_people``).
+    Locked after it, they made a cycle with a deactivation (or time away) that held one of those rows and
+    waited for the game, which it had read in play a moment before it finished (a review reproduced the
+    deadlock on PostgreSQL)."""
     if user is None or not user.is_authenticated:
         raise GameError("not_logged_in", _("Log in to play."))
     try:
         people = set(Seat.objects.filter(game_id=game_id, user__isnull=False).values_list("user_id", flat=True))
     except (ValueError, TypeError):
         raise GameError("not_found", _("There is no such game.")) from None
-    list(User.objects.select_for_update(no_key=True).filter(pk__in=people | {user.pk}).order_by("pk"))
+    lock_people(people | {user.pk})
 
 
 @transaction.atomic
