@@ -27,8 +27,9 @@ in-memory channel layer, e-mail printed on the console):
 - ``TURN_NOTICE_DELAY_SECONDS`` (how long a turn of a game over days waits before its "your turn"
   e-mail or push goes out, default 300: one who plays at the table moves before then)
 - ``AWAY_DAYS_PER_YEAR`` (time away a player may take per calendar year, default 14)
-- ``ANALYSIS_SECONDS_PER_PASS`` (seconds of game analysis per pass of the move clock: default 0.5
-  in the server process, 2 for ``manage.py gameclock``; 0 turns the analysis off there)
+- ``ANALYSIS_SECONDS_PER_PASS`` (seconds of game analysis per pass of the analysis worker, which
+  runs beside the move clock: default 0.5 in the server process, 2 for ``manage.py gameclock``;
+  0 turns the analysis off there)
 - ``VAPID_PUBLIC_KEY``, ``VAPID_PRIVATE_KEY`` (Web Push turn notices; both or neither:
   ``manage.py vapid_keys`` makes a pair), ``VAPID_SUBJECT`` (a ``mailto:`` or ``https:``
   contact for the push services), ``PUSH_SERVICE_HOSTS`` (the push services a subscription

@@ -7,7 +7,10 @@ would play timed-out turns that no page hears of.  Unless told otherwise
 the server's event loop when it is first used (a request, a socket, or the
 ASGI lifespan start-up of servers that send one): every ``interval`` seconds
 it runs ``services.clock_tick`` on a worker thread, whose announcements then
-go through this process's channel layer to its own sockets.
+go through this process's channel layer to its own sockets.  The analyses
+players asked for are worked on by a loop of their own, on another thread
+(:func:`analysis_pass`): one decision of an analysis can take half a minute,
+and a timed-out turn of a live game must not wait behind it.
 
 Running it beside ``manage.py gameclock`` (or in several processes) is safe:
 every timeout is checked under the game's row lock and turn number, and
@@ -64,46 +67,62 @@ def running() -> bool:
 
 
 def one_pass() -> dict[str, int] | None:
-    """One clock pass on a worker thread, with fresh database connections like a request: the timeouts and
-    notices, then a bounded slice of the analyses asked for (``analysed`` counts its decisions)."""
+    """One clock pass on a worker thread, with fresh database connections like a request: the timeouts,
+    the bots left waiting, the tables called off and the notices (``services.clock_tick``)."""
     from games import services
 
     close_old_connections()
     try:
-        try:
-            done = services.clock_tick()
-        except Exception:  # a bad game must not stop the clock for every other game
-            logger.exception("the in-server move clock's pass failed")
-            return None
-        try:
-            seconds = analysis_seconds(ANALYSIS_SECONDS)
-            done["analysed"] = services.analysis_tick(seconds=seconds) if seconds > 0 else 0
-        except Exception:  # nor a bad analysis the timeouts
-            logger.exception("the in-server move clock's analysis failed")
-            done["analysed"] = 0
-        return done
+        return services.clock_tick()
+    except Exception:  # a bad game must not stop the clock for every other game
+        logger.exception("the in-server move clock's pass failed")
+        return None
+    finally:
+        close_old_connections()
+
+
+def analysis_pass(seconds: float) -> int:
+    """A bounded slice of the analyses asked for, on a worker thread of its own: decisions analysed.
+
+    Not part of :func:`one_pass`: a pass always finishes the decision it began, and one decision can take
+    half a minute of CPU (``bench/analysis.py``), which the timeouts of live games must not wait for.
+    """
+    from games import services
+
+    close_old_connections()
+    try:
+        return services.analysis_tick(seconds=seconds)
+    except Exception:  # a bad analysis must not stop the worker for the others
+        logger.exception("the in-server analysis worker's pass failed")
+        return 0
     finally:
         close_old_connections()
 
 
 class ServerClock:
-    """Runs :func:`one_pass` every ``interval`` seconds on the event loop it is started on."""
+    """Runs :func:`one_pass` every ``interval`` seconds on the event loop it is started on, and beside it
+    :func:`analysis_pass` (``ANALYSIS_SECONDS_PER_PASS`` of analysis, then the same pause)."""
 
     def __init__(self, interval: float = INTERVAL) -> None:
         self.interval = interval
-        self.task: asyncio.Task[None] | None = None
+        self.tasks: list[asyncio.Task[None]] = []
 
     def start(self) -> None:
         """Start on the running event loop, once (later calls do nothing while it runs)."""
-        if self.task is not None and not self.task.done():
+        if any(not task.done() for task in self.tasks):
             return
-        self.task = asyncio.get_running_loop().create_task(self.run(), name="gameclock")
+        loop = asyncio.get_running_loop()
+        self.tasks = [loop.create_task(self.run(), name="gameclock")]
+        seconds = analysis_seconds(ANALYSIS_SECONDS)
+        if seconds > 0:
+            self.tasks.append(loop.create_task(self.analyse(seconds), name="gameclock-analysis"))
         logger.info("move clock: running in the server process, a pass every %g s", self.interval)
 
     async def stop(self) -> None:
-        task, self.task = self.task, None
-        if task is not None and not task.done():
+        tasks, self.tasks = self.tasks, []
+        for task in tasks:
             task.cancel()
+        for task in tasks:
             try:
                 await task
             except asyncio.CancelledError:
@@ -123,6 +142,13 @@ class ServerClock:
                     done["pushes"],
                     done["bots"],
                 )
+            await asyncio.sleep(self.interval)
+
+    async def analyse(self, seconds: float) -> None:
+        # A thread of its own (not thread-sensitive), so the clock's passes go on while a decision runs.
+        work = sync_to_async(analysis_pass, thread_sensitive=False)
+        while True:
+            await work(seconds)
             await asyncio.sleep(self.interval)
 
 

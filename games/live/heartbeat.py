@@ -21,8 +21,9 @@ from django.core.cache import cache
 logger = logging.getLogger(__name__)
 
 KEY = "gameclock:heartbeat"
-#: Seconds without a pass after which the clock counts as stopped: a pass every 2 s, each of at most a few
-#: seconds (2 s of analysis), so this is several passes missed; a restart of the clock takes less.
+#: Seconds without a pass after which the clock counts as stopped: a pass every 2 s, each of a few seconds
+#: at most (the analyses run beside the passes, not in them), so this is several passes missed; a restart of
+#: the clock takes less.
 STALE_AFTER = 30.0
 #: How long the cache keeps a record: long after it went stale, so that "stale" is told from "never ran"
 #: only by its age, and a cache that lost it (a Redis restart) reads as stale until the next pass.

@@ -623,16 +623,15 @@ def test_the_worker_takes_the_analyses_in_turn_so_a_long_one_holds_up_no_other(f
 # -- the background workers --------------------------------------------------------
 
 
-def test_the_in_server_clock_pass_works_on_the_analyses_within_its_seconds(finished, settings, monkeypatch):
+def test_the_in_server_analysis_pass_works_on_the_analyses_within_its_seconds(finished, monkeypatch):
     game, ann, _ = finished
     monkeypatch.setattr(clock, "close_old_connections", lambda: None)  # the test's transaction stays open
     services.analysis_request(game_id=game.pk, user=ann)
-    settings.ANALYSIS_SECONDS_PER_PASS = "0"
-    assert clock.one_pass()["analysed"] == 0
-    settings.ANALYSIS_SECONDS_PER_PASS = "0.001"  # at least one decision a pass, whatever the time
-    done = clock.one_pass()
-    assert done is not None and done["analysed"] >= 1
-    assert GameAnalysis.objects.get(game=game).decisions_done == done["analysed"]
+    assert clock.one_pass() is not None  # the clock's own pass analyses nothing: that runs beside it
+    assert GameAnalysis.objects.get(game=game).decisions_done == 0
+    analysed = clock.analysis_pass(0.001)  # at least one decision a pass, whatever the time
+    assert analysed >= 1
+    assert GameAnalysis.objects.get(game=game).decisions_done == analysed
 
 
 def test_gameclock_and_analyse_commands(finished):

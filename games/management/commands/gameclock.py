@@ -1,6 +1,6 @@
 """The move clock: plays timed-out turns with the bot (and bot turns a stopped server left waiting) and
-sends the turn e-mails; between them it works through the analyses of finished games that players asked
-for, a bounded slice each pass.
+sends the turn e-mails; beside it, on a thread of its own, it works through the analyses of finished games
+that players asked for, a bounded slice each pass.
 
     python manage.py gameclock [--interval 2] [--once] [--analysis-seconds 2]
 
@@ -22,18 +22,20 @@ from __future__ import annotations
 
 import logging
 import signal
-import time
+import threading
 from typing import Any
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
-from django.db import close_old_connections
+from django.db import close_old_connections, connections
 
 from games import services
 from games.live import clock, heartbeat
 
 #: Seconds of game analysis per pass, unless ANALYSIS_SECONDS_PER_PASS says otherwise.
 ANALYSIS_SECONDS = 2.0
+#: Seconds a stop waits for the analysis's decision in hand to be written (systemd waits 90 s by default).
+STOP_WAIT = 60.0
 
 logger = logging.getLogger(__name__)
 
@@ -63,53 +65,78 @@ class Command(BaseCommand):
             interval = 2.0
         if analysis_seconds is None or not analysis_seconds >= 0:
             analysis_seconds = clock.analysis_seconds(ANALYSIS_SECONDS)
-        stopping = False
-
-        def stop(signum: int, frame: Any) -> None:
-            nonlocal stopping
-            stopping = True
-
-        if not once:
-            signal.signal(signal.SIGTERM, stop)
-            self.stdout.write(f"gameclock: a pass every {interval:g} s (Ctrl-C to stop)")
-            if not settings.REDIS_URL:
-                self.stdout.write(
-                    "gameclock: no REDIS_URL, so open pages do not hear this process's moves at once;"
-                    " the server runs its own clock (GAMECLOCK_IN_SERVER)"
-                )
-        while True:
-            try:
-                done = services.clock_tick()
-                heartbeat.beat()  # /healthz of the server processes: the clock is alive and working
-            except Exception:  # a bad game must not stop the clock for every other game
-                if once:
-                    raise
-                logger.exception("gameclock pass failed")
-                done = None
-            if done and (done["timeouts"] or done["emails"] or done["pushes"] or done["bots"] or once):
-                self.stdout.write(
-                    f"gameclock: {done['timeouts']} timed-out turn(s) played, {done['emails']} e-mail(s) sent,"
-                    f" {done['pushes']} push notice(s) sent, {done['bots']} table(s) of bots left waiting played"
-                )
+        if once:
+            self.clock_pass(once=True)
             if analysis_seconds > 0:
-                try:
-                    analysed = services.analysis_tick(seconds=analysis_seconds)
-                except Exception:  # a bad analysis must not stop the clock
-                    if once:
-                        raise
-                    logger.exception("gameclock analysis failed")
-                    analysed = 0
-                if analysed or once:
-                    self.stdout.write(f"gameclock: {analysed} decision(s) of finished games analysed")
-            if once or stopping:
-                return
-            try:
-                slept = 0.0
-                while slept < interval and not stopping:
-                    time.sleep(min(0.5, interval - slept))
-                    slept += 0.5
-            except KeyboardInterrupt:
-                return
-            if stopping:
-                return
-            close_old_connections()  # a long-running worker must not keep a broken connection
+                self.analysis_pass(analysis_seconds, once=True)
+            return
+        stopping = threading.Event()
+        signal.signal(signal.SIGTERM, lambda signum, frame: stopping.set())
+        self.stdout.write(f"gameclock: a pass every {interval:g} s (Ctrl-C to stop)")
+        if not settings.REDIS_URL:
+            self.stdout.write(
+                "gameclock: no REDIS_URL, so open pages do not hear this process's moves at once;"
+                " the server runs its own clock (GAMECLOCK_IN_SERVER)"
+            )
+        try:
+            self.serve(interval=interval, analysis_seconds=analysis_seconds, stopping=stopping)
+        except KeyboardInterrupt:
+            pass
+
+    def serve(self, *, interval: float, analysis_seconds: float, stopping: threading.Event) -> None:
+        """The clock's passes every ``interval`` seconds until ``stopping`` is set, and the analyses on a
+        thread of their own beside them: one decision of an analysis can take half a minute of CPU
+        (``bench/analysis.py``), and neither a live game's timed-out turn nor the clock's heartbeat
+        (``/healthz``) may wait for it."""
+        worker = None
+        if analysis_seconds > 0:
+            worker = threading.Thread(
+                target=self.analyse, args=(analysis_seconds, interval, stopping), name="gameclock-analysis", daemon=True
+            )
+            worker.start()
+        try:
+            while True:
+                self.clock_pass(once=False)
+                if stopping.wait(interval):
+                    return
+                close_old_connections()  # a long-running worker must not keep a broken connection
+        finally:
+            stopping.set()
+            if worker is not None:
+                worker.join(STOP_WAIT)  # its decision written, so a restart goes on from there
+
+    def analyse(self, seconds: float, interval: float, stopping: threading.Event) -> None:
+        try:
+            while not stopping.is_set():
+                self.analysis_pass(seconds, once=False)
+                if stopping.wait(interval):
+                    return
+                close_old_connections()
+        finally:
+            connections.close_all()  # this thread's own
+
+    def clock_pass(self, *, once: bool) -> None:
+        try:
+            done = services.clock_tick()
+            heartbeat.beat()  # /healthz of the server processes: the clock is alive and working
+        except Exception:  # a bad game must not stop the clock for every other game
+            if once:
+                raise
+            logger.exception("gameclock pass failed")
+            return
+        if done["timeouts"] or done["emails"] or done["pushes"] or done["bots"] or once:
+            self.stdout.write(
+                f"gameclock: {done['timeouts']} timed-out turn(s) played, {done['emails']} e-mail(s) sent,"
+                f" {done['pushes']} push notice(s) sent, {done['bots']} table(s) of bots left waiting played"
+            )
+
+    def analysis_pass(self, seconds: float, *, once: bool) -> None:
+        try:
+            analysed = services.analysis_tick(seconds=seconds)
+        except Exception:  # a bad analysis must not stop the worker
+            if once:
+                raise
+            logger.exception("gameclock analysis failed")
+            return
+        if analysed or once:
+            self.stdout.write(f"gameclock: {analysed} decision(s) of finished games analysed")
