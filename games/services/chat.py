@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import datetime
 import logging
-import unicodedata
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -44,6 +43,7 @@ from games.models import (
 from . import audit
 from .errors import GameError
 from .moderation import check_moderator, moderation_reason
+from .text import clean_text
 from .turns import log_on_commit
 
 logger = logging.getLogger(__name__)
@@ -56,47 +56,6 @@ MUTE_HOURS = (1, 24, 7 * 24, 30 * 24)
 
 #: The longest note a report may carry.
 REPORT_NOTE_MAX_LENGTH = 200
-
-#: Format characters kept in a message: the zero-width joiner of emoji sequences and the non-joiner that
-#: Persian and several Indic scripts write words with.  Every other one is dropped (direction overrides
-#: and marks, zero-width spaces, soft hyphens: they reorder, split or hide text).
-_KEEP_FORMAT = {"\u200c", "\u200d"}
-#: A flag of England, Scotland or Wales: the black flag, then tag letters ending with the cancel tag.
-_FLAG_BASE, _TAGS, _CANCEL_TAG = "\U0001f3f4", range(0xE0020, 0xE007F), "\U000e007f"
-
-
-def _flag_tags_at(text: str, start: int) -> int:
-    """How many characters from ``start`` (just after a black flag) make a subdivision flag's tags (0: none)."""
-    end = start
-    while end < len(text) and ord(text[end]) in _TAGS:
-        end += 1
-    return end - start + 1 if end > start and text[end : end + 1] == _CANCEL_TAG else 0
-
-
-def clean_text(text: Any) -> str:
-    """The message as it will be stored: one line of plain text, whitespace collapsed.
-
-    Control characters become spaces; invisible format characters are dropped (but for ``_KEEP_FORMAT``
-    and the tags of a subdivision flag, which hide nothing). Markup is kept as typed and escaped when
-    shown: a message is text, never HTML.
-    """
-    if not isinstance(text, str):
-        return ""
-    kept: list[str] = []
-    i = 0
-    while i < len(text):
-        ch = text[i]
-        category = unicodedata.category(ch)
-        if ch == _FLAG_BASE and (tags := _flag_tags_at(text, i + 1)):
-            kept.append(text[i : i + 1 + tags])
-            i += 1 + tags
-            continue
-        if category in ("Cc", "Cs", "Co", "Cn", "Zl", "Zp"):
-            kept.append(" ")
-        elif category != "Cf" or ch in _KEEP_FORMAT:
-            kept.append(ch)
-        i += 1
-    return " ".join("".join(kept).split())
 
 
 def _game(game_id: Any) -> Game:

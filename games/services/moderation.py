@@ -21,6 +21,7 @@ from games.models import AuditRecord, BotLevel, Game, Seat
 from . import audit
 from .errors import GameError
 from .playing import vacate_seat
+from .text import clean_text
 from .turns import (
     Recorder,
     announce,
@@ -44,7 +45,12 @@ REASON_MAX_LENGTH = 500
 
 
 def moderation_reason(reason: Any) -> str:
-    text = reason.strip() if isinstance(reason, str) else ""
+    """The reason as kept and shown (``clean_text``: one line, nothing invisible), or a refusal if none is left.
+
+    A reason of invisible characters alone (a zero-width space) passed a plain ``strip``, and the player
+    whose seat was handed on read "Reason:" and nothing after it.
+    """
+    text = clean_text(reason)
     if not text:
         raise GameError("reason_missing", _("Give a reason: it is kept in the audit log."))
     if len(text) > REASON_MAX_LENGTH:

@@ -198,7 +198,7 @@ def test_abort_from_the_games_own_page(two_player_game, role_client):
         assert f'href="/games/{game.pk}/"' in finished and ">aborted</span>" in finished
 
 
-@pytest.mark.parametrize("reason", [None, "", "    \n\t ", "x" * 501])
+@pytest.mark.parametrize("reason", [None, "", "    \n\t ", " \u200b\u2060\ufeff ", "x" * 501])
 def test_a_missing_or_bad_reason_is_refused_and_changes_nothing(two_player_game, role_client, reason):
     game, _ann, bob = two_player_game
     client, _moderator = role_client("moderator")
@@ -227,6 +227,17 @@ def test_the_services_refuse_a_missing_reason_too(two_player_game, role_client):
             services.game_abort(game_id=game.pk, moderator=moderator, reason=reason)
         assert refused.value.code == "reason_missing"
     assert Game.objects.get(pk=game.pk).status == Game.Status.ACTIVE and audit_count() == 0
+
+
+def test_a_reason_is_kept_as_one_line_of_what_can_be_seen(two_player_game, role_client):
+    """Found by a tester: a reason of a zero-width space alone was taken, and the player read "Reason:" and
+    nothing; a direction override turned the rest of the line the players read around."""
+    game, _ann, _bob = two_player_game
+    _client, moderator = role_client("moderator")
+    services.seat_hand_to_bot(
+        game_id=game.pk, position=1, moderator=moderator, reason="Left \u202eunannounced\u202c.\n Sorry"
+    )
+    assert AuditRecord.objects.get().reason == "Left unannounced. Sorry"
 
 
 def test_only_open_or_active_games_can_be_aborted(two_player_game, role_client, make_user, classic):
