@@ -7,6 +7,8 @@ from django.utils import timezone, translation
 from . import throttle
 from .models import User, zone_or_none
 
+#: The languages the site speaks.
+LANGUAGE_CODES = frozenset(code for code, _name in settings.LANGUAGES)
 #: The cookie games/static/games/timezone.js writes with the browser's IANA time zone.
 TIME_ZONE_COOKIE = "tz"
 
@@ -29,6 +31,8 @@ class UserLanguageMiddleware:
         if language:
             translation.activate(language)
             request.LANGUAGE_CODE = translation.get_language()
+        elif isinstance(user, User) and user.is_authenticated:
+            _remember_browser_language(user, translation.get_language())
         response = self.get_response(request)
         if language and request.COOKIES.get(settings.LANGUAGE_COOKIE_NAME) != language:
             response.set_cookie(
@@ -42,6 +46,15 @@ class UserLanguageMiddleware:
                 samesite=settings.LANGUAGE_COOKIE_SAMESITE,
             )
         return response
+
+
+def _remember_browser_language(user: User, shown: str) -> None:
+    """Keep the language the browser got the page in (``User.browser_language``) for the person's e-mails
+    and push notices: one UPDATE when it changes, none on the requests after (nor for a browser that reads
+    the site's default language, which the notices fall back to anyway)."""
+    if shown in LANGUAGE_CODES and (user.browser_language or settings.LANGUAGE_CODE) != shown:
+        user.browser_language = shown
+        User.objects.filter(pk=user.pk).update(browser_language=shown)
 
 
 class UserTimeZoneMiddleware:

@@ -59,6 +59,17 @@ class User(AbstractUser):
         choices=settings.LANGUAGES,
         help_text=_("Leave empty to follow your browser."),
     )
+    # The language the site was last shown in to this person while ``language`` was left to the browser
+    # (``UserLanguageMiddleware``): what their e-mails and push notices are written in.  Before it they
+    # came in English to someone who read every page in Croatian.
+    browser_language = models.CharField(
+        _("language of the browser"),
+        max_length=10,
+        blank=True,
+        db_default="",
+        default="",
+        editable=False,
+    )
     time_zone = models.CharField(
         _("time zone"),
         max_length=64,
@@ -101,6 +112,12 @@ class User(AbstractUser):
                 violation_error_message=NAME_TAKEN,
             ),
         ]
+
+    @property
+    def notice_language(self) -> str:
+        """The language of what the site sends this person: the one they chose, else their browser's, as
+        last seen (``browser_language``), else the site's default."""
+        return self.language or self.browser_language or settings.LANGUAGE_CODE
 
     @property
     def zone(self) -> ZoneInfo | None:

@@ -189,7 +189,7 @@ def _invitation_lifetime(game: Game) -> int:
 
 def _send_invitation(game: Game, user: User, inviter: str | None) -> None:
     context = {"game": game, "user": user, "link": _link(game), "inviter": inviter}
-    with translation.override(user.language or settings.LANGUAGE_CODE), timezone.override(user.zone or datetime.UTC):
+    with translation.override(user.notice_language), timezone.override(user.zone or datetime.UTC):
         subject = " ".join(push.invitation_subject(game, inviter).split())
         body = render_to_string("games/email/invitation_body.txt", context)
     try:
@@ -226,7 +226,7 @@ def _send(game: Game, user: User, kind: str) -> None:
     # Plain text: the templates turn autoescaping off, so a name with ``<`` or ``&`` arrives as typed.
     # The subject is one line whatever a name holds (a line break there would be refused as a header).
     # In the recipient's language and time zone (the profile's; UTC when none is known).
-    with translation.override(user.language or settings.LANGUAGE_CODE), timezone.override(user.zone or datetime.UTC):
+    with translation.override(user.notice_language), timezone.override(user.zone or datetime.UTC):
         subject = " ".join(render_to_string("games/email/turn_subject.txt", context).split())
         body = render_to_string("games/email/turn_body.txt", context)
     try:

@@ -120,7 +120,7 @@ def _send(user: User, payload: Callable[[], dict[str, str]], *, ttl: int, urgenc
     subscriptions = list(PushSubscription.objects.filter(user=user))
     if not subscriptions:
         return 0
-    with translation.override(user.language or settings.LANGUAGE_CODE), timezone.override(user.zone or datetime.UTC):
+    with translation.override(user.notice_language), timezone.override(user.zone or datetime.UTC):
         data = json.dumps(payload(), ensure_ascii=False)
     # The push services are asked at once, each in a thread of its own (HTTP only: the database is written
     # here): a notice to ten slow services takes about one ``TIMEOUT``, not ten, off the clock's pass.

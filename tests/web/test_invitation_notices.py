@@ -15,6 +15,7 @@ from unittest import mock
 import pytest
 from django.core import mail
 from django.db.models import QuerySet
+from django.test import Client
 from django.utils import translation
 from django.utils.translation import gettext
 
@@ -204,3 +205,21 @@ def test_seats_held_before_the_clock_sent_invitations_count_as_told():
     finally:
         executor = MigrationExecutor(connection)
         executor.migrate(executor.loader.graph.leaf_nodes())
+
+
+def test_a_person_who_left_the_language_to_the_browser_is_asked_in_the_one_they_read(make_user, classic):
+    """Found by a tester: signed up with a Croatian browser, every page in Croatian, the profile's language
+    left to the browser, and the invitation came in English."""
+    table, _ann, bob = table_holding_a_seat(make_user, classic)
+    browser = Client(HTTP_ACCEPT_LANGUAGE="hr")
+    browser.force_login(bob)
+    assert browser.get("/").status_code == 200
+    assert emails_sent(table.created_at + NOTICE_DUE) == 1
+    (message,) = mail.outbox
+    with translation.override("hr"):
+        croatian = gettext("%(name)s asks you to a game: %(game)s #%(number)s") % {
+            "name": "ann",
+            "game": gettext("Classic"),
+            "number": table.pk,
+        }
+    assert message.subject == croatian and croatian != f"ann asks you to a game: Classic #{table.pk}"

@@ -105,3 +105,25 @@ def test_the_javascript_catalog_follows_the_profiles_language(make_user):
     ann.save()
     response = logged_in(ann).get("/i18n/js/", HTTP_ACCEPT_LANGUAGE="en")
     assert response["Content-Language"] == "cs"
+
+
+def test_the_language_a_browser_reads_the_site_in_is_kept_for_the_persons_notices(make_user, django_assert_num_queries):
+    """Found by a tester: someone who read every page in Croatian, never having chosen a language, got their
+    e-mails and push notices in English (``User.notice_language``)."""
+    ann = make_user("ann")
+    assert ann.notice_language == settings.LANGUAGE_CODE
+    browser = Client(HTTP_ACCEPT_LANGUAGE="hr-HR,hr;q=0.9")
+    browser.force_login(ann)
+    browser.get("/rules/")
+    ann.refresh_from_db()
+    assert (ann.language, ann.browser_language, ann.notice_language) == ("", "hr", "hr")
+    with django_assert_num_queries(2):  # the session and the person: nothing written while it stays the same
+        browser.get("/i18n/js/")
+    browser.get("/rules/", HTTP_ACCEPT_LANGUAGE="cs")
+    ann.refresh_from_db()
+    assert ann.notice_language == "cs"
+    ann.language = "af"  # a language chosen on the profile wins, and the browser's is no longer followed
+    ann.save()
+    browser.get("/rules/", HTTP_ACCEPT_LANGUAGE="hr")
+    ann.refresh_from_db()
+    assert (ann.browser_language, ann.notice_language) == ("cs", "af")
