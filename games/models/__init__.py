@@ -9,7 +9,18 @@ from .away import Absence
 from .chat import MESSAGE_MAX_LENGTH, QUICK_PHRASES, ChatMessage, ChatMute, ChatReport, ChatSuspension
 from .history import GameResult, Rating
 from .moderation import TARGETS, AuditRecord
-from .play import BotLevel, Game, InvalidGameStatus, Move, RoundResult, Seat, TurnNotice, Variant, variant_label
+from .play import (
+    BotLevel,
+    Game,
+    InvalidGameStatus,
+    InvitationNotice,
+    Move,
+    RoundResult,
+    Seat,
+    TurnNotice,
+    Variant,
+    variant_label,
+)
 
 __all__ = [
     "Variant",
@@ -20,6 +31,7 @@ __all__ = [
     "Move",
     "RoundResult",
     "TurnNotice",
+    "InvitationNotice",
     "variant_label",
     "AuditRecord",
     "TARGETS",

@@ -601,3 +601,36 @@ class TurnNotice(models.Model):
 
     def __str__(self) -> str:
         return f"{self.game_id} turn {self.turn_number} {self.kind} to {self.user_id}"
+
+
+class InvitationNotice(models.Model):
+    """An invitation told to a person (by e-mail or push): who held the seat for them, and when.
+
+    At most one a day from one person to another (``notices.INVITATIONS_FROM_ONE_PERSON_EVERY``): a table
+    left, called off and made again held a seat anew each time, and one account could have the site mail
+    anyone, with its chosen name in the subject, every five minutes (found by a tester).
+    """
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("person invited"),
+        on_delete=models.CASCADE,
+        related_name="invitation_notices",
+    )
+    inviter = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("held by"),
+        on_delete=models.CASCADE,
+        related_name="invitation_notices_caused",
+    )
+    game = models.ForeignKey(Game, verbose_name=_("game"), null=True, on_delete=models.SET_NULL, related_name="+")
+    sent_at = models.DateTimeField(_("sent at"))
+
+    class Meta:
+        ordering = ("-sent_at",)
+        verbose_name = _("invitation notice")
+        verbose_name_plural = _("invitation notices")
+        indexes = [models.Index(fields=["user", "inviter", "sent_at"], name="invitationnotice_pair_time")]
+
+    def __str__(self) -> str:
+        return f"{self.inviter_id} invited {self.user_id} to {self.game_id} at {self.sent_at:%Y-%m-%d %H:%M}"

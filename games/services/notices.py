@@ -36,7 +36,7 @@ from django.utils import timezone, translation
 
 from accounts import push as push_settings
 from accounts.models import PushSubscription, User
-from games.models import Game, Move, Seat, TurnNotice
+from games.models import Game, InvitationNotice, Move, Seat, TurnNotice
 
 from . import away, push
 
@@ -49,6 +49,8 @@ REMINDER_AT = 0.8
 #: not recorded yet), so that a mail server or push service that is slow to answer (up to
 #: ``EMAIL_TIMEOUT`` and ``push.TIMEOUT`` a message) holds up the next pass's timeouts only briefly.
 SECONDS_PER_PASS = 5.0
+#: At most one invitation told from one person to another in this time (``InvitationNotice``).
+INVITATIONS_FROM_ONE_PERSON_EVERY = datetime.timedelta(days=1)
 
 
 def send_due_notices(*, now: datetime.datetime | None = None) -> dict[str, int]:
@@ -158,7 +160,7 @@ def _send_invitations(*, now: datetime.datetime, began: float, push_on: bool, se
         claimed = Seat.objects.filter(
             pk=seat.pk, reserved_for=user, user__isnull=True, bot_level="", invitation_sent_at__isnull=True
         ).update(invitation_sent_at=now)
-        if not claimed:
+        if not claimed or not _first_from_them_today(seat, user, now):
             continue
         inviter = _inviter(seat)
         if user.notify_by_email and user.email:
@@ -168,6 +170,23 @@ def _send_invitations(*, now: datetime.datetime, began: float, push_on: bool, se
             sent["pushes"] += push.send_invitation_notice(
                 user=user, game=game, inviter=inviter, link=_link(game), ttl=_invitation_lifetime(game)
             )
+
+
+def _first_from_them_today(seat: Seat, user: User, now: datetime.datetime) -> bool:
+    """Whether this is the first invitation told to ``user`` from whoever held the seat within
+    ``INVITATIONS_FROM_ONE_PERSON_EVERY``, recorded if so.  Counted under the person's row lock, so two clocks
+    telling of two tables of one inviter at once tell of one.  A seat of nobody's is always told."""
+    if seat.reserved_by_id is None:
+        return True
+    with transaction.atomic():
+        User.objects.select_for_update(no_key=True).filter(pk=user.pk).first()
+        told = InvitationNotice.objects.filter(
+            user=user, inviter_id=seat.reserved_by_id, sent_at__gt=now - INVITATIONS_FROM_ONE_PERSON_EVERY
+        )
+        if told.exists():
+            return False
+        InvitationNotice.objects.create(user=user, inviter_id=seat.reserved_by_id, game=seat.game, sent_at=now)
+    return True
 
 
 def _inviter(seat: Seat) -> str | None:

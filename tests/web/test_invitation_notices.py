@@ -223,3 +223,30 @@ def test_a_person_who_left_the_language_to_the_browser_is_asked_in_the_one_they_
             "number": table.pk,
         }
     assert message.subject == croatian and croatian != f"ann asks you to a game: Classic #{table.pk}"
+
+
+def test_one_person_tells_another_of_one_invitation_a_day_however_often_they_hold_a_seat(make_user, classic):
+    """Found by a tester: a table made naming someone, left (called off) and made again held a seat anew
+    each time, and each was mailed five minutes later: one account could have the site mail anyone, with
+    its chosen name in the subject, about 575 times a day.  Another person's invitation still goes out."""
+    table, ann, bob = table_holding_a_seat(make_user, classic)
+    first_due = table.created_at + NOTICE_DUE
+    assert emails_sent(first_due) == 1
+    services.game_leave(game_id=table.pk, user=ann)  # alone at it: called off, bob's seat let go
+
+    def ann_names_bob_again(at: datetime.datetime) -> Game:
+        with mock.patch("django.utils.timezone.now", return_value=at):
+            return services.game_create(
+                creator=ann, variant=classic, seat_count=2, time_limit_seconds=DAY, invited=[bob]
+            )
+
+    again = ann_names_bob_again(first_due + SECOND)
+    assert emails_sent(again.created_at + NOTICE_DUE) == 0
+    assert again.seats.get(reserved_for=bob).invitation_sent_at is not None  # counted as told: not tried again
+    cid = make_user("cid")
+    other = services.game_create(creator=cid, variant=classic, seat_count=2, time_limit_seconds=DAY, invited=[bob])
+    assert emails_sent(other.created_at + NOTICE_DUE) == 1  # one a day from each person, not from all
+    services.game_leave(game_id=again.pk, user=ann)
+    next_day = ann_names_bob_again(first_due + DAY * SECOND)
+    assert emails_sent(next_day.created_at + NOTICE_DUE) == 1
+    assert [m.subject.split(" asks")[0] for m in mail.outbox] == ["ann", "cid", "ann"]
