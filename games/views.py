@@ -49,6 +49,7 @@ HTTP_STATUS = {
     "seats_held": 409,
     "not_invited": 409,
     "too_many_invitations": 409,
+    "too_many_open_tables": 409,
     "already_seated": 409,
     "not_your_turn": 409,
     "wrong_phase": 409,

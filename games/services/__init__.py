@@ -29,6 +29,7 @@ from .errors import GameError
 from .moderation import REASON_MAX_LENGTH, game_abort, moderation_reason, seat_hand_to_bot, user_deactivate
 from .playing import (
     MAX_INVITATIONS_WAITING,
+    MAX_OPEN_TABLES,
     PLAY_NOW_BOTS,
     TIME_LIMITS,
     game_create,
@@ -49,6 +50,7 @@ __all__ = [
     "game_create",
     "game_play_now",
     "MAX_INVITATIONS_WAITING",
+    "MAX_OPEN_TABLES",
     "PLAY_NOW_BOTS",
     "game_join",
     "game_decline",

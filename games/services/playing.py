@@ -24,6 +24,7 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from accounts.models import User
 from games import bots
@@ -55,6 +56,9 @@ MAX_INVITATIONS_WAITING = 10
 #: ... of which one creator may hold this many (else one account could fill a person's ten, and again
 #: after each decline, and nobody else could invite them: a second review).
 MAX_INVITATIONS_FROM_ONE = 2
+#: Tables one person may have made and sit at, waiting for players, at once: a tester's account made 32 in
+#: a second, and the lobby (the newest 30) listed nobody else's.
+MAX_OPEN_TABLES = 3
 
 #: Every time limit a game may have, in seconds.
 TIME_LIMITS = tuple(seconds for seconds, _label in (*Game.LIVE_TIME_LIMITS, *Game.ASYNC_TIME_LIMITS))
@@ -105,10 +109,12 @@ def game_create(
     typed = fairness.clean_contribution(seed_contribution)
     invitees = [u for u in dict.fromkeys(invitees) if u.pk != creator.pk]
     invited = [u for u in dict.fromkeys(invited) if u.pk != creator.pk and u not in invitees]
-    invited = check_invitations_waiting(creator, invited)
+    invited = check_invitations_waiting(creator, invited)  # (the creator's row locked: see _check_open_tables)
     levels = [bot_level] * max(bot_count, 0) if bot_levels is None else [str(level) for level in bot_levels]
     if bot_levels is not None:
         bot_count = len(levels)
+    if 1 + len(invitees) + bot_count < seat_count:  # it will wait for someone
+        _check_open_tables(creator)
     for level in levels or [bot_level]:
         if level not in BotLevel.values:
             raise GameError("bad_bot_level", _("Unknown bot level “%(level)s”.") % {"level": level})
@@ -185,6 +191,23 @@ def game_create(
     else:
         announce_lobby(game)  # a new open table, or an invitation
     return game
+
+
+def _check_open_tables(creator: Any) -> None:
+    """Refuse a table that would wait for players when ``creator`` already waits at ``MAX_OPEN_TABLES`` they
+    made.  Counted under the creator's row lock (``check_invitations_waiting`` took it), so two tables made
+    at once count each other."""
+    waiting = Seat.objects.filter(user=creator, game__status=Game.Status.OPEN, game__created_by=creator)
+    if waiting.count() >= MAX_OPEN_TABLES:
+        raise GameError(
+            "too_many_open_tables",
+            ngettext(
+                "You have %(count)s table waiting for players: start it or leave it before you make another.",
+                "You have %(count)s tables waiting for players: start or leave one before you make another.",
+                MAX_OPEN_TABLES,
+            )
+            % {"count": MAX_OPEN_TABLES},
+        )
 
 
 def lock_people(user_ids: Iterable[int]) -> dict[int, User]:

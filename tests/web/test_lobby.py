@@ -104,6 +104,30 @@ def test_a_refused_new_game_says_so_at_the_top_of_the_lobby(make_user, classic):
     assert 'id="new-game"' in html
 
 
+def test_one_person_waits_at_three_tables_they_made_at_most(make_user, classic):
+    """Found by a tester: one account made 32 open tables in a second, and the lobby (the newest 30) listed
+    nobody else's.  Tables dealt at once (bots only) wait for nobody, and a table they left counts no more."""
+    ann, bob = make_user("ann"), make_user("bob")
+    client = logged_in(ann)
+    form = {**SEATS, "variant": classic.pk, "people": 1, "medium_bots": 1, "time_limit_seconds": 86400}
+    for _ in range(services.MAX_OPEN_TABLES):
+        assert client.post("/games/new/", form).status_code == 302
+    waiting = list(Game.objects.filter(created_by=ann, status=Game.Status.OPEN))
+    before = Game.objects.count()
+    refused = client.post("/games/new/", form)
+    assert refused.status_code == 409 and Game.objects.count() == before
+    assert "You have 3 tables waiting for players: start or leave one before you make another." in (
+        refused.content.decode()
+    )
+    assert client.post("/games/new/", {**form, "people": 0, "medium_bots": 2}).status_code == 302  # dealt at once
+    services.game_join(game_id=waiting[0].pk, user=bob)  # full: it starts, and waits for nobody
+    assert client.post("/games/new/", form).status_code == 302
+    services.game_leave(game_id=waiting[1].pk, user=ann)  # called off: ann waits there no more
+    assert client.post("/games/new/", form).status_code == 302
+    assert client.post("/games/new/", form).status_code == 409
+    assert logged_in(bob).post("/games/new/", form).status_code == 302  # one person's limit, not everyone's
+
+
 def test_invited_people_take_the_seats_held_for_them_and_open_seats_are_joined(make_user, classic):
     ann, bob, cleo = make_user("ann"), make_user("bob"), make_user("cleo")
     client = logged_in(ann)
