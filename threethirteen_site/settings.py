@@ -413,10 +413,16 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "{asctime} {levelname} {name}: {message}", "style": "{"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "filters": {"quiet_security": {"()": "threethirteen_site.logs.QuietSecurityRecords"}},
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "formatter": "plain"},
+        "security": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["quiet_security"]},
+    },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
     "loggers": {
         "games": {"level": APP_LOG_LEVEL},
+        # A request refused as suspicious: one line (QuietSecurityRecords), not an ERROR with a traceback.
+        "django.security": {"handlers": ["security"], "level": "WARNING", "propagate": False},
         "accounts": {"level": APP_LOG_LEVEL},
         # runserver (daphne) logs each request here: once, in our format (not again through "django"'s handler).
         "django.channels.server": {"handlers": ["console"], "level": "INFO", "propagate": False},
