@@ -183,6 +183,7 @@ def test_in_the_best_melds_view_the_focus_and_what_is_said_follow_the_game(coach
         # The bot played after the discard: its moves are said before the new turn line.
         expect(announce).to_contain_text(bot)
         expect(announce).to_contain_text("Your turn")
+        assert ".." not in announce.inner_text()  # one full stop between two moves (a tester heard two)
         if page.locator("#table .round-end").count():
             break  # the bot went out
         assert page.evaluate(f"({IN_MELDS})(document.activeElement)")

@@ -412,6 +412,13 @@
     });
     return lines.slice(-6);
   }
+  /* Parts said one after another: a full stop between two only where the first ends without one (the move
+   * lines end in theirs, in every language: a tester heard "Ada drew from the stock.. Ada discarded K♣.."). */
+  function sentences(parts) {
+    return parts.map(function (part) { return part.replace(/\s+/g, " ").trim(); }).filter(Boolean)
+      .map(function (part, i, all) { return i < all.length - 1 && !/[.!?…:]$/.test(part) ? part + "." : part; })
+      .join(" ");
+  }
   /* A round that just ended, in words: its title, how it ended, and each player's points. */
   function roundEndText() {
     var t = tableEl(), title = t && t.querySelector("#round-end-title");
@@ -420,7 +427,7 @@
     var story = box.querySelector(".round-story p, .round-result > p");
     if (story) parts.push(story.textContent);
     Array.prototype.forEach.call(box.querySelectorAll(".result-head"), function (head) { parts.push(head.textContent); });
-    return parts.map(function (part) { return part.replace(/\s+/g, " ").trim(); }).filter(Boolean).join(". ");
+    return sentences(parts);
   }
   /* Say what changed: the others' moves, a round's end, the new turn line (each only when new). */
   function announce(previous) {
@@ -429,7 +436,7 @@
     var ended = roundEndText();
     if (ended && !previous.roundEnd) parts.push(ended);
     if (text && (text !== previous.turn || parts.length)) parts.push(text);
-    if (parts.length) say.textContent = parts.join(". ");
+    if (parts.length) say.textContent = sentences(parts);
   }
 
   /* What the person opened and ticked in a disclosure of the table (the resignation's) stays so across
