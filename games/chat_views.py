@@ -22,6 +22,7 @@ from . import chat_selectors, selectors, services
 from .forms import ChatPostForm
 from .models import MESSAGE_MAX_LENGTH, Game
 from .services import chat as chat_service
+from .services.text import one_full_stop
 from .views import _table_response, by_fetch, game_to_watch, http_status, post_only
 
 #: The HTTP status of the chat's own refusals (the others: ``views.HTTP_STATUS``).
@@ -143,11 +144,14 @@ def chat_mute(request: HttpRequest, game_id: int) -> HttpResponse:
         )
     except services.GameError as error:
         return _answer(request, game, error=error)
-    done = (
-        _("You no longer see what %(name)s writes. Unmute them here at any time.")
-        if mute
-        else _("You see what %(name)s writes again.")
-    ) % {"name": other.shown_name}
+    done = one_full_stop(
+        (
+            _("You no longer see what %(name)s writes. Unmute them here at any time.")
+            if mute
+            else _("You see what %(name)s writes again.")
+        )
+        % {"name": other.shown_name}
+    )
     return _answer(request, game, done=done)
 
 

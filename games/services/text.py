@@ -5,6 +5,7 @@ For what others read of it: a chat message, a report's note, a moderator's reaso
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from typing import Any
 
@@ -48,3 +49,14 @@ def clean_text(text: Any) -> str:
             kept.append(ch)
         i += 1
     return " ".join("".join(kept).split())
+
+
+#: Two full stops where a sentence ends on a name that ends in its own ("Waiting for Jana Š.."), not an
+#: ellipsis of three.
+_DOUBLED_STOP = re.compile(r"(?<!\.)\.\.(?!\.)")
+
+
+def one_full_stop(text: str) -> str:
+    """A sentence that ends on a name ending in a full stop ("Hrvoje Č.", as hr and cs shorten a surname)
+    with one full stop, not two: "Čeká se na hráče Hrvoje Č." (found by a tester, in every language)."""
+    return _DOUBLED_STOP.sub(".", text)

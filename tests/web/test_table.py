@@ -126,3 +126,18 @@ def test_with_the_go_out_penalty_the_table_lets_a_player_try_to_go_out_with_any_
     game.refresh_from_db()
     state = GameState.from_dict(game.state)
     assert state.penalties[0] == 20 and card not in [c.code for c in state.hands[0]]
+
+
+@pytest.mark.parametrize("language", ["en", "hr", "af", "cs"])
+def test_a_sentence_ending_on_a_name_that_ends_in_a_full_stop_has_one(table, language):
+    """Found by a tester: "Čeká se na hráče Hrvoje Č.." (hr and cs shorten a surname so: "Hrvoje Č."), and
+    "Už nevidíte, co píše Hrvoje Č.. Ztlumení…" after a mute."""
+    game, _mover, other, seat = table
+    person = game.seats.get(position=seat).user
+    person.display_name = "Hrvoje Č."
+    person.save()
+    other.cookies["django_language"] = language
+    page = other.get(f"/games/{game.pk}/").content.decode()
+    assert "Hrvoje Č." in page and "Č.." not in page
+    muted = other.post(f"/games/{game.pk}/chat/mute/", {"user": person.pk}, follow=True).content.decode()
+    assert 'class="message' in muted and "Č.." not in muted
