@@ -84,6 +84,15 @@ class AuditByUserInline(AuditTargetMixin, ReadOnlyInline):
     verbose_name_plural = gettext_lazy("audit history: moderation done by this user")
 
 
+def _active_games(user: User) -> str:
+    """A user to be deactivated, with the games they play or wait in (a real plural: "spel(le)" was read)."""
+    count = user.seats.filter(game__status__in=["open", "active"], bot_level="").count()
+    return ngettext("%(name)s: %(count)s active game", "%(name)s: %(count)s active games", count) % {
+        "name": user.username,
+        "count": count,
+    }
+
+
 @admin.register(User)
 class UserAdmin(StrictLookupsMixin, BaseUserAdmin):
     fieldsets = (
@@ -198,13 +207,7 @@ class UserAdmin(StrictLookupsMixin, BaseUserAdmin):
                 "A deactivated user can no longer log in. Bots take their seats in the games they "
                 "are playing; in games still waiting for players their seat opens again."
             ),
-            describe=lambda user: (
-                _("%(name)s: %(count)s active game(s)")
-                % {
-                    "name": user.username,
-                    "count": user.seats.filter(game__status__in=["open", "active"], bot_level="").count(),
-                }
-            ),
+            describe=_active_games,
             perform=lambda user, data: services.user_deactivate(
                 user_id=user.pk, moderator=request.user, reason=data["reason"]
             ),

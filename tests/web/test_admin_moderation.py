@@ -378,6 +378,10 @@ def test_deactivating_a_user_hands_their_active_seats_to_bots(two_player_game, r
     assert shared.created_by == bob
     bobs_client = logged_in(bob)
     assert bobs_client.get("/accounts/profile/").status_code == 200
+    client.cookies["django_language"] = "af"  # a real plural (a tester read "1 aktiewe spel(le)")
+    page = client.get(f"/admin/accounts/user/{bob.pk}/deactivate/").content.decode()
+    assert "bob: 3 aktiewe spelle" in page
+    client.cookies["django_language"] = "en"
 
     response = client.post("/admin/accounts/user/", {"action": "deactivate_users", "_selected_action": [bob.pk]})
     assert response.status_code == 200 and "Bots take their seats" in response.content.decode()
