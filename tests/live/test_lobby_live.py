@@ -246,6 +246,7 @@ def test_the_lobby_lists_a_persons_most_urgent_games_and_links_the_rest(make_use
     them, 50 games made each fetch cost 82 ms (a review).  The lobby shows the first few, most urgent first,
     with the stamp of what it shows; "My games" has them all."""
     monkeypatch.setattr(selectors, "LOBBY_MY_GAMES", 3)
+    monkeypatch.setattr(services.playing, "MAX_OPEN_TABLES", 4)  # four tables waiting for players
     ann = make_user("ann")
     games = [services.game_create(creator=ann, variant=classic, seat_count=3) for _ in range(4)]
     lists = selectors.lobby_lists(user=ann)
