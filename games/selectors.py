@@ -236,8 +236,8 @@ def may_watch(*, game: Game, user: Any, invited: bool = False) -> bool:
       over still counts: the person played there);
     - a private game: nobody else, unless they hold its invite link
       (``invited``: the caller reads it from the session, :func:`holds_invite`);
-    - then, while the game looks for players, anyone (to take a seat), and
-      later only if the game allows spectators (they get the public view).
+    - then, while the game looks for players, anyone if a seat is free for anyone (to take it), and
+      otherwise only if the game allows spectators (they get the public view).
 
     Game numbers are sequential, so guessing ``/games/N/`` must not open a
     private game.  A socket asks again on every version it hears, so a
@@ -246,9 +246,17 @@ def may_watch(*, game: Game, user: Any, invited: bool = False) -> bool:
     """
     if user is None or not user.is_authenticated:
         return False
-    return _open_to_others(game.is_private, game.is_open or game.spectators_allowed, invited) or (
+    return _open_to_others(game.is_private, _watchable(game, game.seats.all()), invited) or (
         game.seats.filter(Q(user=user) | Q(reserved_for=user)).exists()  # a seat held for them: to take it
     )
+
+
+def _watchable(game: Game, seats: Iterable[Seat]) -> bool:
+    """Whether someone without a seat may look at the game: it lets spectators watch, or it looks for players
+    and has a seat anyone may take.  A players-only table whose free seats are all held for the people named
+    (a rematch, or "Invite players") has none: a stranger who typed its number read its players' chat there
+    (a tester)."""
+    return game.spectators_allowed or (game.is_open and any(seat.is_open_to(None) for seat in seats))
 
 
 def _open_to_others(private: bool, watchable: bool, invited: bool) -> bool:
@@ -264,9 +272,10 @@ def watch_facts(game: Game, seats: Iterable[Seat]) -> dict[str, Any]:
     without a database read of its own: with hundreds of pages open, one
     read per page per move was what kept a move from reaching them quickly.
     """
+    seats = list(seats)
     return {
         "private": bool(game.is_private),
-        "watchable": bool(game.is_open or game.spectators_allowed),
+        "watchable": _watchable(game, seats),
         # with those a seat is held for (invited by name, who may look at the table to take it)
         "players": sorted({pk for seat in seats for pk in (seat.user_id, seat.reserved_for_id) if pk is not None}),
     }

@@ -95,6 +95,28 @@ def test_a_stranger_is_refused_when_only_players_may_watch(two_player_game, make
     assert connects(f"/ws/games/{game.pk}/", make_user("cid")) == (False, consumers.CLOSE_FORBIDDEN)
 
 
+def test_a_players_only_table_whose_free_seats_are_all_held_is_closed_to_a_stranger(make_user, classic):
+    """Found by a tester: a stranger typing the number of such a table (a rematch, or one made with
+    "Invite players") read its players' chat on the page and the chat partial, and its socket let them in,
+    though no seat there could ever be theirs.  The person a seat is held for looks in; once a seat opens to
+    anyone (the person declines), anyone may look, to take it."""
+    ann, bob, eve = make_user("ann"), make_user("bob"), make_user("eve")
+    game = services.game_create(
+        creator=ann, variant=classic, seat_count=3, bot_count=1, invited=[bob], spectators_allowed=False
+    )
+    services.chat_post(game_id=game.pk, user=ann, text="for bob only")
+    stranger = logged_in(eve)
+    for path in (f"/games/{game.pk}/", f"/games/{game.pk}/chat/", f"/games/{game.pk}/table/"):
+        refused = stranger.get(path)
+        assert refused.status_code == 403 and "for bob only" not in refused.content.decode(), path
+    assert connects(f"/ws/games/{game.pk}/", eve) == (False, consumers.CLOSE_FORBIDDEN)
+    assert "for bob only" in logged_in(bob).get(f"/games/{game.pk}/").content.decode()
+    assert connects(f"/ws/games/{game.pk}/", bob)[0]
+    services.game_decline(game_id=game.pk, user=bob)  # the seat opens to anyone
+    assert stranger.get(f"/games/{game.pk}/").status_code == 200
+    assert connects(f"/ws/games/{game.pk}/", eve)[0]
+
+
 def test_a_player_of_another_game_is_refused(two_player_game, make_user, classic):
     game, ann, _ = two_player_game
     dan = make_user("dan")
