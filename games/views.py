@@ -308,9 +308,13 @@ def leave(request: HttpRequest, game_id: int) -> HttpResponse:
 
 @post_only
 def decline(request: HttpRequest, game_id: int) -> HttpResponse:
-    return _lifecycle(
-        request, game_id, services.game_decline, _("You declined: the seat held for you is open to anyone."), True
+    game = get_object_or_404(Game, pk=game_id)
+    done = (
+        _("You declined: a bot takes the seat held for you.")
+        if game.rematch_of_id is not None
+        else _("You declined: the seat held for you is open to anyone.")
     )
+    return _lifecycle(request, game.pk, services.game_decline, done, True)
 
 
 @post_only

@@ -20,13 +20,12 @@ from games.models import AuditRecord, BotLevel, Game, Seat
 
 from . import audit
 from .errors import GameError
-from .playing import vacate_seat
+from .playing import let_go_of_held_seats, vacate_seat
 from .text import clean_text
 from .turns import (
     Recorder,
     announce,
     announce_lobby,
-    deal,
     engine_state,
     hand_seat_to_bot,
     let_go_of_a_called_off_table,
@@ -246,24 +245,12 @@ def _deactivated_seat(game: Game, user: Any, moderator: Any, reason: str) -> Non
 
 
 def _deactivated_hold(game: Game, user: Any) -> None:
-    """A seat held for the deactivated person at the locked open ``game`` is open to anyone again: they can
-    no longer take it. In a rematch (the same people) a bot takes the place instead, as when it is asked for
-    after a deactivation (a review saw a stranger take it at a public rematch); the last seat so filled deals."""
-    if not game.seats.filter(reserved_for=user, user__isnull=True).exists() or game.status != Game.Status.OPEN:
-        return
-    announce_lobby(game)  # (before the seat is let go: its held person's pages hear of it too)
-    seats = game.seats.filter(reserved_for=user, user__isnull=True)
-    if game.rematch_of_id is None:
-        seats.update(reserved_for=None)
-    else:
-        for seat in seats:
-            hand_seat_to_bot(game, seat, BotLevel.MEDIUM)
-    game.version += 1
-    if game.rematch_of_id is not None and not game.seats.filter(user__isnull=True, bot_level="").exists():
-        deal(game)  # that was the last seat: dealt, as the last seat taken deals
-    else:
-        game.save(update_fields=["version", "updated_at"])
-        announce(game)
+    """A seat held for the deactivated person at the locked open ``game`` is let go: they can no longer take
+    it (``let_go_of_held_seats``: open to anyone, or a bot's in a rematch, as when it is asked for after a
+    deactivation)."""
+    held = game.seats.filter(reserved_for=user, user__isnull=True)
+    if game.status == Game.Status.OPEN and held.exists():
+        let_go_of_held_seats(game, held)
 
 
 def _seat_to_bot(game: Game, seat: Seat, bot_level: str) -> None:

@@ -334,22 +334,38 @@ def game_join(
 
 @transaction.atomic
 def game_decline(*, game_id: int, user: Any) -> Game:
-    """Let go the seat held for the user at an open table (invited by name): it is open to anyone now."""
+    """Let go the seat held for the user at an open table (invited by name): it is open to anyone now, or,
+    in a rematch, a bot takes it (``let_go_of_held_seats``)."""
     if user is None or not user.is_authenticated:
         raise GameError("not_logged_in", _("Log in to play."))
     game = lock_game(game_id)
     if game.status != Game.Status.OPEN:
         raise GameError("game_not_open", _("You can only decline an invitation before the game starts."))
-    seat = game.seats.filter(reserved_for=user, user__isnull=True).first()
-    if seat is None:
+    held = game.seats.filter(reserved_for=user, user__isnull=True)
+    if not held.exists():
         raise GameError("not_invited", _("No seat is held for you at this table."))
-    announce_lobby(game)  # (before the seat is let go: the person's own lobby hears of it too)
-    seat.reserved_for = None
-    seat.save(update_fields=["reserved_for"])
-    game.version += 1
-    game.save(update_fields=["version", "updated_at"])
-    announce(game)
+    let_go_of_held_seats(game, held)
     return game
+
+
+def let_go_of_held_seats(game: Game, held: Iterable[Seat]) -> None:
+    """The seats ``held`` for someone at the locked open ``game``, declined or held for an account deactivated:
+    open to anyone, or, in a rematch (the same people), taken by a bot, the last of them dealing the game as
+    the last seat taken does.  A rematch's seat opened to anyone: a tester's stranger joined one that a player
+    had declined, and dealt it at once to the people who had taken theirs."""
+    announce_lobby(game)  # (before the seats are let go: their people's own pages hear of it too)
+    for seat in held:
+        if game.rematch_of_id is None:
+            seat.reserved_for = None
+            seat.save(update_fields=["reserved_for"])
+        else:
+            hand_seat_to_bot(game, seat, BotLevel.MEDIUM)
+    game.version += 1
+    if game.rematch_of_id is not None and not game.seats.filter(user__isnull=True, bot_level="").exists():
+        deal(game)  # that was the last seat
+    else:
+        game.save(update_fields=["version", "updated_at"])
+        announce(game)
 
 
 @transaction.atomic

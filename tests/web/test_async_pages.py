@@ -256,19 +256,37 @@ def test_a_rematch_deals_nobody_into_a_rated_game_of_short_turns_without_their_c
     new = services.game_rematch(game_id=game.pk, user=ann)
     assert new.status == Game.Status.OPEN and new.turn_deadline is None and new.state is None
     assert not new.seats.filter(user=bob).exists()
-    # Bob's lobby lists it as an invitation; he declines, and the seat is open to anyone.
-    services.game_decline(game_id=new.pk, user=bob)
-    assert not new.seats.filter(reserved_for=bob).exists()
-    response = logged_in(bob).post(f"/games/{game.pk}/rematch/", follow=True)
-    assert response.redirect_chain[-1][0] == new.get_absolute_url()
-    assert "You took your seat" not in response.content.decode()  # he did not
+    # Bob's lobby lists it as an invitation; he declines, and a bot takes the seat: a rematch is the same
+    # people, and a stranger who took a declined seat dealt it at once to those who had taken theirs (a tester).
+    bob_at = new.seats.get(reserved_for=bob).position
+    response = logged_in(bob).post(f"/games/{new.pk}/decline/", follow=True)
+    assert "You declined: a bot takes the seat held for you." in response.content.decode()
     new.refresh_from_db()
-    # He declined: asking only leads there.
-    assert new.status == Game.Status.OPEN and not new.seats.filter(user=bob).exists()
-    # Ann starts without him: a bot takes the seat.
-    services.game_start(game_id=new.pk, user=ann)
-    new.refresh_from_db()
+    assert not new.seats.filter(reserved_for=bob).exists() and new.seats.get(position=bob_at).bot_level == "medium"
+    # That was the last seat: the rematch is dealt, as when the last seat is taken.
     assert new.status == Game.Status.ACTIVE and new.seats.filter(user__isnull=True, bot_level="").count() == 0
+    response = logged_in(bob).post(f"/games/{game.pk}/rematch/", follow=True)
+    assert "You took your seat" not in response.content.decode()  # he did not: asking only leads there
+    assert not new.seats.filter(user=bob).exists()
+
+
+def test_a_seat_declined_in_a_rematch_of_more_people_waits_as_a_bots_and_no_stranger_sits(make_user, classic):
+    ann, bob, cid = make_user("ann"), make_user("bob"), make_user("cid")
+    game = services.game_create(
+        creator=ann, variant=classic, seat_count=3, invitees=[bob, cid], options={"rounds": [3]}, seed=9
+    )
+    for person in (ann, bob, cid):
+        services.game_resign(game_id=game.pk, user=person)
+    new = services.game_rematch(game_id=game.pk, user=ann)
+    services.game_decline(game_id=new.pk, user=bob)
+    new.refresh_from_db()
+    assert new.status == Game.Status.OPEN  # cid's seat still waits for him
+    assert logged_in(make_user("eve")).post(f"/games/{new.pk}/join/").status_code == 409
+    assert not new.seats.filter(user__username="eve").exists()
+    services.game_join(game_id=new.pk, user=cid)
+    new.refresh_from_db()
+    assert new.status == Game.Status.ACTIVE
+    assert sorted(s.user.username if s.user else s.bot_level for s in new.seats.all()) == ["ann", "cid", "medium"]
 
 
 def test_a_rematch_without_other_people_is_dealt_at_once(make_user, classic):
