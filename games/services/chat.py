@@ -43,7 +43,7 @@ from games.models import (
 from . import audit
 from .errors import GameError
 from .moderation import check_moderator, moderation_reason
-from .text import clean_text
+from .text import clean_text, shows_something
 from .turns import log_on_commit
 
 logger = logging.getLogger(__name__)
@@ -156,7 +156,7 @@ def chat_post(
             words = str(QUICK_PHRASES[phrase])
     else:
         words = clean_text(text)
-        if not words:
+        if not shows_something(words):
             raise GameError("chat_empty", _("Write something first."))
         if len(words) > MESSAGE_MAX_LENGTH:
             raise too_long(len(words))

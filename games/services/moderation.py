@@ -21,7 +21,7 @@ from games.models import AuditRecord, BotLevel, Game, Seat
 from . import audit
 from .errors import GameError
 from .playing import let_go_of_held_seats, vacate_seat
-from .text import clean_text
+from .text import clean_text, shows_something
 from .turns import (
     Recorder,
     announce,
@@ -50,7 +50,7 @@ def moderation_reason(reason: Any) -> str:
     whose seat was handed on read "Reason:" and nothing after it.
     """
     text = clean_text(reason)
-    if not text:
+    if not shows_something(text):
         raise GameError("reason_missing", _("Give a reason: it is kept in the audit log."))
     if len(text) > REASON_MAX_LENGTH:
         raise GameError(

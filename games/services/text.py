@@ -60,3 +60,16 @@ def one_full_stop(text: str) -> str:
     """A sentence that ends on a name ending in a full stop ("Hrvoje Č.", as hr and cs shorten a surname)
     with one full stop, not two: "Čeká se na hráče Hrvoje Č." (found by a tester, in every language)."""
     return _DOUBLED_STOP.sub(".", text)
+
+
+#: Letters that show as nothing: the Hangul fillers and the blank Braille pattern.
+_BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+
+
+def shows_something(text: str) -> bool:
+    """Whether ``text`` (as ``clean_text`` keeps it) has a character a reader sees: not only spaces, joiners,
+    combining marks with nothing to sit on, or letters that show blank (a tester posted chat lines of a
+    zero-width joiner, a Hangul filler or a blank Braille pattern alone, and everyone read an empty line)."""
+    return any(
+        ch not in _BLANK_LETTERS and unicodedata.category(ch) not in ("Zs", "Cf", "Mn", "Me", "Cc") for ch in text
+    )

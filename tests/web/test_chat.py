@@ -98,6 +98,17 @@ def test_invisible_characters_are_dropped_but_those_words_and_emoji_need(typed, 
     assert chat_service.clean_text(typed) == kept
 
 
+@pytest.mark.parametrize("blank", ["\u200d", "  \u200d\u200c  ", "\u034f\u034f", "\u3164", "\u2800", "\u0301"])
+def test_a_message_that_shows_nothing_is_refused(at_table, blank):
+    """Found by a tester: a joiner, a Hangul filler or a blank Braille pattern alone was posted, and everyone
+    read an empty line with the author's name."""
+    game, ann, _bob, _cid = at_table
+    response = post(logged_in(ann), game, blank)
+    assert response.status_code == 400 and "Write something first." in response.content.decode()
+    assert not ChatMessage.objects.exists()
+    assert post(logged_in(ann), game, "\u3164ok").status_code == 302  # something to read beside it
+
+
 def test_the_watchers_channel_is_for_watchers_and_players_do_not_see_it_during_play(at_table):
     game, ann, bob, cid = at_table
     assert post(logged_in(cid), game, "cid says ann will win", channel="watchers").status_code == 302
