@@ -327,6 +327,7 @@ def game_table(*, game: Game, user: Any, sort: str = "suit", hand_view: str = "o
         away=away,
         rematch_game=None if rematch_without_me else rematch,
         rematch_without_me=rematch_without_me,
+        rematch_waits=rematch is not None and rematch.status == Game.Status.OPEN,
         rematch_seat_held=(
             rematch is not None
             and me is not None

@@ -81,6 +81,8 @@ class TableReading:
     rematch_seat_held: bool = False
     #: There is a rematch, which the reader may not open (a players-only game that started without them).
     rematch_without_me: bool = False
+    #: The rematch still waits for its players (not dealt yet).
+    rematch_waits: bool = False
     #: Why a moderator handed the reader's seat to a bot (their seat only).
     handover_record: AuditRecord | None = None
     view: SeatView | None = None
@@ -133,6 +135,7 @@ def table_context(reading: TableReading) -> dict[str, Any]:
         "rematch_game": reading.rematch_game,
         "rematch_seat_held": reading.rematch_seat_held,
         "rematch_without_me": reading.rematch_without_me,
+        "rematch_waits": reading.rematch_waits,
         # Asking for a rematch asks other people (else the bots sit down and it is dealt at once).
         "rematch_asks_people": any(
             s.user is not None and s.user.is_active and (me is None or s.user_id != me.user_id) for s in seats

@@ -361,7 +361,12 @@ def rematch(request: HttpRequest, game_id: int) -> HttpResponse:
     if not any(seat.user_id == request.user.pk for seat in new.seats.all()):
         # They let their seat go (declined), or it went to a bot: shown the way there if they may look at it.
         if not selectors.may_watch(game=new, user=request.user):
-            messages.info(request, _("The rematch is under way without you."))
+            messages.info(
+                request,
+                _("The rematch waits for its other players, without you.")
+                if new.status == Game.Status.OPEN
+                else _("The rematch is under way without you."),
+            )
             return redirect(game)
     elif new.status != Game.Status.OPEN:
         messages.success(request, _("Rematch! Same players, same options, new cards."))

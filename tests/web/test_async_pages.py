@@ -427,6 +427,25 @@ def test_a_players_only_rematch_started_without_a_person_is_not_a_dead_link_for_
     assert response.status_code == 200 and response.redirect_chain[-1][0] == game.get_absolute_url()
 
 
+def test_one_who_declined_a_players_only_rematch_is_told_it_waits_then_that_it_is_under_way(make_user, classic):
+    """Found by a tester: "The rematch is under way without you" while it still waited for its players."""
+    ann, bob, cid = make_user("ann"), make_user("bob"), make_user("cid")
+    game = services.game_create(
+        creator=ann, variant=classic, seat_count=3, invitees=[bob, cid], spectators_allowed=False, seed=9
+    )
+    for person in (ann, bob, cid):
+        services.game_resign(game_id=game.pk, user=person)
+    new = services.game_rematch(game_id=game.pk, user=ann)
+    services.game_decline(game_id=new.pk, user=bob)
+    page = logged_in(bob).get(game.get_absolute_url()).content.decode()
+    assert "The rematch waits for its other players, without you." in page and "under way" not in page
+    asked = logged_in(bob).post(f"/games/{game.pk}/rematch/", follow=True).content.decode()
+    assert "The rematch waits for its other players, without you." in asked
+    services.game_join(game_id=new.pk, user=cid)  # the last seat: dealt
+    page = logged_in(bob).get(game.get_absolute_url()).content.decode()
+    assert "The rematch is under way without you." in page and "waits for its other players" not in page
+
+
 def test_the_rematch_hint_says_who_is_asked(make_user, classic):
     ann, bob = make_user("ann"), make_user("bob")
     with_people = logged_in(ann).get(finished_three_seat_game(ann, bob, classic).get_absolute_url())
