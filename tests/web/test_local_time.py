@@ -175,3 +175,11 @@ def test_the_profiles_labels_start_with_a_capital_like_every_other_field(make_us
         zone = str(User._meta.get_field("time_zone").verbose_name)
     assert zone[0].islower() and zone[0].upper() + zone[1:] in labels
     assert all(label.strip()[0].isupper() for label in labels), labels
+
+
+@pytest.mark.parametrize(("language", "day"), [("cs", "6. prosince"), ("hr", "6. prosinca"), ("af", "6 Desember")])
+def test_a_day_and_its_month_are_written_as_the_language_does(language, day):
+    """The admin's date drill-down names a day so: a tester read "6. prosinec" (cs) and "6. Prosinac" (hr),
+    the month in the nominative, beside rows that said "6. prosince 2026"."""
+    with translation.override(language):
+        assert formats.date_format(datetime.date(2026, 12, 6), "MONTH_DAY_FORMAT") == day

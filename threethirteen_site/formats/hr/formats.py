@@ -1,0 +1,5 @@
+"""Croatian formats where Django's own differ from the language: the rest are Django's (``FORMAT_MODULE_PATH``)."""
+
+# A day and its month, as the admin's date drill-down names a day: "6. prosinca", the month in the genitive
+# and in lower case (Django's "j. F" said "6. Prosinac", a tester).
+MONTH_DAY_FORMAT = "j. E"
