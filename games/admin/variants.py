@@ -383,11 +383,12 @@ class VariantAdmin(StrictLookupsMixin, admin.ModelAdmin):
     def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> Any:
         if self.has_change_permission(request, obj):
             return self.fieldsets
-        # View-only: the option fields are form fields, so show the stored options in words instead.
-        return ((None, {"fields": ("name", "slug", "description", "is_active", "position", "rules_in_words")}),)
+        # View-only: the option fields are form fields, so show the stored options in words instead, and the
+        # name in the reader's language as the list does (a tester read the stored English under a Czech title).
+        return ((None, {"fields": ("label", "slug", "description", "is_active", "position", "rules_in_words")}),)
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
-        return ("rules_in_words",) if not self.has_change_permission(request, obj) else ()
+        return ("label", "rules_in_words") if not self.has_change_permission(request, obj) else ()
 
     @admin.display(description=gettext_lazy("name"), ordering="name")
     def label(self, obj: Variant) -> str:

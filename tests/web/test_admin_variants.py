@@ -308,6 +308,10 @@ def test_only_superusers_change_variants(classic, role_client, role, get_status,
         assert response["Location"].startswith("/admin/login/")
     if role == "moderator":
         assert 'name="_save"' not in response.content.decode()  # view-only page
+        client.cookies["django_language"] = "cs"  # the name in the reader's language, as the list shows it
+        page = client.get(change_url(classic)).content.decode()
+        assert "Klasická" in page and ">Classic<" not in page
+        client.cookies["django_language"] = "en"
     response = client.post(change_url(classic), form_data(classic, rounds="3-4"))
     assert response.status_code == post_status
     classic.refresh_from_db()
