@@ -28,6 +28,7 @@ from django.utils.translation import gettext_lazy, ngettext
 from games import services
 from games.engine import Rules, RulesError, wild_rank_label
 from games.models import AuditRecord, BotLevel, Game, Move, RoundResult, Seat
+from games.presentation import short_name
 from games.services.rule_errors import describe_rules_error
 from threethirteen_site.errors import NotFound
 
@@ -256,14 +257,23 @@ class SeatInline(ReadOnlyInline):
         return format_html('<a class="button" href="{}">{}</a>', url, _("Hand to a bot…"))
 
 
+def card_text(code: Any) -> str:
+    """A card as the site's lines of text name it, "10♣" (a tester read the codes "TC" and "QD", with English
+    suit initials, on a moderator's page in Afrikaans); a stored code the site cannot read as it is."""
+    try:
+        return short_name(str(code))
+    except (KeyError, IndexError):
+        return str(code)
+
+
 def describe_action(action: dict[str, Any]) -> str:
     kind = action.get("type")
     if kind == "draw":
         return _("draws from the stock") if action.get("source") == "stock" else _("takes the discard")
     if kind == "discard":
-        return _("discards %(card)s") % {"card": action.get("card")}
+        return _("discards %(card)s") % {"card": card_text(action.get("card"))}
     if kind == "go_out":
-        return _("goes out, discarding %(card)s") % {"card": action.get("card")}
+        return _("goes out, discarding %(card)s") % {"card": card_text(action.get("card"))}
     return str(action)
 
 
@@ -428,8 +438,8 @@ class GameAdmin(GameModerationAdmin):
                     "wild": wild_rank_label(result.hand_size),
                     "points": result.points,
                     "went_out": result.went_out,
-                    "melds": " · ".join(" ".join(meld) for meld in result.melds),
-                    "deadwood": " ".join(result.deadwood),
+                    "melds": " · ".join(" ".join(card_text(card) for card in meld) for meld in result.melds),
+                    "deadwood": " ".join(card_text(card) for card in result.deadwood),
                 }
                 for result in game.round_results.order_by("round_number", "seat")
             ]
