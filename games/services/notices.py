@@ -36,7 +36,7 @@ from django.utils import timezone, translation
 
 from accounts import push as push_settings
 from accounts.models import PushSubscription, User
-from games.models import Game, InvitationNotice, Move, Seat, TurnNotice
+from games.models import Absence, Game, InvitationNotice, Move, Seat, TurnNotice
 
 from . import away, push
 
@@ -146,6 +146,8 @@ def _send_invitations(*, now: datetime.datetime, began: float, push_on: bool, se
             game__created_at__lte=now - datetime.timedelta(seconds=settings.TURN_NOTICE_DELAY_SECONDS),
         )
         .filter(wants)
+        # Nor while the person is away (as for their turns): the seat's notice waits for their return.
+        .exclude(Exists(Absence.objects.filter(user_id=OuterRef("reserved_for_id")).holding_clock(now)))
         .select_related("game", "reserved_for", "reserved_by")
         .order_by("game__created_at", "pk")
     )

@@ -250,3 +250,15 @@ def test_one_person_tells_another_of_one_invitation_a_day_however_often_they_hol
     next_day = ann_names_bob_again(first_due + DAY * SECOND)
     assert emails_sent(next_day.created_at + NOTICE_DUE) == 1
     assert [m.subject.split(" asks")[0] for m in mail.outbox] == ["ann", "cid", "ann"]
+
+
+def test_a_person_away_hears_of_the_seat_held_for_them_once_back(make_user, classic):
+    """Found by a tester: turn notices wait while a person is away, and invitations, from anyone, did not."""
+    table, _ann, bob = table_holding_a_seat(make_user, classic)
+    services.away_declare(user=bob, days=3, now=table.created_at)
+    due = table.created_at + NOTICE_DUE
+    assert emails_sent(due) == 0 and table.seats.get(reserved_for=bob).invitation_sent_at is None
+    assert emails_sent(due + DAY * SECOND) == 0  # still away the next day
+    services.away_come_back(user=bob, now=due + DAY * SECOND)
+    assert emails_sent(due + (DAY + 1) * SECOND) == 1  # back: the next pass tells him
+    assert len(mail.outbox) == 1 and mail.outbox[0].to == [bob.email]
