@@ -26,6 +26,8 @@ MESSAGES = (
         "This password is too short. It must contain at least %d characters.",
         8,
     ),
+    # django.contrib.auth.forms.PasswordChangeForm (Croatian's "Molim unesite ponovo" read clumsily: a tester)
+    gettext_noop("Your old password was entered incorrectly. Please enter it again."),
     # django.core.validators.ProhibitNullCharactersValidator (any text field, given a forged NUL)
     gettext_noop("Null characters are not allowed."),
 )
