@@ -7,6 +7,7 @@ import html
 import re
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 from django.test import Client
 from django.urls import reverse
@@ -828,3 +829,17 @@ def test_the_yes_and_no_icons_are_read_out_in_the_moderators_language(
         assert 'alt="True"' not in page and 'alt="False"' not in page
     users = pages[0].content.decode()
     assert f'icon-yes.svg" alt="{yes}"' in users and f'icon-no.svg" alt="{no}"' in users
+
+
+@pytest.mark.parametrize(("language", "count"), [("en", "Users: "), ("cs", "Uživatelé: "), ("hr", "Korisnici: ")])
+def test_the_count_under_a_list_reads_right_in_every_language(language, count, make_user, role_client):
+    """Found by a tester: Django writes "11 uživatelé" and "9 igre" (its two forms of a name), where Czech and
+    Croatian say "11 uživatelů", "9 igara"; the count now follows the name in its nominative plural."""
+    client, moderator = role_client("moderator")
+    moderator.language = language
+    moderator.save()
+    for name in ("ann", "bob", "cid", "dan", "eve"):
+        make_user(name)
+    page = client.get("/admin/accounts/user/").content.decode()
+    total = get_user_model().objects.count()
+    assert f"{count}{total}" in page and f"{total} uživatelé" not in page
