@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext, pgettext_lazy
+from django.utils.translation import ngettext, npgettext, pgettext_lazy
 
 from games.engine import JOKER, RANK_CHARS, RoundEnd, RoundResult, wild_rank_chars, wild_rank_label
 
@@ -295,7 +295,8 @@ def duration_text(duration: datetime.timedelta) -> str:
     days = duration.days
     hours = duration.seconds // 3600
     day_text = ngettext("%(count)s day", "%(count)s days", days) % {"count": days}
-    hour_text = ngettext("%(count)s hour", "%(count)s hours", hours) % {"count": hours}
+    # The hours as a sentence's subject ("Zbývá: 1 hodina"), not as the chat's "in 1 hour" ("za 1 hodinu").
+    hour_text = npgettext("duration", "%(count)s hour", "%(count)s hours", hours) % {"count": hours}
     if days and hours:
         return _("%(days)s and %(hours)s") % {"days": day_text, "hours": hour_text}
     return day_text if days or not hours else hour_text

@@ -615,3 +615,20 @@ def test_my_games_orders_turns_by_the_deadline_it_shows_while_a_settlement_is_pe
     assert [row.game.pk for row in rows] == [during.pk, before.pk]
     waiting = page.split('id="waiting"')[1]
     assert waiting.index(f"/games/{during.pk}/") < waiting.index(f"/games/{before.pk}/")
+
+
+@pytest.mark.parametrize(
+    ("language", "hours", "text"),
+    [("cs", 1, "13 dní a 1 hodina"), ("cs", 3, "13 dní a 3 hodiny"), ("hr", 1, "13 dana i 1 sat")],
+)
+def test_the_time_left_is_the_sentences_subject_in_czech(language, hours, text):
+    """Found by a tester: "Zbývá v roce 2026: 13 dní a 1 hodinu" (the chat's "in 1 hour" form); the chat's
+    "za 1 hodinu" keeps its own."""
+    from django.utils import translation
+
+    from games.presentation import duration_text
+
+    with translation.override(language):
+        assert duration_text(datetime.timedelta(days=13, hours=hours)) == text
+        if language == "cs":
+            assert services.chat._span(3600) == "1 hodinu"
