@@ -80,7 +80,10 @@ def test_the_site_says_what_its_catalog_says(language):
     po = polib.pofile(str(Path(settings.LOCALE_PATHS[0]) / language / "LC_MESSAGES" / "django.po"))
     with translation.override(language):
         for entry in po.translated_entries():
-            if entry.msgid_plural:
+            if entry.msgid_plural and entry.msgctxt:
+                said = translation.npgettext(entry.msgctxt, entry.msgid, entry.msgid_plural, 1)
+                assert said == entry.msgstr_plural[0]
+            elif entry.msgid_plural:
                 assert translation.ngettext(entry.msgid, entry.msgid_plural, 1) == entry.msgstr_plural[0]
             elif entry.msgctxt:
                 assert translation.pgettext(entry.msgctxt, entry.msgid) == entry.msgstr
