@@ -104,6 +104,9 @@ def test_two_people_see_each_others_draws_and_discards_without_reloading(table_f
         # The header's count (outside the swapped table) follows over the user socket.
         expect(watcher.locator("#turns-waiting")).to_have_text("1")
         expect(pages[mover].locator("#turns-waiting")).to_have_text("0")
+        # ... and its words with it (they kept the count the page was served with: a tester).
+        expect(watcher.locator("#turns-waiting")).to_have_attribute("title", "1 game waits on you")
+        expect(pages[mover].locator("#turns-waiting")).to_have_attribute("title", "0 games wait on you")
     for page in (*pages.values(), second_tab, spectator):
         assert page.evaluate(NOT_RELOADED)
     expect(spectator.locator("#table [data-hand]")).to_have_count(0)  # the public view: no hand

@@ -814,6 +814,10 @@
     badge.textContent = String(data.count);
     badge.setAttribute("data-count", String(data.count));
     badge.classList.toggle("none", data.count === 0);
+    // Its words too: they kept the count the page was served with (a tester read "1 game" beside a 2).
+    badge.title = interpolate(
+      ngettext("%(counter)s game waits on you", "%(counter)s games wait on you", data.count), { counter: data.count }, true
+    );
   });
 
   function start() { startGame(); startLobby(); startUser(); }
