@@ -54,10 +54,35 @@ def current_zone_city() -> str:
     return zone_city(timezone.get_current_timezone_name())
 
 
+#: Cities that CLDR leaves in English (or in a short English form) in a language of the site: a tester read
+#: "Easter", "Christmas" and "Khartoum" on the Croatian profile's list.
+CITY_NAMES = {
+    "hr": {
+        "Africa/Khartoum": "Kartum",
+        "Africa/Mogadishu": "Mogadišu",
+        "America/Cayman": "Kajmanski otoci",
+        "America/Martinique": "Martinik",
+        "America/St_Kitts": "Sveti Kristofor",
+        "America/St_Lucia": "Sveta Lucija",
+        "America/St_Thomas": "Sveti Toma (Djevičanski otoci)",
+        "America/St_Vincent": "Sveti Vincent",
+        "Atlantic/Cape_Verde": "Zelenortski otoci",
+        "Indian/Christmas": "Božićni otok",
+        "Indian/Cocos": "Kokosovi otoci",
+        "Indian/Comoro": "Komori",
+        "Pacific/Easter": "Uskršnji otok",
+        "Pacific/Wallis": "Wallis i Futuna",
+    },
+    "af": {"Indian/Christmas": "Kerseiland"},
+}
+
+
 @functools.lru_cache(maxsize=4096)
 def _city(zone: str, language: str) -> str:
     if zone.split("/", 1)[0] not in REGIONS:
         return zone
+    if named := CITY_NAMES.get(language, {}).get(zone):
+        return named
     try:
         return str(get_timezone_location(zone, locale=Locale.parse(to_locale(language)), return_city=True))
     except (LookupError, UnknownLocaleError, ValueError):

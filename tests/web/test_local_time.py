@@ -15,7 +15,7 @@ from django.utils import formats, timezone, translation
 
 from accounts.middleware import UserTimeZoneMiddleware
 from accounts.models import User
-from accounts.zones import zone_city
+from accounts.zones import zone_choices, zone_city
 from games import services
 from games.models import Game
 from tests.web.conftest import NOTICE_DUE, logged_in
@@ -183,3 +183,17 @@ def test_a_day_and_its_month_are_written_as_the_language_does(language, day):
     the month in the nominative, beside rows that said "6. prosince 2026"."""
     with translation.override(language):
         assert formats.date_format(datetime.date(2026, 12, 6), "MONTH_DAY_FORMAT") == day
+
+
+@pytest.mark.parametrize(
+    ("zone", "language", "city"),
+    [
+        ("Pacific/Easter", "hr", "Uskršnji otok"),
+        ("Africa/Khartoum", "hr", "Kartum"),
+        ("Indian/Christmas", "af", "Kerseiland"),
+    ],
+)
+def test_a_city_cldr_leaves_in_english_is_named_in_the_language(zone, language, city):
+    """Found by a tester: "Easter", "Christmas" and "Khartoum" on the Croatian profile's list of zones."""
+    assert zone_city(zone, language) == city
+    assert city in [name for _group, zones in zone_choices(language)[2:] for _zone, name in zones]
