@@ -234,11 +234,15 @@ def seat_person(user: Any) -> None:
     _refuse_unless_active(lock_people([user.pk]), user)
 
 
-def check_invitations_waiting(creator: Any, invited: Sequence[Any]) -> list[Any]:
+def check_invitations_waiting(creator: Any, invited: Sequence[Any], *, rematch: bool = False) -> list[Any]:
     """The people of ``invited`` a seat may be held for: refuse one who has ``MAX_INVITATIONS_WAITING`` held
     at open tables, or ``MAX_INVITATIONS_FROM_ONE`` of them held by ``creator`` (``Seat.reserved_by``: a table
     made, or a rematch asked for, whoever its creator is now); leave out an account deactivated by now (no
     seat is held for it: it opens to anyone, as a deactivation lets go of one held).
+
+    A ``rematch`` asks the people of a game just played, not strangers: only ``creator``'s own limit applies.
+    With the total too, a few accounts that kept a person at it (two tables each) refused every rematch
+    anyone else asked for with them (a tester).
 
     Counted and read under the rows of the people named, locked in one order with the creator's
     (``lock_people``: the table seats them): two tables made at once count each other, and a
@@ -251,7 +255,7 @@ def check_invitations_waiting(creator: Any, invited: Sequence[Any]) -> list[Any]
     active = [person for person in invited if person.pk in rows and rows[person.pk].is_active]
     for person in active:
         waiting = Seat.objects.filter(reserved_for=person, user__isnull=True, game__status=Game.Status.OPEN)
-        if waiting.count() >= MAX_INVITATIONS_WAITING or (
+        if (not rematch and waiting.count() >= MAX_INVITATIONS_WAITING) or (
             waiting.filter(reserved_by=creator).count() >= MAX_INVITATIONS_FROM_ONE
         ):
             # (without the number: it would tell of private tables too)
@@ -604,7 +608,8 @@ def game_rematch(*, game_id: int, user: Any, seed_contribution: str | None = Non
         return existing
     old_seats = list(game.seats.select_related("user").order_by("position"))
     people = [old.user for old in old_seats if old.user is not None and old.user_id != user.pk]
-    asked = {person.pk for person in check_invitations_waiting(user, people)}  # (active, read under their locks)
+    # (the active ones, read under their locks)
+    asked = {person.pk for person in check_invitations_waiting(user, people, rematch=True)}
     now = timezone.now()
     new = Game.objects.create(
         variant=game.variant,

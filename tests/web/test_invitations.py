@@ -182,3 +182,21 @@ def test_the_limit_of_one_person_counts_the_seats_they_held_not_the_tables_they_
         services.game_create(creator=ann, variant=classic, seat_count=3, invited=[bob])
     assert refused.value.code == "too_many_invitations"
     services.game_create(creator=carl, variant=classic, seat_count=3, invited=[bob])
+
+
+def test_a_person_others_hold_ten_seats_for_is_still_asked_to_a_rematch_of_their_game(make_user, classic):
+    """Found by a tester: five accounts holding two seats each for cid kept him at the limit, and every rematch
+    anyone asked for with him was refused whole.  A rematch asks the people of a game just played."""
+    ann, cid = make_user("ann"), make_user("cid")
+    game = services.game_create(creator=ann, variant=classic, seat_count=3, invitees=[cid], bot_count=1, seed=3)
+    for person in (ann, cid):
+        services.game_resign(game_id=game.pk, user=person)
+    for n in range(5):
+        host = make_user(f"host{n}")
+        for _ in range(2):
+            services.game_create(creator=host, variant=classic, seat_count=2, invited=[cid])
+    with pytest.raises(services.GameError) as refused:  # a new table may not name him
+        services.game_create(creator=ann, variant=classic, seat_count=2, invited=[cid])
+    assert refused.value.code == "too_many_invitations"
+    rematch = services.game_rematch(game_id=game.pk, user=ann)
+    assert rematch.seats.filter(reserved_for=cid).exists()
