@@ -555,6 +555,8 @@ def game_resign(*, game_id: int, user: Any) -> Game:
     seat = seat_of(game, user)
     if game.status != Game.Status.ACTIVE:
         raise GameError("game_not_active", _("You can only resign from a game in play."))
+    if seat.bot_level and not seat.left:  # a moderator handed the seat to a bot: the person did not leave
+        raise GameError("seat_left", _("A bot plays your seat already: a moderator handed it over."))
     if seat.bot_level:
         raise GameError("seat_left", _("You have left this game already."))
     hand_seat_to_bot(game, seat, TAKEOVER_BOT_LEVEL, left=Seat.Left.RESIGNED)

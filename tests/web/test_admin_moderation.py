@@ -241,6 +241,17 @@ def test_a_reason_is_kept_as_one_line_of_what_can_be_seen(two_player_game, role_
     assert AuditRecord.objects.get().reason == "Left unannounced. Sorry"
 
 
+def test_one_whose_seat_was_handed_to_a_bot_is_told_so_when_they_resign(two_player_game, role_client):
+    """Found by a tester: "You have left this game already", to someone who had not left."""
+    game, _ann, _bob = two_player_game
+    _client, moderator = role_client("moderator")
+    services.seat_hand_to_bot(game_id=game.pk, position=1, moderator=moderator, reason=REASON)
+    person = game.seats.get(position=1).user
+    response = logged_in(person).post(f"/games/{game.pk}/resign/", {"confirm": "yes"}, follow=True)
+    assert "A bot plays your seat already: a moderator handed it over." in response.content.decode()
+    assert "You have left this game already." not in response.content.decode()
+
+
 def test_only_open_or_active_games_can_be_aborted(two_player_game, role_client, make_user, classic):
     game, _ann, _bob = two_player_game
     client, moderator = role_client("moderator")
