@@ -17,28 +17,20 @@ deadline (median, 95th percentile, worst), the longest time between two of the c
 from __future__ import annotations
 
 import argparse
-import atexit
 import logging
 import math
 import os
 import random
-import shutil
 import statistics
 import sys
-import tempfile
 import threading
 import time
 from datetime import timedelta
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-TMP = tempfile.mkdtemp(prefix="threethirteen-bench-")
-atexit.register(shutil.rmtree, TMP, ignore_errors=True)
-os.environ["DATABASE_URL"] = f"sqlite:///{TMP}/bench.sqlite3"
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "threethirteen_site.settings")
+from bench.throwaway import django_on_a_throwaway_database  # noqa: E402
 
-import django  # noqa: E402
-
-django.setup()
+django_on_a_throwaway_database()
 
 from django.contrib.auth import get_user_model  # noqa: E402
 from django.core.management import call_command  # noqa: E402

@@ -27,27 +27,18 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import atexit
 import os
 import re
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 import urllib.parse
 from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-TMP = tempfile.mkdtemp(prefix="threethirteen-bench-")
-atexit.register(shutil.rmtree, TMP, ignore_errors=True)
-os.environ["DATABASE_URL"] = f"sqlite:///{TMP}/bench.sqlite3"
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "threethirteen_site.settings")
-os.environ["GAMECLOCK_IN_SERVER"] = "0"  # nothing but the posts and the bots on the machine
+from bench.throwaway import django_on_a_throwaway_database  # noqa: E402
 
-import django  # noqa: E402
-
-django.setup()
+django_on_a_throwaway_database(GAMECLOCK_IN_SERVER="0")  # nothing but the posts and the bots on the machine
 
 from asgiref.sync import async_to_sync, sync_to_async  # noqa: E402
 from channels.testing import HttpCommunicator  # noqa: E402

@@ -16,25 +16,16 @@ measures the served pages.
 from __future__ import annotations
 
 import argparse
-import atexit
 import os
-import shutil
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-TMP = tempfile.mkdtemp(prefix="threethirteen-bench-")
-atexit.register(shutil.rmtree, TMP, ignore_errors=True)
-os.environ["DATABASE_URL"] = f"sqlite:///{TMP}/bench.sqlite3"
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "threethirteen_site.settings")
-os.environ["GAMECLOCK_IN_SERVER"] = "0"
+from bench.throwaway import django_on_a_throwaway_database  # noqa: E402
 
-import django  # noqa: E402
-
-django.setup()
+django_on_a_throwaway_database(GAMECLOCK_IN_SERVER="0")
 
 from django.contrib.auth import get_user_model  # noqa: E402
 from django.contrib.sessions.backends.db import SessionStore  # noqa: E402
