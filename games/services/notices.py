@@ -156,13 +156,7 @@ def _send_invitations(*, now: datetime.datetime, began: float, push_on: bool, se
             return  # the rest are not recorded: the next pass sends them
         user, game = seat.reserved_for, seat.game
         assert user is not None  # (the query)
-        # Recorded once, on the seat's own row (another worker's claim, a seat taken, declined or let go
-        # since the list was read: nothing to send); only the seat's columns, so PostgreSQL checks them again
-        # after waiting for a worker claiming it at the same moment.
-        claimed = Seat.objects.filter(
-            pk=seat.pk, reserved_for=user, user__isnull=True, bot_level="", invitation_sent_at__isnull=True
-        ).update(invitation_sent_at=now)
-        if not claimed or not _first_from_them_today(seat, user, now):
+        if not _claim_invitation(seat, user, now):
             continue
         inviter = _inviter(seat)
         if user.notify_by_email and user.email:
@@ -174,21 +168,32 @@ def _send_invitations(*, now: datetime.datetime, began: float, push_on: bool, se
             )
 
 
-def _first_from_them_today(seat: Seat, user: User, now: datetime.datetime) -> bool:
-    """Whether this is the first invitation told to ``user`` from whoever held the seat within
-    ``INVITATIONS_FROM_ONE_PERSON_EVERY``, recorded if so.  Counted under the person's row lock, so two clocks
-    telling of two tables of one inviter at once tell of one.  A seat of nobody's is always told."""
-    if seat.reserved_by_id is None:
-        return True
+def _claim_invitation(seat: Seat, user: User, now: datetime.datetime) -> bool:
+    """Record that ``user`` is told of the seat held for them: once, on the seat's own row (another worker's
+    claim, a seat taken, declined or let go since the list was read: nothing to send; only the seat's columns,
+    so PostgreSQL checks them again after waiting for a worker claiming it at the same moment).
+
+    Not yet if whoever held it told ``user`` of another seat within ``INVITATIONS_FROM_ONE_PERSON_EVERY``: it
+    waits until then, still held (a table made naming someone, left and made again was told each time: one
+    account could have the site mail anyone every five minutes).  A rematch, which asks the people of a game
+    just played, is always told: two friends' second rematch of a day waited for ever (a review).  Counted
+    under the person's row lock, so two clocks telling of two tables of one inviter at once tell of one.
+    """
+    inviter = seat.reserved_by_id if seat.game.rematch_of_id is None else None  # whose invitations count
     with transaction.atomic():
-        User.objects.select_for_update(no_key=True).filter(pk=user.pk).first()
-        told = InvitationNotice.objects.filter(
-            user=user, inviter_id=seat.reserved_by_id, sent_at__gt=now - INVITATIONS_FROM_ONE_PERSON_EVERY
-        )
-        if told.exists():
-            return False
-        InvitationNotice.objects.create(user=user, inviter_id=seat.reserved_by_id, game=seat.game, sent_at=now)
-    return True
+        if inviter is not None:
+            User.objects.select_for_update(no_key=True).filter(pk=user.pk).first()
+            told = InvitationNotice.objects.filter(
+                user=user, inviter_id=inviter, sent_at__gt=now - INVITATIONS_FROM_ONE_PERSON_EVERY
+            )
+            if told.exists():
+                return False
+        claimed = Seat.objects.filter(
+            pk=seat.pk, reserved_for=user, user__isnull=True, bot_level="", invitation_sent_at__isnull=True
+        ).update(invitation_sent_at=now)
+        if claimed and inviter is not None:
+            InvitationNotice.objects.create(user=user, inviter_id=inviter, game=seat.game, sent_at=now)
+    return bool(claimed)
 
 
 def _inviter(seat: Seat) -> str | None:
