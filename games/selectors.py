@@ -246,9 +246,12 @@ def may_watch(*, game: Game, user: Any, invited: bool = False) -> bool:
     """
     if user is None or not user.is_authenticated:
         return False
-    return _open_to_others(game.is_private, _watchable(game, game.seats.all()), invited) or (
-        game.seats.filter(Q(user=user) | Q(reserved_for=user)).exists()  # a seat held for them: to take it
-    )
+    if _open_to_others(game.is_private, game.spectators_allowed, invited):
+        return True  # (no query: a game others may watch)
+    theirs = Q(user=user) | Q(reserved_for=user)  # a seat held for them: to take it
+    if game.is_open and (not game.is_private or invited):
+        theirs |= Q(user__isnull=True, bot_level="", reserved_for__isnull=True)  # ``_watchable``'s free seat
+    return game.seats.filter(theirs).exists()
 
 
 def _watchable(game: Game, seats: Iterable[Seat]) -> bool:

@@ -209,3 +209,16 @@ def test_a_hard_bot_hears_the_move_played_just_before_it_in_the_same_request(mak
         state, _events = apply(state, move.seat, action_from_dict(move.action))
         history = extend_history(history, move.events)
     assert bot_moves == len(handed) > 0
+
+
+def test_an_open_players_only_tables_partial_takes_no_query_more_to_decide_who_may_look(
+    make_user, classic, django_assert_max_num_queries
+):
+    """A review: deciding whether a stranger may look at a players-only table still looking for players (only
+    while a seat is free for anyone) loaded every seat, and then asked about the reader's own: one query now."""
+    ann, bob, eve = make_user("ann"), make_user("bob"), make_user("eve")
+    game = services.game_create(creator=ann, variant=classic, seat_count=3, invited=[bob], spectators_allowed=False)
+    for reader in (ann, bob, eve):
+        client = logged_in(reader)
+        with django_assert_max_num_queries(TABLE_PARTIAL_QUERIES):
+            assert client.get(f"/games/{game.pk}/table/").status_code == 200
