@@ -226,5 +226,6 @@ def test_an_open_players_only_tables_partial_takes_one_query_to_decide_who_may_l
             creator=ann, variant=classic, seat_count=seats, invited=[bob], spectators_allowed=False
         )
         for reader in (ann, bob, eve):
+            client = logged_in(reader)
             with django_assert_max_num_queries(OPEN_TABLE_PARTIAL_QUERIES):
-                logged_in(reader).get(f"/games/{game.pk}/table/")
+                client.get(f"/games/{game.pk}/table/")
