@@ -23,6 +23,7 @@ plays about twice as fast and a little worse.
 from __future__ import annotations
 
 import random
+import threading
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
@@ -213,17 +214,21 @@ class Solved:
 _SOLVED: dict[tuple[Rules, int], Solved] = {}
 #: Answers kept in all (a server process plays expert bots and analyses for days): some tens of MB at most.
 _SOLVED_LIMIT = 100_000
+#: ``_SOLVED`` is shared by the threads of a process: the bots' turns and the analysis beside them (a review:
+#: counting its answers while another thread added a key raised "dictionary changed size during iteration").
+_SOLVED_LOCK = threading.Lock()
 
 
 def solver_answers(rules: Rules, size: int) -> Solved:
     """The answers kept for ``rules`` and ``size`` (all forgotten once they grow past a limit in all)."""
     key = (rules, size)
-    if sum(len(kept.arranged) + len(kept.outs) for kept in _SOLVED.values()) > _SOLVED_LIMIT:
-        _SOLVED.clear()
-    solved = _SOLVED.get(key)
-    if solved is None:
-        solved = _SOLVED[key] = Solved(rules, size)
-    return solved
+    with _SOLVED_LOCK:
+        if sum(len(kept.arranged) + len(kept.outs) for kept in _SOLVED.values()) > _SOLVED_LIMIT:
+            _SOLVED.clear()
+        solved = _SOLVED.get(key)
+        if solved is None:
+            solved = _SOLVED[key] = Solved(rules, size)
+        return solved
 
 
 def _isolated(card: Card, hand: Sequence[Card], rules: Rules, size: int) -> bool:

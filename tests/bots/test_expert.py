@@ -348,3 +348,34 @@ def test_the_last_turn_script_counts_the_hard_bots_costlier_draws():
     found = re.search(line, out, re.M)
     assert found and 0 < int(found[2]) < int(found[1]), out
     assert re.search(r"^points that cost in expectation, per seat and game: \d+\.\d\d ", out, re.M), out
+
+
+def test_the_solvers_answers_are_shared_safely_by_the_threads_of_a_process(monkeypatch):
+    """A review: ``manage.py gameclock`` plays bots' turns on one thread and analyses on another, and counting
+    the kept answers while the other thread added a key raised "dictionary changed size during iteration"
+    (which marks an analysis failed).  Forgotten at every call here, so that the threads cross often."""
+    import threading
+
+    from games.bots import rollout
+    from games.engine import Rules
+
+    monkeypatch.setattr(rollout, "_SOLVED_LIMIT", -1)
+    rules, errors, stop = Rules(), [], threading.Event()
+
+    def ask(sizes: range) -> None:
+        while not stop.is_set():
+            for size in sizes:
+                try:
+                    assert rollout.solver_answers(rules, size).size == size
+                except Exception as error:  # noqa: BLE001 (any of them fails the test below)
+                    errors.append(repr(error))
+                    stop.set()
+
+    threads = [threading.Thread(target=ask, args=(sizes,)) for sizes in (range(3, 8), range(8, 14))]
+    for thread in threads:
+        thread.start()
+    stop.wait(3.0)
+    stop.set()
+    for thread in threads:
+        thread.join()
+    assert errors == []
