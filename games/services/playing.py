@@ -354,9 +354,10 @@ def game_decline(*, game_id: int, user: Any) -> Game:
 
 def let_go_of_held_seats(game: Game, held: Iterable[Seat]) -> None:
     """The seats ``held`` for someone at the locked open ``game``, declined or held for an account deactivated:
-    open to anyone, or, in a rematch (the same people), taken by a bot, the last of them dealing the game as
-    the last seat taken does.  A rematch's seat opened to anyone: a tester's stranger joined one that a player
-    had declined, and dealt it at once to the people who had taken theirs."""
+    open to anyone, or, in a rematch (the same people), taken by a bot.  A rematch's seat opened to anyone: a
+    tester's stranger joined one that a player had declined, and dealt it at once to the people who had taken
+    theirs.  Nor does the bot's seat deal it, though it may be the last: the people seated may have gone
+    hours ago, and a live game's clock would play and rate their turns (a review); its creator starts it."""
     announce_lobby(game)  # (before the seats are let go: their people's own pages hear of it too)
     for seat in held:
         if game.rematch_of_id is None:
@@ -365,11 +366,8 @@ def let_go_of_held_seats(game: Game, held: Iterable[Seat]) -> None:
         else:
             hand_seat_to_bot(game, seat, BotLevel.MEDIUM)
     game.version += 1
-    if game.rematch_of_id is not None and not game.seats.filter(user__isnull=True, bot_level="").exists():
-        deal(game)  # that was the last seat
-    else:
-        game.save(update_fields=["version", "updated_at"])
-        announce(game)
+    game.save(update_fields=["version", "updated_at"])
+    announce(game)
 
 
 @transaction.atomic

@@ -263,11 +263,17 @@ def test_a_rematch_deals_nobody_into_a_rated_game_of_short_turns_without_their_c
     assert "You declined: a bot takes the seat held for you." in response.content.decode()
     new.refresh_from_db()
     assert not new.seats.filter(reserved_for=bob).exists() and new.seats.get(position=bob_at).bot_level == "medium"
-    # That was the last seat: the rematch is dealt, as when the last seat is taken.
-    assert new.status == Game.Status.ACTIVE and new.seats.filter(user__isnull=True, bot_level="").count() == 0
+    # That was the last seat, yet nothing is dealt: ann may have gone hours ago, and the clock would play and
+    # rate her 30-second turns (a review). She starts it.
+    assert new.status == Game.Status.OPEN and new.turn_deadline is None
     response = logged_in(bob).post(f"/games/{game.pk}/rematch/", follow=True)
     assert "You took your seat" not in response.content.decode()  # he did not: asking only leads there
     assert not new.seats.filter(user=bob).exists()
+    page = logged_in(ann).get(new.get_absolute_url()).content.decode()
+    assert "Start the game" in page and "bots take the open seats" not in page
+    services.game_start(game_id=new.pk, user=ann)
+    new.refresh_from_db()
+    assert new.status == Game.Status.ACTIVE and new.seats.filter(user__isnull=True, bot_level="").count() == 0
 
 
 def test_a_seat_declined_in_a_rematch_of_more_people_waits_as_a_bots_and_no_stranger_sits(make_user, classic):
@@ -460,7 +466,8 @@ def test_a_person_deactivated_after_being_asked_to_a_rematch_leaves_a_bot_not_an
     make_user, classic, role_client
 ):
     """A review: their held seat opened to anyone, and a stranger took it at a public rematch; deactivated
-    before the rematch was asked for, a bot took it. Now a bot takes it either way (here the last seat: dealt)."""
+    before the rematch was asked for, a bot took it. Now a bot takes it either way (here the last seat, which
+    deals nothing: its creator starts it, as after a decline)."""
     ann, bob = make_user("ann"), make_user("bob")
     game = finished_three_seat_game(ann, bob, classic)
     new = services.game_rematch(game_id=game.pk, user=ann)
@@ -468,7 +475,7 @@ def test_a_person_deactivated_after_being_asked_to_a_rematch_leaves_a_bot_not_an
     seat = new.seats.get(position=game.seats.get(user=bob).position)
     assert seat.user_id is None and seat.reserved_for_id is None and seat.bot_level == "medium"
     new.refresh_from_db()
-    assert new.status == Game.Status.ACTIVE
+    assert new.status == Game.Status.OPEN
     eve = make_user("eve")
     assert logged_in(eve).post(f"/games/{new.pk}/join/").status_code == 409
 
