@@ -246,20 +246,23 @@ def may_watch(*, game: Game, user: Any, invited: bool = False) -> bool:
     """
     if user is None or not user.is_authenticated:
         return False
-    if _open_to_others(game.is_private, game.spectators_allowed, invited):
-        return True  # (no query: a game others may watch)
+    if _open_to_others(game.is_private, game.spectators_allowed or (game.is_open and game.is_private), invited):
+        return True  # (no query: a game others may watch, or a private one looking for players, to its link)
     theirs = Q(user=user) | Q(reserved_for=user)  # a seat held for them: to take it
-    if game.is_open and (not game.is_private or invited):
+    if game.is_open and not game.is_private:
         theirs |= Q(user__isnull=True, bot_level="", reserved_for__isnull=True)  # ``_watchable``'s free seat
     return game.seats.filter(theirs).exists()
 
 
 def _watchable(game: Game, seats: Iterable[Seat]) -> bool:
-    """Whether someone without a seat may look at the game: it lets spectators watch, or it looks for players
-    and has a seat anyone may take.  A players-only table whose free seats are all held for the people named
-    (a rematch, or "Invite players") has none: a stranger who typed its number read its players' chat there
+    """Whether someone without a seat may look at the game (of a private one: who holds its invite link): it
+    lets spectators watch, or it looks for players and is private (its creator sent the link) or has a seat
+    anyone may take.  A public players-only table whose free seats are all held for the people named (a
+    rematch, or "Invite players") has none: a stranger who typed its number read its players' chat there
     (a tester)."""
-    return game.spectators_allowed or (game.is_open and any(seat.is_open_to(None) for seat in seats))
+    return game.spectators_allowed or (
+        game.is_open and (game.is_private or any(seat.is_open_to(None) for seat in seats))
+    )
 
 
 def _open_to_others(private: bool, watchable: bool, invited: bool) -> bool:

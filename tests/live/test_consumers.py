@@ -117,6 +117,19 @@ def test_a_players_only_table_whose_free_seats_are_all_held_is_closed_to_a_stran
     assert connects(f"/ws/games/{game.pk}/", eve)[0]
 
 
+def test_a_private_tables_invite_link_opens_it_while_it_looks_for_players_whatever_its_seats(make_user, classic):
+    """A review: its free seats all held for people named, the holder of its link was refused with a page
+    saying that those its link was sent to may look.  The creator sent it: they look, as before."""
+    ann, bob, eve = make_user("ann"), make_user("bob"), make_user("eve")
+    game = services.game_create(
+        creator=ann, variant=classic, seat_count=2, invited=[bob], is_private=True, spectators_allowed=False
+    )
+    holder = logged_in(eve)
+    assert holder.get(f"/games/{game.pk}/").status_code == 403  # no link: private
+    assert holder.get(game.invite_path()).status_code == 200
+    assert holder.get(f"/games/{game.pk}/").status_code == 200
+
+
 def test_a_player_of_another_game_is_refused(two_player_game, make_user, classic):
     game, ann, _ = two_player_game
     dan = make_user("dan")
