@@ -51,9 +51,9 @@ def clean_text(text: Any) -> str:
     return " ".join("".join(kept).split())
 
 
-#: Two full stops where a sentence ends on a name that ends in its own ("Waiting for Jana Š.."), not an
-#: ellipsis of three.
-_DOUBLED_STOP = re.compile(r"(?<!\.)\.\.(?!\.)")
+#: Two full stops where a sentence ends on a name that ends in its own ("Waiting for Jana Š.."): not an
+#: ellipsis of three, nor two inside a name ("A..B", a review), only before a space, a tag or the end.
+_DOUBLED_STOP = re.compile(r"(?<!\.)\.\.(?=\s|<|$)")
 
 
 def one_full_stop(text: str) -> str:

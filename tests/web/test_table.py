@@ -141,3 +141,20 @@ def test_a_sentence_ending_on_a_name_that_ends_in_a_full_stop_has_one(table, lan
     assert "Hrvoje Č." in page and "Č.." not in page
     muted = other.post(f"/games/{game.pk}/chat/mute/", {"user": person.pk}, follow=True).content.decode()
     assert 'class="message' in muted and "Č.." not in muted
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        ("Čeká se na hráče Hrvoje Č..", "Čeká se na hráče Hrvoje Č."),
+        ("Už nevidíte, co píše Hrvoje Č.. Ztlumení", "Už nevidíte, co píše Hrvoje Č. Ztlumení"),
+        ("<p>Waiting for Jana Š..</p>", "<p>Waiting for Jana Š.</p>"),
+        ("Waiting for A..B.", "Waiting for A..B."),  # two inside a name are the name's (a review)
+        ("Ann (bot) is thinking…", "Ann (bot) is thinking…"),
+        ("Wait...", "Wait..."),
+    ],
+)
+def test_one_full_stop_ends_a_sentence_on_a_name_and_touches_nothing_else(said, kept):
+    from games.services.text import one_full_stop
+
+    assert one_full_stop(said) == kept
