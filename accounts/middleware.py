@@ -32,7 +32,7 @@ class UserLanguageMiddleware:
             translation.activate(language)
             request.LANGUAGE_CODE = translation.get_language()
         elif isinstance(user, User) and user.is_authenticated:
-            _remember_browser_language(user, translation.get_language())
+            _remember_browser_language(request, user, translation.get_language())
         response = self.get_response(request)
         if language and request.COOKIES.get(settings.LANGUAGE_COOKIE_NAME) != language:
             response.set_cookie(
@@ -48,11 +48,19 @@ class UserLanguageMiddleware:
         return response
 
 
-def _remember_browser_language(user: User, shown: str) -> None:
+#: The language this session last wrote as the browser's (``_remember_browser_language``).
+BROWSER_LANGUAGE_SESSION_KEY = "browser_language"
+
+
+def _remember_browser_language(request: HttpRequest, user: User, shown: str) -> None:
     """Keep the language the browser got the page in (``User.browser_language``) for the person's e-mails
     and push notices: one UPDATE when it changes, none on the requests after (nor for a browser that reads
-    the site's default language, which the notices fall back to anyway)."""
-    if shown in LANGUAGE_CODES and (user.browser_language or settings.LANGUAGE_CODE) != shown:
+    the site's default language, which the notices fall back to anyway).  Once a session: signed in on two
+    browsers that read two languages, the person's row was written on every request of either (a review)."""
+    if shown not in LANGUAGE_CODES or request.session.get(BROWSER_LANGUAGE_SESSION_KEY) == shown:
+        return
+    if (user.browser_language or settings.LANGUAGE_CODE) != shown:
+        request.session[BROWSER_LANGUAGE_SESSION_KEY] = shown
         user.browser_language = shown
         User.objects.filter(pk=user.pk).update(browser_language=shown)
 

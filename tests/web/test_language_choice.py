@@ -127,3 +127,19 @@ def test_the_language_a_browser_reads_the_site_in_is_kept_for_the_persons_notice
     browser.get("/rules/", HTTP_ACCEPT_LANGUAGE="hr")
     ann.refresh_from_db()
     assert (ann.browser_language, ann.notice_language) == ("cs", "af")
+
+
+def test_two_browsers_reading_two_languages_write_the_persons_row_once_each(make_user, django_assert_num_queries):
+    """A review: signed in on a Croatian phone and a Czech desktop, a person's row was written on every request
+    of either: now once a session, the last browser to start writing it."""
+    ann = make_user("ann")
+    phone, desktop = Client(HTTP_ACCEPT_LANGUAGE="hr"), Client(HTTP_ACCEPT_LANGUAGE="cs")
+    phone.force_login(ann)
+    desktop.force_login(ann)
+    phone.get("/i18n/js/")
+    desktop.get("/i18n/js/")
+    ann.refresh_from_db()
+    assert ann.browser_language == "cs"
+    for browser in (phone, desktop, phone, desktop):
+        with django_assert_num_queries(2):  # the session and the person: nothing written
+            browser.get("/i18n/js/")
