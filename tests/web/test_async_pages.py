@@ -271,6 +271,7 @@ def test_a_rematch_deals_nobody_into_a_rated_game_of_short_turns_without_their_c
     assert not new.seats.filter(user=bob).exists()
     page = logged_in(ann).get(new.get_absolute_url()).content.decode()
     assert "Start the game" in page and "bots take the open seats" not in page
+    assert "the cards are dealt when the game is started" in page and new.invite_path() not in page
     services.game_start(game_id=new.pk, user=ann)
     new.refresh_from_db()
     assert new.status == Game.Status.ACTIVE and new.seats.filter(user__isnull=True, bot_level="").count() == 0
