@@ -582,7 +582,9 @@ def test_a_rematch_asking_a_person_as_they_are_deactivated_leaves_no_seat_held_f
     deactivation.join(60)
     assert not deactivation.is_alive() and not deactivation.errors
     assert not rematch.seats.filter(reserved_for=bob).exists()
-    assert Game.objects.get(pk=rematch.pk).status == Game.Status.ACTIVE  # bob's seat went to a bot, the last one
+    bobs = rematch.seats.get(position=game.seats.get(user=bob).position)
+    assert bobs.user_id is None and bobs.bot_level == "medium"  # bob's seat went to a bot, the last one ...
+    assert Game.objects.get(pk=rematch.pk).status == Game.Status.OPEN  # ... which deals nothing: ann starts it
 
 
 def test_a_table_holds_no_seat_for_an_account_deactivated_before_it_was_made(make_user, classic):
