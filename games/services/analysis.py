@@ -24,7 +24,6 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import F, Max, Q
 from django.utils import timezone
@@ -35,6 +34,7 @@ from games.engine import Rules, action_from_dict
 from games.models import AnalysedDecision, Game, GameAnalysis, Move, RoundResult
 
 from .errors import GameError
+from .playing import lock_people
 from .turns import lock_game, log_on_commit
 
 logger = logging.getLogger(__name__)
@@ -70,7 +70,7 @@ def analysis_request(*, game_id: int | str, user: Any, now: datetime.datetime | 
         # The person's row first: two requests of theirs for two games are judged one after the other. Before
         # the game's, as every path that locks both does (``playing.lock_people``): locked after it, it made
         # a cycle with a deactivation holding the row and waiting for the game (a review, on PostgreSQL).
-        get_user_model().objects.select_for_update(no_key=True).filter(pk=user.pk).first()
+        lock_people([user.pk])
         game = lock_game(game_id)
         if not game.seats.filter(user=user).exists():
             raise GameError("not_seated", _("Only the players of this game may ask for its analysis."))

@@ -39,6 +39,7 @@ from accounts.models import PushSubscription, User
 from games.models import Absence, Game, InvitationNotice, Move, Seat, TurnNotice
 
 from . import away, push
+from .playing import lock_people
 
 logger = logging.getLogger(__name__)
 
@@ -182,7 +183,7 @@ def _claim_invitation(seat: Seat, user: User, now: datetime.datetime) -> bool:
     inviter = seat.reserved_by_id if seat.game.rematch_of_id is None else None  # whose invitations count
     with transaction.atomic():
         if inviter is not None:
-            User.objects.select_for_update(no_key=True).filter(pk=user.pk).first()
+            lock_people([user.pk])
             told = InvitationNotice.objects.filter(
                 user=user, inviter_id=inviter, sent_at__gt=now - INVITATIONS_FROM_ONE_PERSON_EVERY
             )
