@@ -130,3 +130,33 @@ def test_the_gameclock_process_plays_timed_out_turns_and_beats_while_an_analysis
         command.join(PATIENCE)
     assert not command.is_alive()
     assert "1 timed-out turn(s) played" in out.getvalue()
+
+
+def test_the_analysis_thread_goes_on_after_a_pass_that_failed(monkeypatch):
+    """The database gone in the middle of an analysis pass (an error the pass itself does not catch): it is
+    logged, and the thread tries again at its next pass while the clock's passes go on."""
+    from django.db import OperationalError
+
+    calls, ticks = [], []
+    done = threading.Event()
+
+    def failing_once(*, seconds: float) -> int:
+        calls.append(seconds)
+        if len(calls) == 1:
+            raise OperationalError("server closed the connection unexpectedly")
+        done.set()
+        return 0
+
+    monkeypatch.setattr(services, "analysis_tick", failing_once)
+    nothing_due = {"timeouts": 0, "emails": 0, "pushes": 0, "bots": 0}
+    monkeypatch.setattr(services, "clock_tick", lambda: ticks.append(1) or nothing_due)
+    stopping = threading.Event()
+    serve = {"interval": 0.05, "analysis_seconds": 1.0, "stopping": stopping}
+    command = threading.Thread(target=Command(stdout=io.StringIO()).serve, kwargs=serve)
+    command.start()
+    try:
+        assert done.wait(PATIENCE), "the analysis thread stopped after its failed pass"
+    finally:
+        stopping.set()
+        command.join(PATIENCE)
+    assert len(calls) >= 2 and len(ticks) >= 2 and not command.is_alive()

@@ -137,6 +137,22 @@ def test_two_tables_naming_a_person_at_their_last_free_invitation_at_once_hold_o
     assert Seat.objects.filter(reserved_for=bob).count() == 1
 
 
+def test_two_tables_made_at_once_by_a_person_at_their_last_open_table_make_one(make_user, classic):
+    """One person waits at three tables they made at most, counted under their row lock: two made at once, from
+    two tabs, at the third count each other."""
+    ann = make_user("ann")
+    for _ in range(services.MAX_OPEN_TABLES - 1):
+        services.game_create(creator=ann, variant=classic, seat_count=2)
+
+    def create():
+        return services.game_create(creator=ann, variant=classic, seat_count=2).pk
+
+    outcomes = race([create, create], lock=ann)
+    assert sorted(isinstance(outcome, int) for outcome in outcomes) == [False, True]
+    assert "too_many_open_tables" in outcomes
+    assert Game.objects.filter(created_by=ann, status=Game.Status.OPEN).count() == services.MAX_OPEN_TABLES
+
+
 def test_both_players_asking_for_a_rematch_at_once_get_the_same_one_game(make_user, classic):
     game, ann, bob = two_player_game(make_user, classic)
     services.game_resign(game_id=game.pk, user=ann)  # a bot plays ann's seat ...
