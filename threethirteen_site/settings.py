@@ -251,6 +251,8 @@ AXES_LOCKOUT_CALLABLE = "accounts.throttle.lockout_response"
 # Not in the admin: unlock by hand with `manage.py axes_reset_username name` (the name in lower case,
 # as accounts.throttle.axes_username records it) or `manage.py axes_reset_ip ADDRESS`.
 AXES_ENABLE_ADMIN = False
+# No row for every log-in (the address and the browser, kept for ever, read by nothing): the lock counts failures.
+AXES_DISABLE_ACCESS_LOG = True
 AXES_VERBOSE = False  # no start-up banner
 THROTTLE_PASSWORD_RESET_PER_IP = os.environ.get("THROTTLE_PASSWORD_RESET_PER_IP", "5/15m")
 THROTTLE_PASSWORD_RESET_PER_EMAIL = os.environ.get("THROTTLE_PASSWORD_RESET_PER_EMAIL", "3/h")

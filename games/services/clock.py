@@ -1,5 +1,6 @@
 """The move clock: a turn that runs out of time is played by the bot; bot turns a stopped (or busy) server
-left waiting are played; the due turn notices go out (``manage.py gameclock`` calls :func:`clock_tick`)."""
+left waiting are played; the due turn notices go out; what has run out is deleted (``manage.py gameclock`` calls
+:func:`clock_tick`)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from games.engine import view
 from games.models import Game, Seat
 from threethirteen_site import after_response
 
-from . import away, notices
+from . import away, notices, tidy
 from .errors import GameError
 from .turns import (
     TAKEOVER_BOT_LEVEL,
@@ -172,6 +173,7 @@ def clock_tick(*, now: datetime.datetime | None = None) -> dict[str, int]:
             Game.objects.filter(pk=game_id).update(updated_at=moment())
     called_off = call_off_live_tables_left_waiting(now=moment())
     sent = notices.send_due_notices(now=moment())
+    tidy.tidy_if_due()  # expired sessions and old invitation notices, once an hour
     return {
         "called_off": called_off,
         "timeouts": played,

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 import time_machine
+from axes.models import AccessLog
 from django.core import mail
 from django.test import Client
 
@@ -65,6 +66,15 @@ def test_failures_below_the_limit_do_not_lock_and_the_right_password_works(clock
         assert log_in(client, "ann", "wrong").status_code == 200
     response = log_in(client, "ann", PASSWORD)
     assert response.status_code == 302 and is_logged_in(client)
+
+
+def test_a_log_in_and_out_keeps_no_record_of_the_address_and_browser(clock, ann):
+    """Axes wrote a row for every log-in (the address and the browser's name, kept for ever) that nothing
+    read: the lock counts failures (``AccessAttempt``), which run out with the cool-off."""
+    client = from_address("192.0.2.1", HTTP_USER_AGENT="Ann's phone")
+    assert log_in(client, "ann", PASSWORD).status_code == 302
+    client.post("/accounts/logout/")
+    assert not AccessLog.objects.exists()
 
 
 def test_an_account_locks_after_failures_from_many_addresses(clock, ann):
