@@ -1,4 +1,4 @@
-"""The page for a request that met a lost database connection: 503, "try again", never a 500.
+"""The page for a request that met a lost database (or Redis) connection: 503, "try again", never a 500.
 
 A database restart, a failover or a dropped connection fails the request
 that was using the connection at that moment (the transaction it was in is
@@ -13,6 +13,11 @@ The page is rendered without the database: no context processors (the
 header's counts, the signed-in person), only the language the request
 already has (``LocaleMiddleware`` runs before anything reads the database).
 With ``DEBUG`` on, Django shows its own error page instead, as for any error.
+
+Redis is the other store a request may need (``REDIS_URL``): sessions are read from the database when it
+cannot be reached, but ending one (a log-out) must also end its cached copy, and the limits on sign-ups
+and password resets are counted there.  Such a request gets the same page while Redis is down (a tester
+met a 500 signing in); it changes nothing, and the next request after Redis is back works.
 """
 
 from __future__ import annotations
@@ -24,6 +29,8 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.template import loader
 from django.views import defaults
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 #: Seconds after which a client may try again (the ``Retry-After`` header).
 RETRY_AFTER_SECONDS = 5
@@ -34,9 +41,10 @@ def is_lost_connection(error: BaseException | None) -> bool:
 
     ``OperationalError`` covers a connection the server closed or that cannot be
     opened, and a database that is restarting or shutting down (also SQLite's
-    "database is locked"); ``InterfaceError`` a connection already closed.
+    "database is locked"); ``InterfaceError`` a connection already closed; redis-py's errors a Redis that
+    cannot be reached or does not answer in time.
     """
-    return isinstance(error, (OperationalError, InterfaceError))
+    return isinstance(error, (OperationalError, InterfaceError, RedisConnectionError, RedisTimeoutError))
 
 
 def server_error(request: HttpRequest) -> HttpResponse:

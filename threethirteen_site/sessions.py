@@ -12,9 +12,12 @@ one process (a log-out) would live on in another's.
 Django's backend fails the page when the cache cannot be reached while it
 copies a session it read from the database into the cache; here that copy is
 skipped (and logged) instead, so a Redis outage costs database reads, never a
-page.  Deleting a session (log-out, a new key at log-in) still fails when the
-cache cannot be reached, as in Django: a session must not live on in the cache
-after the person was told they are signed out.
+page; so is the check that a new session's key is free (at log-in and sign-up),
+which the database answers.  Deleting a session (log-out, a new key at log-in)
+still fails when the cache cannot be reached, as in Django: a session must not
+live on in the cache after the person was told they are signed out.  It fails
+before anything is deleted, and the person gets the "try again" page
+(``errors.py``).
 
 As in ``sessions_db``, a key Django could not have made is no session (a NUL in a
 cookie made PostgreSQL fail the page).
@@ -71,3 +74,39 @@ class SessionStore(MadeKeysOnly, CachedDBStore):
         except Exception:
             logger.warning("Session cache unreachable: the session was not cached", exc_info=True)
         return data
+
+    def exists(self, session_key: str | None) -> bool:
+        """Whether a key is taken (a new session's key, at log-in and sign-up): the database knows every
+        session when the cache cannot be reached (Django's backend failed the log-in)."""
+        try:
+            if session_key and (self.cache_key_prefix + session_key) in self._cache:
+                return True
+        except Exception:
+            logger.warning("Session cache unreachable: a new key is checked in the database", exc_info=True)
+        return bool(super(CachedDBStore, self).exists(session_key))
+
+    async def aexists(self, session_key: str | None) -> bool:
+        try:
+            if session_key and await self._cache.ahas_key(self.cache_key_prefix + session_key):
+                return True
+        except Exception:
+            logger.warning("Session cache unreachable: a new key is checked in the database", exc_info=True)
+        return bool(await super(CachedDBStore, self).aexists(session_key))
+
+    def delete(self, session_key: str | None = None) -> None:
+        """End a session (log-out, a new key at log-in): its cached copy first, so that while Redis cannot be
+        reached nothing is deleted (the database's row went first, and the person told "try again" was
+        signed out, though not in the cache, which signed them in again once Redis answered).  Then Django's:
+        the row, and the cached copy again, which a request may have read back from the row meanwhile."""
+        key = session_key if session_key is not None else self.session_key
+        if key is None:
+            return
+        self._cache.delete(self.cache_key_prefix + key)
+        super().delete(key)
+
+    async def adelete(self, session_key: str | None = None) -> None:
+        key = session_key if session_key is not None else self.session_key
+        if key is None:
+            return
+        await self._cache.adelete(self.cache_key_prefix + key)
+        await super().adelete(key)

@@ -5,17 +5,24 @@ and a cache that cannot be reached costs a database read, never a page."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 from unittest import mock
 
 import pytest
+from django.contrib.auth import get_user_model
+from django.core import mail
 from django.core.cache import caches
 from django.db import connection
 from django.test import Client, override_settings
 from django.test.utils import CaptureQueriesContext
 
+from threethirteen_site.redis_cache import cache_settings
+
 from .conftest import settings_read
 
 pytestmark = pytest.mark.django_db
+
+PASSWORD = "a-long-pass-phrase-42"
 
 ROOT = Path(__file__).resolve().parents[2]
 CACHED = override_settings(
@@ -97,3 +104,49 @@ def test_a_cache_that_cannot_be_reached_costs_a_database_read_not_a_page(make_us
         status, reads = session_reads(client)
         assert status == 200 and reads == 1
         assert "ann" in client.get("/games/mine/").content.decode()  # still signed in
+
+
+#: Redis gone: the site's own cache settings, at an address where nothing listens (connection refused).
+REDIS_DOWN = override_settings(
+    SESSION_ENGINE="threethirteen_site.sessions", CACHES={"default": cache_settings("redis://127.0.0.1:1/0")}
+)
+
+
+def assert_try_again_page(response: Any) -> None:
+    assert response.status_code == 503 and int(response["Retry-After"]) > 0
+    assert "Try again in a moment" in response.content.decode()
+
+
+@REDIS_DOWN
+def test_a_person_signs_in_while_redis_is_down(make_user):
+    """Found by a tester: with Redis stopped, every log-in was a 500 (a new session's key was checked in the
+    cache only).  The database has every session: the log-in works, and so do the pages after it."""
+    make_user("ann", password=PASSWORD)
+    client = Client(raise_request_exception=False)
+    response = client.post("/accounts/login/", {"username": "ann", "password": PASSWORD})
+    assert response.status_code == 302
+    assert "ann" in client.get("/games/mine/").content.decode()
+
+
+def test_what_needs_redis_while_it_is_down_is_a_try_again_page_that_changes_nothing(make_user):
+    """Ending a session must end its cached copy too, and the limits on sign-ups and password resets are
+    counted in Redis: while it cannot be reached these are the 503 "try again" page, not a 500."""
+    ann = make_user("ann", password=PASSWORD)
+    ann.email = "ann@example.com"
+    ann.save()
+    client = Client(raise_request_exception=False)
+    with CACHED:
+        client.force_login(ann)  # while Redis was up
+
+    with REDIS_DOWN:
+        assert_try_again_page(client.post("/accounts/logout/"))
+        assert "ann" in client.get("/games/mine/").content.decode()  # still signed in, as the page implies
+        assert_try_again_page(
+            Client(raise_request_exception=False).post(
+                "/accounts/signup/", {"username": "bob", "password1": PASSWORD, "password2": PASSWORD}
+            )
+        )
+        assert_try_again_page(
+            Client(raise_request_exception=False).post("/accounts/password_reset/", {"email": "ann@example.com"})
+        )
+    assert not get_user_model().objects.filter(username="bob").exists() and mail.outbox == []
