@@ -134,6 +134,8 @@ def test_a_reconnected_or_reloaded_page_shows_the_right_state(table_for_two):
 
     watcher = watcher_context.new_page()
     watcher.route_web_socket(re.compile(r".*/ws/games/\d+/$"), route)
+    # The whole network is down: the page's checks of its table over HTTP fail too (they are tested below).
+    watcher.route(re.compile(r".*/games/\d+/table/"), lambda r: r.abort() if network["down"] else r.continue_())
     watcher.goto(f"/games/{game.pk}/")
     expect(watcher.locator("[data-live-status]")).to_have_text("Live")
     watcher.evaluate("window.__sameDocument = true")
@@ -161,6 +163,47 @@ def test_a_reconnected_or_reloaded_page_shows_the_right_state(table_for_two):
     expect_version(watcher, version)
     expect(watcher.locator("#table .piles [data-card]")).to_have_attribute("data-card", code)
     expect(watcher.get_by_role("button", name="Draw from stock")).to_be_visible()
+
+
+@pytest.mark.slow
+def test_a_page_whose_socket_cannot_reconnect_still_shows_the_other_players_move(table_for_two):
+    """Found by a fault tester: while Redis was down every reconnect was refused, and each refusal restarted the
+    page's 10-second check of its table over HTTP, which so never came: a player was not shown that it was
+    their turn until Redis was back, their clock running.  The check goes on through the retries."""
+    game, contexts = table_for_two
+    game.refresh_from_db()
+    mover = game.current_seat
+    network = {"down": False, "sockets": [], "refused": 0}
+
+    def route(ws: Any) -> None:
+        if network["down"]:
+            network["refused"] += 1
+            ws.close()
+            return
+        ws.connect_to_server()
+        network["sockets"].append(ws)
+
+    watcher = contexts[1 - mover].new_page()
+    watcher.route_web_socket(re.compile(r".*/ws/games/\d+/$"), route)
+    watcher.goto(f"/games/{game.pk}/")
+    expect(watcher.locator("[data-live-status]")).to_have_text("Live")
+    watcher.evaluate("window.__sameDocument = true")
+
+    network["down"] = True  # sockets refused, HTTP still answers
+    for ws in network["sockets"]:
+        ws.close()
+    mover_page = open_table(contexts[mover], game)
+    draw_from_stock(mover_page)
+    code = discard_first_card(mover_page)
+
+    version = str(current_version(game))
+    # The check every 10 s, while the socket is retried every 0.5 to 5 s.
+    expect(watcher.locator("#table")).to_have_attribute("data-version", version, timeout=25_000)
+    expect(watcher.locator("#table .piles [data-card]")).to_have_attribute("data-card", code)
+    expect(watcher.get_by_role("button", name="Draw from stock")).to_be_visible()
+    assert network["refused"] >= 3  # the socket was retried (and refused) meanwhile
+    expect(watcher.locator("[data-live-status]")).to_have_text("Reconnecting…")  # and the page says so
+    assert watcher.evaluate(NOT_RELOADED)
 
 
 @pytest.mark.slow

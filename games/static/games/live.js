@@ -631,10 +631,16 @@
     }, 1000);
   }
 
-  /* While the socket is down (or WebSockets are blocked on the way), re-check the table over HTTP now and then. */
+  /* While the socket is down (or WebSockets are blocked on the way), re-check the table over HTTP now and then.
+   * Started once: each failed reconnect (every few seconds) closes again, and restarting the timer there
+   * kept it from ever firing (a tester: with Redis down, a player was never shown that it was their turn). */
   function pollWhileDown(down) {
+    if (down) {
+      if (!pollTimer) pollTimer = setInterval(refresh, POLL_WHILE_DOWN_MS);
+      return;
+    }
     clearInterval(pollTimer);
-    pollTimer = down ? setInterval(refresh, POLL_WHILE_DOWN_MS) : null;
+    pollTimer = null;
   }
 
   /* When the move clock's countdown has run out, the clock plays the turn within seconds: re-check the
