@@ -23,6 +23,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -244,3 +245,33 @@ def against_a_bot(make_user: Any, classic: Any) -> tuple[Any, Any]:
         options={"rounds": [3, 4]},
     )
     return game, ann
+
+
+def play_until_a_round_is_scored(game: Any, user: Any) -> None:
+    """The person draws from the stock and throws the card back; the bot plays its own turns, after the
+    answer to each of hers on the server's thread, so her next move waits until it is her turn again (a
+    move read before the bot's had logged was refused as stale).  Off the event loop (``off_loop``)."""
+    from games import services
+    from games.engine import GameState, Phase
+
+    moves, polls = 0, 0
+    while moves < 400:
+        game.refresh_from_db()
+        if game.round_results.exists():
+            return
+        assert game.state is not None
+        state = GameState.from_dict(game.state)
+        if state.current_seat != 0:
+            polls += 1
+            assert polls < 3000, "the bot never played its turn"
+            time.sleep(0.01)
+            continue
+        moves += 1
+        if state.phase == Phase.DRAW:
+            action = {"type": "draw", "source": "stock" if state.stock else "discard"}
+        else:
+            hand = state.hands[0]
+            card = next(c for c in reversed(hand) if c != state.taken_from_discard)
+            action = {"type": "discard", "card": card.code}
+        services.game_play(game_id=game.pk, user=user, action=action, expected_version=game.version)
+    raise AssertionError("no round was scored in 400 moves")

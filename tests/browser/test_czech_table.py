@@ -8,9 +8,7 @@ this test fails until the Czech translation is merged, and then checks what tran
 from __future__ import annotations
 
 import re
-import time
 from pathlib import Path
-from typing import Any
 from zoneinfo import ZoneInfo
 
 import polib
@@ -21,10 +19,8 @@ from playwright.sync_api import expect
 
 from accounts.models import User
 from games import services
-from games.engine import GameState, Phase
-from games.models import Game
 
-from .conftest import off_loop
+from .conftest import off_loop, play_until_a_round_is_scored
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -41,33 +37,6 @@ def czech(msgid: str) -> str:
     assert entry is not None, f"{msgid!r} is not in the Czech catalog"
     assert entry.msgstr and "fuzzy" not in entry.flags, f"{msgid!r} is not translated into Czech yet"
     return entry.msgstr
-
-
-def play_until_a_round_is_scored(game: Game, user: Any) -> None:
-    """The person draws from the stock and throws the card back; the bot plays its own turns, after the
-    answer to each of hers on the server's thread, so her next move waits until it is her turn again (a
-    move read before the bot's had logged was refused as stale)."""
-    moves, polls = 0, 0
-    while moves < 400:
-        game.refresh_from_db()
-        if game.round_results.exists():
-            return
-        assert game.state is not None
-        state = GameState.from_dict(game.state)
-        if state.current_seat != 0:
-            polls += 1
-            assert polls < 3000, "the bot never played its turn"
-            time.sleep(0.01)
-            continue
-        moves += 1
-        if state.phase == Phase.DRAW:
-            action = {"type": "draw", "source": "stock" if state.stock else "discard"}
-        else:
-            hand = state.hands[0]
-            card = next(c for c in reversed(hand) if c != state.taken_from_discard)
-            action = {"type": "discard", "card": card.code}
-        services.game_play(game_id=game.pk, user=user, action=action, expected_version=game.version)
-    raise AssertionError("no round was scored in 400 moves")
 
 
 @pytest.mark.slow

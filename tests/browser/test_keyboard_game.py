@@ -10,11 +10,12 @@ import pytest
 from django.db import transaction
 from playwright.sync_api import Page, expect
 
+from accounts.models import User
 from games import services
 from games.models import Game
 from games.services.turns import announce, lock_game
 
-from .conftest import off_loop
+from .conftest import off_loop, play_until_a_round_is_scored
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -199,6 +200,30 @@ def test_in_the_best_melds_view_the_focus_and_what_is_said_follow_the_game(coach
     expect(page.locator("#table .round-end")).to_have_count(0)
     assert page.evaluate("document.activeElement.matches('#table .piles button, #table .turn-line')")
     assert page.evaluate("window.__sameDocument === true")
+
+
+@pytest.mark.slow
+def test_the_focus_stays_on_the_round_end_and_the_turn_line_when_the_table_changes(
+    against_a_bot: Any, signed_in: Any
+) -> None:
+    """Found by an accessibility tester: the focus the script puts on the title of a round's end was lost to the
+    page when the bots' first moves of the next deal came a moment later (the new table's title had no tabindex
+    and was not found again): a keyboard player had to Tab from the top of the page, a screen reader lost its
+    place in the summary it was reading."""
+    game, ann = against_a_bot
+    off_loop(play_until_a_round_is_scored, game, off_loop(User.objects.get, pk=ann.pk))
+    page = signed_in(ann).new_page()
+    page.goto(f"/games/{game.pk}/")
+    expect(page.locator("[data-live-status]")).to_have_text("Live")
+    for place in ("#round-end-title", "#table .turn-line"):
+        # As the script does when a round ends on the person's move (or the hand is gone): focusable, focused.
+        page.evaluate(f"(() => {{ const el = document.querySelector('{place}'); el.tabIndex = -1; el.focus(); }})()")
+        expect(page.locator(place)).to_be_focused()
+        shown = version(page)
+        off_loop(notice, game.pk)  # a new version of the table (heard by the test's channel layer: fetched below)
+        page.evaluate("window.dispatchEvent(new Event('online'))")
+        expect(page.locator("#table")).not_to_have_attribute("data-version", shown)
+        expect(page.locator(place)).to_be_focused()
 
 
 def test_the_arrow_keys_move_between_the_cards_of_the_hand(coached_game: Any, signed_in: Any) -> None:
