@@ -23,7 +23,25 @@ def _refuse_reserved(name: str) -> str:
     return name
 
 
-class SignUpForm(UserCreationForm):
+class FocusOnFirstError:
+    """Mixed into a form before Django's: shown again with errors, it puts the cursor in the first field to
+    correct, not in the first field of the form (on a phone the error was below the fold and the cursor in the
+    user name: an accessibility tester)."""
+
+    fields: dict[str, forms.Field]
+    errors: Any
+
+    def full_clean(self) -> None:
+        super().full_clean()  # type: ignore[misc]
+        wrong = [name for name in self.fields if name in self.errors]
+        if not wrong:
+            return
+        for field in self.fields.values():
+            field.widget.attrs.pop("autofocus", None)
+        self.fields[wrong[0]].widget.attrs["autofocus"] = True
+
+
+class SignUpForm(FocusOnFirstError, UserCreationForm):
     email = forms.EmailField(
         label=_("E-mail"), help_text=_("Used only to reset your password and, if you ask, for turn notices.")
     )
@@ -103,7 +121,7 @@ class LanguageAwarePasswordResetForm(PasswordResetForm):
             )
 
 
-class ThrottledPasswordChangeForm(PasswordChangeForm):
+class ThrottledPasswordChangeForm(FocusOnFirstError, PasswordChangeForm):
     """Django's, with a wrong current password counted as a failed log-in (django-axes) and the form
     refused while that person or address is locked out: else whoever finds a signed-in browser could
     guess the password there for as long as they liked."""

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -50,6 +51,23 @@ def test_sign_up_with_mismatched_passwords_says_so():
     assert response.status_code == 400
     assert "didn’t match" in response.content.decode() or "didn't match" in response.content.decode()
     assert not get_user_model().objects.filter(username="marija").exists()
+
+
+def autofocused(html: str) -> list[str]:
+    return re.findall(r'<(?:input|select|textarea)[^>]*\bautofocus\b[^>]*\bname="([^"]+)"', html) + re.findall(
+        r'<(?:input|select|textarea)[^>]*\bname="([^"]+)"[^>]*\bautofocus\b', html
+    )
+
+
+def test_a_form_shown_again_puts_the_cursor_in_the_first_field_to_correct(make_user):
+    """An accessibility tester: with the passwords not matching, the cursor was in the user name, and on a
+    phone the error below the fold."""
+    assert autofocused(Client().get("/accounts/signup/").content.decode()) == ["username"]
+    mismatched = {"username": "marija", "email": "marija@example.com", "password1": "kartanje-42x", "password2": "x"}
+    assert autofocused(Client().post("/accounts/signup/", mismatched).content.decode()) == ["password2"]
+    client = logged_in(make_user("ann", password="a-long-pass-phrase-42"))
+    changed = {"old_password": "a-long-pass-phrase-42", "new_password1": "kartanje-uvecer-42", "new_password2": "no"}
+    assert autofocused(client.post("/accounts/password_change/", changed).content.decode()) == ["new_password2"]
 
 
 def test_log_in_and_log_out(make_user):
