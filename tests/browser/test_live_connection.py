@@ -194,3 +194,33 @@ def test_a_countdown_long_past_zero_says_the_clock_is_late(timed_game, signed_in
     probe = page.locator("#probe")
     expect(probe).to_have_text("time is up: the bot plays this turn")
     expect(probe).to_contain_text("the site’s clock is running late", timeout=WAIT_MS)
+
+
+def test_a_refusal_stays_on_screen_while_the_page_rechecks_a_countdown_past_zero(timed_game, signed_in):
+    """Found by a fault tester: with the clock worker down, a move made after the deadline was refused with its
+    reason, and a moment later the page's re-check of its expired countdown swapped the same table in again,
+    wiping the reason: the click looked as if it had done nothing.  The re-check swaps only a newer table."""
+    game = timed_game
+    page = open_table(signed_in(game.seats.get(position=game.current_seat).user), game)
+    shown = version_of(page)
+    # A move from a page that missed a change (here: its version put one back) is refused with the table.
+    page.evaluate("document.querySelectorAll('#table input[name=version]').forEach(i => { i.value = i.value - 1; })")
+    page.get_by_role("button", name="Draw from stock").click()
+    refusal = page.locator("#table").get_by_text("The table has changed since your page was loaded")
+    expect(refusal).to_be_visible()
+    assert version_of(page) == shown
+
+    # Its countdown ran out ten seconds ago and the clock has not played the turn: the page checks its table.
+    with page.expect_response(lambda r: "/table/" in r.url and r.status == 200, timeout=WAIT_MS):
+        page.evaluate(
+            """() => {
+              const countdown = document.querySelector('#table time.countdown');
+              countdown.dataset.secondsLeft = '0';
+              countdown.dataset.loadedAt = String(Date.now() - 10000);
+            }"""
+        )
+    # The next check (3 s on) starts only once the first one's answer was handled.
+    with page.expect_response(lambda r: "/table/" in r.url and r.status == 200, timeout=WAIT_MS):
+        pass
+    expect(refusal).to_be_visible()
+    assert page.evaluate(NOT_RELOADED)

@@ -668,7 +668,7 @@
       if (left > -2000) return;  // the clock's next pass (every 2 s) plays it and announces it
       if (!checkAt) checkAt = Date.now();
       if (Date.now() < checkAt) return;
-      refresh();
+      refresh(true);  // the same table again wiped the refusal of a move made too late (a fault tester)
       checkAt = Date.now() + wait;
       wait = Math.min(30000, wait * 2);
     }, 1000);
