@@ -224,3 +224,31 @@ def test_a_refusal_stays_on_screen_while_the_page_rechecks_a_countdown_past_zero
         pass
     expect(refusal).to_be_visible()
     assert page.evaluate(NOT_RELOADED)
+
+
+def test_a_move_the_site_cannot_save_for_a_moment_says_so_and_goes_through_after(timed_game, signed_in):
+    """A fault tester: with PostgreSQL down, a move's 503 "try again" said "Connection lost", which blamed the
+    player's connection.  The notice says the site cannot save moves for a moment; the move is sent again."""
+    game = timed_game
+    page = open_table(signed_in(game.seats.get(position=game.current_seat).user), game)
+    shown = version_of(page)
+    refused = []
+
+    def database_down_once(route: Any) -> None:
+        if refused:
+            route.continue_()
+            return
+        refused.append(route.request.url)
+        route.fulfill(status=503, headers={"Retry-After": "5"}, body="<h1>Try again in a moment</h1>")
+
+    page.route(f"**/games/{game.pk}/play/", database_down_once)
+    page.get_by_role("button", name="Draw from stock").click()
+    notice = page.locator("[data-connection-notice]")
+    expect(notice).to_have_text("The site cannot save moves for a moment: your move is sent again until it can…")
+    expect(page.locator("#table")).to_have_attribute("data-version", str(shown))  # the table stays
+
+    expect(notice).to_be_hidden(timeout=WAIT_MS)  # sent again: played once
+    expect(page.locator("#table")).not_to_have_attribute("data-version", str(shown))
+    game.refresh_from_db()
+    assert game.version == version_of(page) == shown + 1 and len(refused) == 1
+    assert page.evaluate(NOT_RELOADED)

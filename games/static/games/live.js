@@ -584,9 +584,13 @@
     status.textContent = status.getAttribute("data-label-" + label);
   }
 
-  function showConnectionNotice(on) {
+  /* ``siteDown``: the server answered that it lost its records for a moment (a 503), not the connection. */
+  function showConnectionNotice(on, siteDown) {
     var notice = document.querySelector("[data-connection-notice]");
-    if (notice) notice.hidden = !on;
+    if (!notice) return;
+    if (!notice.hasAttribute("data-label-lost")) notice.setAttribute("data-label-lost", notice.textContent);
+    if (on) notice.textContent = notice.getAttribute(siteDown ? "data-label-site" : "data-label-lost");
+    notice.hidden = !on;
   }
 
   /* Post a move; when the server cannot be reached (network error, or a proxy's 502-504 while it
@@ -599,7 +603,7 @@
       .then(function (response) { return response.text().then(function (html) { return [response, html]; }); })
       .then(function (pair) {  // [response, html]
         var response = pair[0], fresh = freshTable(pair[1]);
-        if (!fresh && response.status >= 502 && response.status <= 504) throw new Error(String(response.status));
+        if (!fresh && response.status >= 502 && response.status <= 504) throw response;
         posting = false;
         showConnectionNotice(false);
         if (!fresh) {
@@ -614,8 +618,8 @@
         if (/\/seen\/$/.test(action) && t && t.getBoundingClientRect().top < 0) t.scrollIntoView({ block: "start" });
         if (behind()) refresh();
       })
-      .catch(function () {
-        showConnectionNotice(true);
+      .catch(function (error) {
+        showConnectionNotice(true, error instanceof Response && error.status === 503);
         if (gameSocket && !navigator.onLine) gameSocket.drop();
         var pause = Math.min(POST_RETRY_MAX_MS, POST_RETRY_MIN_MS * Math.pow(2, attempt));
         pendingPost = { action: action, body: body, attempt: attempt + 1 };
