@@ -9,9 +9,9 @@ database that is down answered only after the pool's ``DATABASE_POOL_TIMEOUT``,
 clock is this process's own in the default set-up (``games.live.clock``: alive
 while the process serves); where a separate ``manage.py gameclock`` plays the
 turns, its heartbeat in the shared cache must be recent
-(``games.live.heartbeat``), else the clock is "stale".  The
+(``games.live.heartbeat``), else the clock is "stale" ("unknown" when the cache cannot be read).  The
 body is a small JSON object of words that are the same in every language
-("ok", "unavailable", "stale"): it is read by programs, and it says nothing about the
+("ok", "unavailable", "stale", "unknown"): it is read by programs, and it says nothing about the
 set-up (no addresses, no errors; what went wrong is logged).  Never cached.
 
 It is exempt from the HTTPS redirect (``SECURE_REDIRECT_EXEMPT``), so a monitor
@@ -43,7 +43,7 @@ CHANNEL_LAYER_TIMEOUT = 3.0
 #: Seconds the database's connection pool has to hand out a connection (the pool's own wait is 10 s).
 DATABASE_TIMEOUT = 3.0
 
-OK, UNAVAILABLE, STALE = "ok", "unavailable", "stale"
+OK, UNAVAILABLE, STALE, UNKNOWN = "ok", "unavailable", "stale", "unknown"
 
 
 def database_answers() -> bool:
@@ -83,10 +83,16 @@ async def channel_layer_answers(timeout: float | None = None) -> bool:
 
 
 def clock_state() -> str:
-    """The clock's part: ok when this process runs the clock itself or the separate clock beat lately, else stale."""
+    """The clock's part: ok when this process runs the clock itself or the separate clock beat lately, stale when
+    it did not, unknown when its heartbeat cannot be read (Redis down: "stale" then sent an operator to restart a
+    clock that was playing its turns, a fault tester)."""
     if clock_in_server():
         return OK
-    age = heartbeat.seconds_since_beat()
+    try:
+        age = heartbeat.seconds_since_beat(strict=True)
+    except heartbeat.Unreadable:
+        logger.warning("health check: the move clock's heartbeat cannot be read (the shared cache did not answer)")
+        return UNKNOWN
     if age is not None and age <= heartbeat.STALE_AFTER:
         return OK
     logger.warning(

@@ -38,11 +38,18 @@ def beat() -> None:
         logger.warning("move clock: could not record its heartbeat in the cache", exc_info=True)
 
 
-def seconds_since_beat() -> float | None:
-    """Seconds since the clock last recorded a pass; None if there is no record (or the cache did not answer)."""
+class Unreadable(Exception):
+    """The cache that keeps the heartbeat did not answer: whether the clock runs is not known."""
+
+
+def seconds_since_beat(*, strict: bool = False) -> float | None:
+    """Seconds since the clock last recorded a pass; None if there is no record (or the cache did not answer;
+    ``strict``: :class:`Unreadable` then)."""
     try:
         last = cache.get(KEY)
-    except Exception:
+    except Exception as error:
+        if strict:
+            raise Unreadable from error
         logger.warning("health check: could not read the move clock's heartbeat", exc_info=True)
         return None
     if not isinstance(last, int | float):
