@@ -1,15 +1,22 @@
-"""A WebSocket that meets a service that is down (the database, Redis) as it opens: "try again later".
+"""A WebSocket that meets a service that is down (the database, Redis): one warning line, and the page reconnects.
 
 Opening a game's socket reads the session and the person (the database, or the
 cache in Redis) and joins groups in the channel layer (Redis).  While one of
 them is down, that raised out of the application: the server answered the
 handshake with a 500 and logged an error with its traceback, once for every
-page trying to reconnect.  Now the socket is closed with code 1013 ("try
-again later"), one warning line is logged, and the page reconnects with its
-usual backoff once the service is back, as an HTTP request meets the site's
-503 page (``threethirteen_site.errors``).  Any other exception, and any once
-the socket is open (the server closes it with 1011, and the page reconnects),
-still raises.
+page trying to reconnect.  Now the opening is refused (the socket is closed
+before it is accepted, which the server answers with a 403, and the browser
+sees a failed connection: it is not told a close code), one warning line is
+logged, and the page reconnects with its usual backoff once the service is
+back, as an HTTP request meets the site's 503 page
+(``threethirteen_site.errors``).
+
+An open socket whose service goes away (Redis restarted under it, which ends its
+reads of the channel layer) is closed with 1011 and the page reconnects, as
+the server did; but the server also logged an error with its traceback for
+each, two for every open table page (a fault tester counted hundreds in a
+Redis restart): now it is one warning line.  Any other exception still
+raises, as a bug should.
 """
 
 from __future__ import annotations
@@ -23,8 +30,10 @@ from redis.exceptions import RedisError
 
 logger = logging.getLogger(__name__)
 
-#: The close code of RFC 6455 for "try again later".
+#: The close code of RFC 6455 for "try again later" (of a socket not yet accepted: the server answers it with a 403).
 CLOSE_TRY_AGAIN_LATER = 1013
+#: The close code the server gives an open socket whose application failed ("internal error").
+CLOSE_INTERNAL_ERROR = 1011
 
 #: What a service that is down raises (a lost connection, a pool that waited in vain, Redis refusing).
 SERVICE_DOWN = (DatabaseError, psycopg.Error, RedisError, ConnectionError, TimeoutError)
@@ -47,14 +56,15 @@ class ServiceDownCloses:
         try:
             await self.app(scope, receive, send_noting_the_accept)
         except SERVICE_DOWN as error:
-            if accepted:
-                # An open socket whose layer failed: the server closes it (1011) and the page reconnects,
-                # as before; only the opening, which the server answered with a 500, is answered here.
-                raise
             logger.warning(
-                "socket %s closed, a service is down: %s: %s", scope.get("path"), type(error).__name__, error
+                "socket %s %s, a service is down: %s: %s",
+                scope.get("path"),
+                "closed" if accepted else "refused",
+                type(error).__name__,
+                error,
             )
+            code = CLOSE_INTERNAL_ERROR if accepted else CLOSE_TRY_AGAIN_LATER
             try:
-                await send({"type": "websocket.close", "code": CLOSE_TRY_AGAIN_LATER})
+                await send({"type": "websocket.close", "code": code})
             except Exception:  # the connection is gone already: nothing to close
                 logger.debug("socket %s was closed already", scope.get("path"))

@@ -412,3 +412,40 @@ def test_a_socket_opened_while_a_service_is_down_is_told_to_try_again_later(
     assert any("a service is down" in record.getMessage() for record in caplog.records)
     monkeypatch.undo()
     assert connects(f"/ws/games/{game.pk}/", ann)[0] is True  # back: the page's next try opens it
+
+
+def test_an_open_socket_whose_channel_layer_goes_away_is_closed_with_one_warning(
+    make_user, classic, monkeypatch, caplog
+):
+    """A fault tester: every socket open when Redis went away logged an error with its traceback ("Exception inside
+    application"), two for every open table page.  It is closed as before (1011: the page reconnects), with one
+    warning line."""
+    import asyncio
+
+    from redis.exceptions import ConnectionError as RedisConnectionError
+
+    ann = make_user("ann")
+    game = services.game_create(creator=ann, variant=classic, seat_count=2, bot_count=1, seed=4)
+
+    async def redis_goes_away(*args: Any, **kwargs: Any) -> None:
+        await asyncio.sleep(0.2)  # the socket is open by then
+        raise RedisConnectionError("Connection closed by server.")
+
+    monkeypatch.setattr(type(get_channel_layer()), "receive", redis_goes_away)
+    comm = communicator(f"/ws/games/{game.pk}/", ann)
+
+    async def scenario() -> dict[str, Any]:
+        opened, _ = await comm.connect()
+        assert opened
+        while True:
+            output = await comm.receive_output(timeout=5)
+            if output["type"] == "websocket.close":
+                return output
+
+    with caplog.at_level(logging.WARNING):
+        closed = async_to_sync(scenario)()
+    assert closed["code"] == 1011
+    assert not [record for record in caplog.records if record.levelno >= logging.ERROR]
+    assert [record.getMessage() for record in caplog.records if "a service is down" in record.getMessage()] == [
+        f"socket /ws/games/{game.pk}/ closed, a service is down: ConnectionError: Connection closed by server."
+    ]
