@@ -118,14 +118,18 @@ def assert_try_again_page(response: Any) -> None:
 
 
 @REDIS_DOWN
-def test_a_person_signs_in_while_redis_is_down(make_user):
+def test_a_person_signs_in_while_redis_is_down(make_user, caplog):
     """Found by a tester: with Redis stopped, every log-in was a 500 (a new session's key was checked in the
-    cache only).  The database has every session: the log-in works, and so do the pages after it."""
+    cache only).  The database has every session: the log-in works, and so do the pages after it, each with one
+    warning line in the log (a traceback each filled it)."""
     make_user("ann", password=PASSWORD)
     client = Client(raise_request_exception=False)
     response = client.post("/accounts/login/", {"username": "ann", "password": PASSWORD})
     assert response.status_code == 302
     assert "ann" in client.get("/games/mine/").content.decode()
+    warned = [record for record in caplog.records if "Session cache unreachable" in record.getMessage()]
+    assert warned and not [record for record in warned if record.exc_info]
+    assert "ConnectionError" in warned[0].getMessage()
 
 
 def test_what_needs_redis_while_it_is_down_is_a_try_again_page_that_changes_nothing(make_user):
