@@ -499,7 +499,7 @@ def leak_watchers_chat_to_ann(game: Game, ann: Party, monkeypatch: pytest.Monkey
 def test_no_party_ever_sees_a_card_it_may_not(make_user, classic, django_user_model, monkeypatch):
     # The tests run without a move clock (GAMECLOCK_IN_SERVER=0): here one is up, as on a site, so that /healthz
     # answers 200 like every other page instead of 503 "clock stale" (tests/web/test_health.py tests that).
-    monkeypatch.setattr(heartbeat, "seconds_since_beat", lambda: 0.0)
+    monkeypatch.setattr(heartbeat, "seconds_since_beat", lambda **_: 0.0)
     rules_page = Client().get(reverse("games:rules")).content.decode()
     rules_examples = frozenset(words(text_of(rules_page)))
     assert rules_examples  # "7♣ 7♦ 7♠", "A♥ 2♥ 3♥": read before any game exists
