@@ -12,10 +12,10 @@ back, as an HTTP request meets the site's 503 page
 (``threethirteen_site.errors``).
 
 An open socket whose service goes away (Redis restarted under it, which ends its
-reads of the channel layer) is closed with 1011 and the page reconnects, as
-the server did; but the server also logged an error with its traceback for
-each, two for every open table page (a fault tester counted hundreds in a
-Redis restart): now it is one warning line.  Any other exception still
+reads of the channel layer) is closed and the page reconnects, as when the
+server closed it (1011); but the server also logged an error with its
+traceback for each, two for every open table page (a fault tester counted
+hundreds in a Redis restart): now it is one warning line, and the code 4013.  Any other exception still
 raises, as a bug should.
 """
 
@@ -32,8 +32,10 @@ logger = logging.getLogger(__name__)
 
 #: The close code of RFC 6455 for "try again later" (of a socket not yet accepted: the server answers it with a 403).
 CLOSE_TRY_AGAIN_LATER = 1013
-#: The close code the server gives an open socket whose application failed ("internal error").
-CLOSE_INTERNAL_ERROR = 1011
+#: The close code of an open socket whose service went down: "try again later" in the range of codes an
+#: application may send (the server's WebSocket library refuses to send 1011 or 1013 itself, and the socket
+#: stayed open and deaf).  The page reconnects after any close but 4401 and 4403.
+CLOSE_SERVICE_DOWN = 4013
 
 #: What a service that is down raises (a lost connection, a pool that waited in vain, Redis refusing).
 SERVICE_DOWN = (DatabaseError, psycopg.Error, RedisError, ConnectionError, TimeoutError)
@@ -63,7 +65,7 @@ class ServiceDownCloses:
                 type(error).__name__,
                 error,
             )
-            code = CLOSE_INTERNAL_ERROR if accepted else CLOSE_TRY_AGAIN_LATER
+            code = CLOSE_SERVICE_DOWN if accepted else CLOSE_TRY_AGAIN_LATER
             try:
                 await send({"type": "websocket.close", "code": code})
             except Exception:  # the connection is gone already: nothing to close

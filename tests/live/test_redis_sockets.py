@@ -22,6 +22,7 @@ from games import services
 from games.engine import GameState
 from tests.servers import post_move
 from threethirteen_site.redis_layer import BLOCKING_READ_SECONDS
+from threethirteen_site.socket_faults import CLOSE_SERVICE_DOWN
 
 from .conftest import session_cookie
 
@@ -97,7 +98,7 @@ def test_idle_sockets_stay_open_while_the_layer_waits_for_messages(
     if stays_open:
         assert heard == [None] * 20  # nothing said, nothing closed
     else:
-        assert 1011 in heard  # the server's consumer failed: the control shows the test can tell
+        assert CLOSE_SERVICE_DOWN in heard  # the server's consumer failed: the control shows the test can tell
 
 
 def test_hundreds_of_sockets_connecting_at_once_all_connect_and_hear_the_next_move(redis_url, start_daphne, game):

@@ -26,6 +26,7 @@ from games.live import consumers
 from games.models import Game
 from tests.web.conftest import logged_in
 from threethirteen_site.asgi import application
+from threethirteen_site.socket_faults import CLOSE_SERVICE_DOWN
 
 from .test_consumers import ORIGIN, communicator, connects
 
@@ -418,7 +419,7 @@ def test_an_open_socket_whose_channel_layer_goes_away_is_closed_with_one_warning
     make_user, classic, monkeypatch, caplog
 ):
     """A fault tester: every socket open when Redis went away logged an error with its traceback ("Exception inside
-    application"), two for every open table page.  It is closed as before (1011: the page reconnects), with one
+    application"), two for every open table page.  It is closed as before (the page reconnects), with one
     warning line."""
     import asyncio
 
@@ -444,7 +445,7 @@ def test_an_open_socket_whose_channel_layer_goes_away_is_closed_with_one_warning
 
     with caplog.at_level(logging.WARNING):
         closed = async_to_sync(scenario)()
-    assert closed["code"] == 1011
+    assert closed["code"] == CLOSE_SERVICE_DOWN
     assert not [record for record in caplog.records if record.levelno >= logging.ERROR]
     assert [record.getMessage() for record in caplog.records if "a service is down" in record.getMessage()] == [
         f"socket /ws/games/{game.pk}/ closed, a service is down: ConnectionError: Connection closed by server."
