@@ -6,7 +6,7 @@ Templates only render what these return; they never decide anything.
 from __future__ import annotations
 
 import datetime
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from django.utils.translation import gettext as _
@@ -114,13 +114,25 @@ def short_name(code: str) -> str:
     return f"{RANK_LABELS.get(code[0], code[0])}{SUIT_SYMBOLS[code[1]]}"
 
 
-def describe_event(event: Mapping[str, Any], names: Mapping[int, str]) -> str | None:
-    """One line of the recent-moves list for a public engine event (None: not worth a line)."""
+def spoken_face(wild_ranks: Iterable[str]) -> Callable[[str], str]:
+    """A card by its full name, "jack of diamonds", "3 of diamonds (wild)", in a round whose wild ranks are
+    ``wild_ranks``: what the live announcements of the others' moves say (screen readers read "J♦" unevenly, some
+    as "J" alone, and a symbol never says that a card thrown away was wild: an accessibility tester)."""
+    wild = list(wild_ranks)
+    return lambda code: str(card_face(code, wild)["name"])
+
+
+def describe_event(
+    event: Mapping[str, Any], names: Mapping[int, str], face: Callable[[str], str] = short_name
+) -> str | None:
+    """One line of the recent-moves list for a public engine event (None: not worth a line).
+
+    A card is named by ``face``: "10♥" to read; :func:`spoken_face` for the words a screen reader says.
+    """
     kind, data = event.get("kind"), event.get("data") or {}
     seat = event.get("seat")
     who = names.get(seat, "?") if isinstance(seat, int) else "?"
 
-    face = short_name
     if kind == "drew":
         if data.get("source") == "discard":
             return _("%(who)s took %(card)s from the discard pile.") % {"who": who, "card": face(data["card"])}

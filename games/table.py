@@ -8,7 +8,7 @@ table template shows.  Templates only render what this returns.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +27,7 @@ from games.engine import (
     best_arrangement,
     discard_penalties,
     redemption_score,
+    wild_rank_chars,
     wild_rank_label,
 )
 
@@ -268,16 +269,20 @@ def _dealt(reading: TableReading, v: SeatView) -> dict[str, Any]:
         if reading.hand_view == "melds" and hand:
             arranged = _arranged_hand(v, hand)
 
-    lines = ((presentation.describe_event(event, names), event) for event in reading.recent_events)
+    lines = (
+        (presentation.describe_event(event, names), presentation.describe_event(event, names, spoken), event)
+        for event, spoken in zip(reading.recent_events, _spoken_faces(reading.recent_events, wild), strict=True)
+    )
     recent = [
         {
             "text": text,
+            "said": said,  # the live announcement's words: every card by its name
             "bot_for_person": bool(event.get("bot_for_person")),
             "key": event.get("key", ""),
             # a person a bot replaced hears what the bot does on the seat: those moves are not theirs
             "mine": me is not None and me.person_plays and event.get("seat") == me.position,
         }
-        for text, event in lines
+        for text, said, event in lines
         if text
     ]
     results = v.results
@@ -415,3 +420,16 @@ def _arranged_hand(v: SeatView, hand: Sequence[Mapping[str, Any]]) -> dict[str, 
         "points": arrangement.points * multiplier,
         "doubled": multiplier > 1 and arrangement.points > 0,
     }
+
+
+def _spoken_faces(events_newest_first: Sequence[Mapping[str, Any]], wild: list[str]) -> list[Callable[[str], str]]:
+    """How each recent event names its card aloud (``presentation.spoken_face``), with the wild ranks of its own
+    round: the moves before a round's end are told with that round's (its ``round_scored`` says its hand size)."""
+    faces = []
+    face = presentation.spoken_face(wild)
+    for event in events_newest_first:
+        data = event.get("data") or {}
+        if event.get("kind") == "round_scored" and isinstance(data.get("hand_size"), int):
+            face = presentation.spoken_face(wild_rank_chars(data["hand_size"]))
+        faces.append(face)
+    return faces

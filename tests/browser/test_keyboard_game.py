@@ -181,8 +181,10 @@ def test_in_the_best_melds_view_the_focus_and_what_is_said_follow_the_game(coach
         press_and_wait(page, "Space")
         if page.locator("#table .round-end").count():
             break
-        # The bot played after the discard: its moves are said before the new turn line.
+        # The bot played after the discard: its moves are said before the new turn line, each card by its name
+        # ("J♦" was read unevenly, some screen readers saying "J" alone: an accessibility tester).
         expect(announce).to_contain_text(bot)
+        expect(announce).to_contain_text(re.compile(r" of (clubs|diamonds|hearts|spades)"))
         expect(announce).to_contain_text("Your turn")
         assert ".." not in announce.inner_text()  # one full stop between two moves (a tester heard two)
         if page.locator("#table .round-end").count():

@@ -18,7 +18,7 @@ def test_a_person_a_bot_replaced_hears_the_bots_moves_on_the_seat_as_someone_els
     services.game_resign(game_id=game.pk, user=mover.user)
     page = logged_in(mover.user).get(f"/games/{game.pk}/").content.decode()
     section = page.split('class="panel recent"', 1)[1].split("</section>", 1)[0]
-    lines = re.findall(r"<li data-recent=\"[^\"]+\"( data-mine)?>", section)
+    lines = re.findall(r"<li data-recent=\"[^\"]+\" data-said=\"[^\"]*\"( data-mine)?>", section)
     assert lines and not any(lines), section
     # A person who plays on finds their own moves marked (their page does not read them back to them).
     game.refresh_from_db()
@@ -26,4 +26,4 @@ def test_a_person_a_bot_replaced_hears_the_bots_moves_on_the_seat_as_someone_els
     assert game.current_seat == other.position
     services.game_play(game_id=game.pk, user=other.user, action=Draw("stock"), expected_version=game.version)
     page = logged_in(other.user).get(f"/games/{game.pk}/").content.decode()
-    assert re.search(r'<li data-recent="[^"]+" data-mine>', page)
+    assert re.search(r'<li data-recent="[^"]+" data-said="[^"]*" data-mine>', page)

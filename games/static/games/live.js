@@ -419,7 +419,9 @@
     if (!t || !knownKeys.length) return lines;
     Array.prototype.forEach.call(t.querySelectorAll("[data-recent]"), function (li) {
       if (knownKeys.indexOf(li.getAttribute("data-recent")) === -1 && !li.hasAttribute("data-mine")) {
-        lines.unshift(li.textContent.replace(/\s+/g, " ").trim());
+        // Said with every card by its name ("jack of diamonds (wild)", not "J♦"), and the "bot move" mark.
+        var said = li.getAttribute("data-said"), mark = li.querySelector(".pill");
+        lines.unshift(((said || li.textContent) + (said && mark ? " " + mark.textContent : "")).replace(/\s+/g, " ").trim());
       }
     });
     return lines.slice(-6);
