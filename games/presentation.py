@@ -227,7 +227,13 @@ def round_story(result: RoundResult, events: Sequence[Mapping[str, Any]], names:
     the events say so, :func:`games.selectors.round_end_events`).
     """
     went_out, exhausted = result.went_out, result.ended == RoundEnd.STOCK_EXHAUSTED
-    story: dict[str, Any] = {"went_out": None, "went_out_by_bot": False, "last_turns": [], "stock": None}
+    story: dict[str, Any] = {
+        "went_out": None,
+        "went_out_said": None,  # the same, each card by its name: what a page says aloud (``spoken_face``)
+        "went_out_by_bot": False,
+        "last_turns": [],
+        "stock": None,
+    }
     if went_out is None:
         if exhausted:
             story["stock"] = _("Nobody went out: the stock ran out, and every hand was scored as it stood.")
@@ -240,6 +246,7 @@ def round_story(result: RoundResult, events: Sequence[Mapping[str, Any]], names:
         story["went_out"] = _("%(name)s went out.") % {"name": names.get(went_out, "?")}
     else:
         story["went_out"] = describe_event(events[start], names)
+        story["went_out_said"] = describe_event(events[start], names, spoken_face(wild_rank_chars(result.hand_size)))
         story["went_out_by_bot"] = bool(events[start].get("bot_for_person"))
         turns = _turns(events[start + 1 :])
         story["last_turns"] = [

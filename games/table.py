@@ -279,6 +279,7 @@ def _dealt(reading: TableReading, v: SeatView) -> dict[str, Any]:
             "said": said,  # the live announcement's words: every card by its name
             "bot_for_person": bool(event.get("bot_for_person")),
             "key": event.get("key", ""),
+            "round_end": event.get("kind") == "round_scored",  # where a page says the whole round's end
             # a person a bot replaced hears what the bot does on the seat: those moves are not theirs
             "mine": me is not None and me.person_plays and event.get("seat") == me.position,
         }

@@ -196,6 +196,12 @@ def test_in_the_best_melds_view_the_focus_and_what_is_said_follow_the_game(coach
     expect(page.locator("#round-end-title")).to_be_focused()
     expect(announce).to_contain_text("Round 1 is over")
     expect(announce).to_contain_text("+")
+    # Once, and in the order it happened: the points before the next deal (an accessibility tester heard "Round 1
+    # is over. Round 2: 4 cards dealt. Round 1 is over · 3 cards · 3 wild. … +0 …").
+    said = announce.inner_text()
+    assert said.count("Round 1 is over") == 1, said
+    assert not set(said) & set("♠♥♦♣"), said  # who went out, with which card, by its name too
+    assert "Round 2: 4 cards dealt" not in said or said.index("+") < said.index("Round 2: 4 cards dealt"), said
     # "Next deal": the focus goes to the new deal's first step (or the line saying whose turn it is).
     tab_to(page, "el => el.textContent.trim() === 'Next deal'")
     page.keyboard.press("Enter")  # the person's own step: the game's version stays

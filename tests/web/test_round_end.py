@@ -144,6 +144,7 @@ def test_the_story_in_words_for_every_way_a_round_ends():
     story = presentation.round_story(_result(1, RoundEnd.WENT_OUT), [went_out, *lap], NAMES)
     assert story == {
         "went_out": "Bob went out, discarding K♠!",
+        "went_out_said": "Bob went out, discarding king of spades!",  # aloud, each card by its name (a tester)
         "went_out_by_bot": False,
         "last_turns": [
             {"text": "Cid took K♠ from the discard pile and went out too, discarding 9♥.", "bot_for_person": False},
@@ -165,13 +166,20 @@ def test_the_story_in_words_for_every_way_a_round_ends():
     story = presentation.round_story(_result(None, RoundEnd.STOCK_EXHAUSTED), [], NAMES)
     assert story == {
         "went_out": None,
+        "went_out_said": None,
         "went_out_by_bot": False,
         "last_turns": [],
         "stock": "Nobody went out: the stock ran out, and every hand was scored as it stood.",
     }
     # Events that do not reach back to the go-out: only who went out.
     story = presentation.round_story(_result(1, RoundEnd.WENT_OUT), lap[2:], NAMES)
-    assert story == {"went_out": "Bob went out.", "went_out_by_bot": False, "last_turns": [], "stock": None}
+    assert story == {
+        "went_out": "Bob went out.",
+        "went_out_said": None,
+        "went_out_by_bot": False,
+        "last_turns": [],
+        "stock": None,
+    }
     # A turn of another shape (a failed go-out) is told line by line; a rebuilt stock in its own line.
     odd = [
         {"kind": "drew", "seat": 2, "data": {"source": "stock"}},

@@ -413,6 +413,8 @@
     var t = tableEl();
     return t ? Array.prototype.map.call(t.querySelectorAll("[data-recent]"), function (li) { return li.getAttribute("data-recent"); }) : [];
   }
+  /* Among the lines said, where a round ended (its line stands for the whole round's end, said in full). */
+  var ROUND_END = {};
   /* What the others did since the table shown before (lines of moves not the person's own), oldest first. */
   function newMoves(knownKeys) {
     var t = tableEl(), lines = [];
@@ -421,6 +423,7 @@
       if (knownKeys.indexOf(li.getAttribute("data-recent")) === -1 && !li.hasAttribute("data-mine")) {
         // Said with every card by its name ("jack of diamonds (wild)", not "J♦"), and the "bot move" mark.
         var said = li.getAttribute("data-said"), mark = li.querySelector(".pill");
+        if (li.hasAttribute("data-round-end")) { lines.unshift(ROUND_END); return; }
         lines.unshift(((said || li.textContent) + (said && mark ? " " + mark.textContent : "")).replace(/\s+/g, " ").trim());
       }
     });
@@ -439,16 +442,23 @@
     if (!title) return "";
     var box = title.closest(".round-result"), parts = [title.textContent];
     var story = box.querySelector(".round-story p, .round-result > p");
-    if (story) parts.push(story.textContent);
+    if (story) parts.push(story.getAttribute("data-said") || story.textContent);  // each card by its name
     Array.prototype.forEach.call(box.querySelectorAll(".result-head"), function (head) { parts.push(head.textContent); });
     return sentences(parts);
   }
-  /* Say what changed: the others' moves, a round's end, the new turn line (each only when new). */
+  /* Say what changed: the others' moves, a round's end, the new turn line (each only when new).  A round's end
+   * is said where it came among the moves: the last moves of the round, how it ended and each player's points,
+   * then the next deal and its first moves (it came after them, with "Round 1 is over" said twice: an
+   * accessibility tester). */
   function announce(previous) {
-    var say = document.querySelector("[data-announce]"), text = turnText(), parts = previous.moves.slice();
+    var say = document.querySelector("[data-announce]"), text = turnText(), parts = [];
     if (!say) return;
-    var ended = roundEndText();
-    if (ended && !previous.roundEnd) parts.push(ended);
+    var ended = previous.roundEnd ? "" : roundEndText();
+    previous.moves.forEach(function (line) {
+      if (line !== ROUND_END) parts.push(line);
+      else if (ended) { parts.push(ended); ended = ""; }
+    });
+    if (ended) parts.push(ended);
     if (text && (text !== previous.turn || parts.length)) parts.push(text);
     if (parts.length) say.textContent = sentences(parts);
   }
