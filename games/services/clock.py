@@ -157,7 +157,7 @@ def clock_tick(*, now: datetime.datetime | None = None) -> dict[str, int]:
             with after_response.collecting() as work:  # the bots after the timed-out turn: not under its lock
                 game_timeout(game_id=game_id, turn_number=turn_number, now=now)  # None: its own time
             played += 1
-            _play_left_bots(work)
+            _play_left_bots(work, game_id)
         except GameError:
             pass  # another worker (or the player) got there first
         except Exception:  # one broken game must not stop the clock of all the others
@@ -212,12 +212,16 @@ def call_off_live_tables_left_waiting(*, now: datetime.datetime) -> int:
     return called_off
 
 
-def _play_left_bots(work: list[Callable[[], object]]) -> None:
+def _play_left_bots(work: list[Callable[[], object]], game_id: int) -> None:
     """The bots' turns a timeout left after its transaction (``bots_after_answer``), each a round at a time
-    (thinking with nothing locked, logging with the game locked), until no bot's turn waits."""
+    (thinking with nothing locked, logging with the game locked), until no bot's turn waits, or, once no person
+    plays at the table any more, for the round in play alone: the game's other rounds are played a round a pass
+    by the bots left waiting (``BOTS_WAITING_AFTER``).  The one clock played a game of expert bots whose last
+    person timed out for good to its end in one pass, and every other table's timed-out turn waited half a
+    minute for it (a fault tester)."""
     for task in work:
         more = task()
-        while callable(more):
+        while callable(more) and Seat.objects.filter(game_id=game_id, user__isnull=False, bot_level="").exists():
             more = more()
 
 

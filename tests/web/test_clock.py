@@ -579,3 +579,44 @@ def test_the_clock_looks_again_under_the_lock_before_calling_a_table_off(make_us
     assert clock_service.call_off_live_tables_left_waiting(now=later) == 0
     live.refresh_from_db()
     assert live.status == Game.Status.OPEN and live.seats.filter(user__username="cid").exists()
+
+
+def test_a_game_left_to_bots_by_timeouts_is_played_a_round_a_pass_not_in_one(make_user, classic):
+    """A fault tester: when the last person of a game of expert bots timed out for good, the one clock played the
+    whole game to its end in that pass, and every other table's timed-out turn waited half a minute for it.  The
+    pass plays the round in play; each later pass a round more (the bots left waiting), until the game ends."""
+    ann = make_user("ann")
+    game = services.game_create(
+        creator=ann,
+        variant=classic,
+        seat_count=2,
+        bot_count=1,
+        bot_level="easy",
+        time_limit_seconds=DAY,
+        seed=3,
+        options={"rounds": [3, 4, 5, 6, 7]},
+    )
+
+    def rounds_scored() -> int:
+        game.refresh_from_db()
+        return len(engine_view(game, None).results)
+
+    for _timeout in range(3):  # ann's turns all time out; the bot plays its own after each
+        game.refresh_from_db()
+        assert game.status == Game.Status.ACTIVE and game.current_seat == 0
+        scored = rounds_scored()
+        assert services.clock_tick(now=game.turn_deadline)["timeouts"] == 1
+    ann_seat = game.seats.get(position=0)
+    assert ann_seat.left == "timed_out"  # no person plays at the table now
+    # The round in play (the timed-out turn may have ended one: then the next), not the game.
+    assert rounds_scored() <= scored + 2 and game.status == Game.Status.ACTIVE
+
+    passes = 0
+    while game.status == Game.Status.ACTIVE:
+        before = rounds_scored()
+        game.refresh_from_db()
+        assert services.clock_tick(now=game.updated_at + services.BOTS_WAITING_AFTER)["bots"] == 1
+        passes += 1
+        assert rounds_scored() == before + 1  # a round a pass
+        game.refresh_from_db()
+    assert game.status == Game.Status.FINISHED and passes >= 2
