@@ -20,7 +20,9 @@ import contextlib
 import http.client
 import http.cookiejar
 import json
+import os
 import re
+import signal
 import threading
 import time
 import urllib.error
@@ -322,6 +324,22 @@ def test_restarting_the_server_processes_one_at_a_time_answers_every_request(lay
         done.set()
         asking.join(timeout=30)
     assert len(statuses) > 20 and set(statuses) == {200}, sorted(set(statuses))
+
+
+def test_a_server_process_that_hangs_costs_a_wait_not_a_failed_page(layout):
+    """A fault tester: a process that hangs (not dead: its port still takes connections) held half of every
+    page's requests for nginx's default minute, longer than a browser waits.  A read now gives up after 20 s
+    and the request goes on to the other process."""
+    hung = layout.processes["daphne-0"]
+    os.kill(hung.pid, signal.SIGSTOP)
+    try:
+        answers = [Browser(layout).get("/rules/")[0] for _ in range(2)]  # one of the two is sent to it first
+    finally:
+        os.kill(hung.pid, signal.SIGCONT)
+    assert [answer.status for answer in answers] == [200, 200]
+    other = layout.upstreams[1].removeprefix("http://")
+    assert [answer.headers["X-Upstream"].split(", ")[-1] for answer in answers] == [other, other]
+    assert any(answer.headers["X-Upstream"].count(",") == 1 for answer in answers)  # tried the hung one first
 
 
 def test_the_logs_have_no_errors(layout):
