@@ -173,3 +173,28 @@ def test_what_a_thumb_taps_on_a_phone_is_big_enough(make_user: Any, classic: Any
         "els => els.map(el => [el.getBoundingClientRect().width, el.getBoundingClientRect().height])"
     )
     assert arrows and min(width for width, _ in arrows) >= 32 and min(height for _, height in arrows) >= 44, arrows
+
+
+def test_in_forced_colours_a_small_wild_card_keeps_a_mark_that_shows(browser: Any, live_url: str) -> None:
+    """An accessibility tester: in forced colours (Windows high contrast) the gold disc of a small wild card went,
+    and what was left was a 6 px star in its corner.  The mark keeps the system's highlight colours, larger."""
+    marks = {}
+    for forced in ("none", "active"):
+        context = browser.new_context(base_url=live_url, forced_colors=forced)
+        page = context.new_page()
+        page.goto("/rules/")  # its examples show the wild cards small
+        card = page.locator(".cards.small .card.wild").first.element_handle()
+        assert card is not None
+        marks[forced] = page.evaluate(
+            """card => {
+              const mark = getComputedStyle(card, '::after'), probe = document.createElement('span');
+              probe.style.color = 'Highlight';
+              document.body.append(probe);
+              const highlight = getComputedStyle(probe).color;
+              return { width: parseFloat(mark.width), background: mark.backgroundColor, highlight: highlight };
+            }""",
+            card,
+        )
+        context.close()
+    assert marks["active"]["width"] >= 16 > marks["none"]["width"]
+    assert marks["active"]["background"] == marks["active"]["highlight"]
