@@ -12,7 +12,7 @@ from typing import Any
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext, npgettext, pgettext_lazy
 
-from games.engine import JOKER, RANK_CHARS, RoundEnd, RoundResult, wild_rank_chars, wild_rank_label
+from games.engine import JOKER, RANK_CHARS, RoundEnd, RoundResult, Rules, wild_rank_chars, wild_rank_label
 
 SUIT_SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
 RED_SUITS = {"D", "H"}
@@ -174,6 +174,7 @@ def round_result(
     totals: Sequence[int] | None = None,
     events: Sequence[Mapping[str, Any]] | None = None,
     left: Mapping[int, str] | None = None,
+    rules: Rules | None = None,
 ) -> dict[str, Any]:
     """A round result for templates: the one way a finished round is shown (table, summary page, record, replay).
 
@@ -182,7 +183,9 @@ def round_result(
     are given; the story in words (:func:`round_story`) when the round's last
     public ``events`` are given.  ``left``: the seats a bot played in this
     round after their person left, with how they left (``Seat.get_left_display``),
-    so the row says the hand was not the person's.
+    so the row says the hand was not the person's.  With the game's ``rules`` and the cards, each row says what
+    its left-over cards count ("= 10 + 2", and "× 2" in a doubled round): a newcomer could not tell why a jack
+    cost 10 (an accessibility tester).
     """
     wild = wild_rank_chars(result.hand_size)
     rows = []
@@ -199,6 +202,9 @@ def round_result(
         if with_cards:
             row["melds"] = [{"kind": m.kind.value, "cards": card_faces(m.codes, wild)} for m in seat.melds]
             row["deadwood"] = card_faces((c.code for c in seat.deadwood), wild)
+            if rules is not None and seat.deadwood:
+                points = [rules.card_points(c, result.hand_size) for c in seat.deadwood]
+                row["deadwood_count"] = _count(points, rules.round_multiplier(result.hand_size))
             row["laid_off"] = card_faces((c.code for c in seat.laid_off), wild)
         rows.append(row)
     went_out = result.went_out
@@ -212,6 +218,14 @@ def round_result(
         "bot_for_left": bool(left),
         "story": round_story(result, events, names) if events is not None else None,
     }
+
+
+def _count(points: Sequence[int], times: int) -> str:
+    """What left-over cards count, in figures alone (the same in every language): "10 + 2", "(10 + 2) × 2"."""
+    added = " + ".join(str(p) for p in points)
+    if times == 1:
+        return added
+    return f"({added}) × {times}" if len(points) > 1 else f"{added} × {times}"
 
 
 def round_story(result: RoundResult, events: Sequence[Mapping[str, Any]], names: Mapping[int, str]) -> dict[str, Any]:

@@ -563,6 +563,7 @@ def round_summary(*, game: Game, round_number: int) -> dict[str, Any] | None:
         totals=presentation.running_totals(results, round_number),
         events=round_end_events(game=game, round_number=round_number, seats=seats),
         left=leaving.left_in_round(seats, leaving.bot_rounds_from(game=game, seats=seats), round_number),
+        rules=Rules.from_dict(game.rules),
     )
     summary["rounds_played"] = len(results)
     return summary

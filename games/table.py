@@ -297,6 +297,7 @@ def _dealt(reading: TableReading, v: SeatView) -> dict[str, Any]:
             with_cards=True,
             totals=presentation.running_totals(results, summarised),
             events=reading.round_end_events or (),
+            rules=v.rules,
         )
         if not v.is_over:
             round_end["next_round"] = v.round

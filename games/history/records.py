@@ -269,6 +269,7 @@ def game_record(*, game: Game, noted: str | None = None) -> dict[str, Any]:
                     names,
                     with_cards=True,
                     left=leaving.left_in_round(seats, bot_from, round_number),
+                    rules=rules,
                 ),
             }
         )
@@ -392,7 +393,11 @@ def game_replay(*, game: Game, step: int | None = None) -> dict[str, Any]:
             {s.position for s in seats if s.has_left},
         )
         round_over = presentation.round_result(
-            result, names, with_cards=True, left=leaving.left_in_round(seats, bot_from, result.round_index + 1)
+            result,
+            names,
+            with_cards=True,
+            left=leaving.left_in_round(seats, bot_from, result.round_index + 1),
+            rules=rules,
         )
     hands = []
     for s in seats:

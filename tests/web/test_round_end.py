@@ -15,7 +15,7 @@ from django.test import Client
 from django.utils import translation
 
 from games import bots, presentation, services
-from games.engine import GameState, Meld, MeldKind, RoundEnd, RoundResult, SeatResult, parse_cards, view
+from games.engine import GameState, Meld, MeldKind, RoundEnd, RoundResult, Rules, SeatResult, parse_cards, view
 from games.models import Game, Seat
 from tests.leaks import card_marks, find_leaks, result_cards, secrets_of
 
@@ -354,3 +354,38 @@ def test_the_summary_costs_one_query_more_only_while_it_is_shown(against_bots):
     after = queries_of(clients[0], url)
     assert len(shown) == len(after) + 1
     assert [sql for sql in shown if sql not in after] == [next(sql for sql in shown if '"round_number" =' in sql)]
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"rounds": [3, 11]},
+        {"rounds": [12, 13], "double_royal_rounds": True, "face_points": "11-12-13", "wild_points": 15},
+    ],
+)
+def test_each_hand_says_what_its_left_over_cards_count(make_user, classic, options):
+    """An accessibility tester: a newcomer read "+22 · left over 2♣ 5♠ 7♠ 8♠" and had to guess that a jack costs
+    10 or that the points are their sum.  Each row says "= 2 + 5 + 7 + 8" (in a doubled round "(…) × 2"), and that
+    is the row's points, the engine's scoring, for every hand of a played game, whatever the variant."""
+    from tests.history.conftest import finish_with_bot_moves
+
+    ann = make_user("ann")
+    game = services.game_create(creator=ann, variant=classic, seat_count=3, bot_count=2, seed=5, options=options)
+    game = finish_with_bot_moves(game)
+    counts = []
+    for round_number in range(1, len(options["rounds"]) + 1):
+        page = logged_in(ann).get(f"/games/{game.pk}/rounds/{round_number}/").content.decode()
+        summary = presentation.round_result(
+            engine_view(game, None).results[round_number - 1], {}, with_cards=True, rules=Rules.from_dict(game.rules)
+        )
+        for row in summary["rows"]:
+            if not row["deadwood"]:
+                assert "deadwood_count" not in row
+                continue
+            count = row["deadwood_count"]
+            assert re.fullmatch(r"[0-9 +()×]+", count)
+            assert eval(count.replace("×", "*")) == row["points"] - (row["penalty"] or 0), (count, row)  # noqa: S307
+            assert f"= {count}" in page
+            counts.append(count)
+    assert len(counts) >= 2
+    assert any("×" in count for count in counts) == bool(options.get("double_royal_rounds"))
