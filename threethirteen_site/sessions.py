@@ -84,6 +84,23 @@ class SessionStore(MadeKeysOnly, CachedDBStore):
             _unreachable("the session was not cached")
         return data
 
+    def save(self, must_create: bool = False) -> None:
+        """Django's: the database, then the cache; a cache that cannot be reached is one warning line (Django's
+        logged an error with its traceback for every request that saved a session: a review).  A copy the
+        cache held before keeps its old data until it expires or Redis forgets it, as in Django."""
+        super(CachedDBStore, self).save(must_create)
+        try:
+            self._cache.set(self.cache_key, self._session, self.get_expiry_age())
+        except Exception:
+            _unreachable("the session was saved in the database only")
+
+    async def asave(self, must_create: bool = False) -> None:
+        await super(CachedDBStore, self).asave(must_create)
+        try:
+            await self._cache.aset(await self.acache_key(), self._session, await self.aget_expiry_age())
+        except Exception:
+            _unreachable("the session was saved in the database only")
+
     def exists(self, session_key: str | None) -> bool:
         """Whether a key is taken (a new session's key, at log-in and sign-up): the database knows every
         session when the cache cannot be reached (Django's backend failed the log-in)."""
