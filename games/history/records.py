@@ -385,6 +385,9 @@ def game_replay(*, game: Game, step: int | None = None) -> dict[str, Any]:
     events = moves[step - 1][2] if step > 0 else []
     lines = [line for line in (presentation.describe_event(e, names) for e in events) if line]
     scored = next((e["data"] for e in events if e.get("kind") == "round_scored"), None)
+    # The move aloud, each card by its name, wild or not in the round it was played in (which it may have ended).
+    spoken = presentation.spoken_face(wild_rank_chars(scored["hand_size"] if scored else state.hand_size))
+    said = [line for line in (presentation.describe_event(e, names, spoken) for e in events) if line]
     round_over = None
     if scored is not None:
         result = EngineRoundResult.from_dict(scored)
@@ -435,6 +438,7 @@ def game_replay(*, game: Game, step: int | None = None) -> dict[str, Any]:
         "wild_label": wild_rank_label(state.hand_size),
         "hands": hands,
         "lines": lines,
+        "said": " ".join(said),
         "mover": names.get(moves[step - 1][0]) if step > 0 else None,
         "by_bot": moves[step - 1][4] if step > 0 else False,
         "discard_top": presentation.card_face(state.top_discard.code, wild) if state.top_discard else None,

@@ -25,20 +25,23 @@
     try { sessionStorage.setItem(REPLAY_KEY, id); } catch (e) { /* storage off: the focus starts at the top */ }
   }
   document.addEventListener("click", function (event) {
+    if (event.button !== 0 || event.ctrlKey || event.metaKey || event.shiftKey || event.altKey) return;  // a new tab
     var link = event.target.closest && event.target.closest(".replay-steps a[id]");
     if (link) remember(link.id);
   });
   function backToTheControl() {
     var id = null;
     try { id = sessionStorage.getItem(REPLAY_KEY); sessionStorage.removeItem(REPLAY_KEY); } catch (e) { return; }
-    var said = document.querySelector(".replay-event");
-    if (!id || !said) return;
+    var move = document.querySelector(".replay-event"), region = document.querySelector("[data-replay-said]");
+    if (!id || !move || !region) return;
     // At the last step "Next" is gone (and "Previous" at the first): the other one.
     var control = document.getElementById(id) || document.getElementById(id === "replay-next" ? "replay-prev" : "replay-next");
     if (control) control.focus();
-    var words = said.innerHTML;
-    said.innerHTML = "";
-    setTimeout(function () { said.innerHTML = words; }, 100);  // a change of the live region: read out
+    // Each card by its name (data-said), not "J♦"; said once the page is there, as a change of the live region.
+    var words = Array.prototype.map.call(move.querySelectorAll("p"), function (p) {
+      return (p.getAttribute("data-said") || p.textContent).replace(/\s+/g, " ").trim();
+    }).join(" ");
+    setTimeout(function () { region.textContent = words; }, 300);
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", backToTheControl);
   else backToTheControl();
