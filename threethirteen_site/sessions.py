@@ -84,6 +84,10 @@ class SessionStore(MadeKeysOnly, CachedDBStore):
             _unreachable("the session was not cached")
         return data
 
+    def check_cache(self) -> None:
+        """Raise what the cache raises when it cannot be reached (``SessionCacheMustAnswer``)."""
+        self._cache.get(self.cache_key_prefix + "reachable")
+
     def save(self, must_create: bool = False) -> None:
         """Django's: the database, then the cache; a cache that cannot be reached is one warning line (Django's
         logged an error with its traceback for every request that saved a session: a review).  A copy the
@@ -136,3 +140,37 @@ class SessionStore(MadeKeysOnly, CachedDBStore):
             return
         await self._cache.adelete(self.cache_key_prefix + key)
         await super().adelete(key)
+
+
+#: The views whose POST ends or renews the session (the admin's log-in and log-out too): a log-in over a
+#: session the browser had, a log-out, a password change.
+_ENDS_THE_SESSION = {"login", "logout", "password_change"}
+
+
+class SessionCacheMustAnswer:
+    """Middleware: such a POST is the 503 "try again" page, before its view writes anything, while the session
+    cache cannot be reached.
+
+    Ending a session must end its cached copy, which cannot be done while Redis is down: the view failed half
+    way.  A password change saved the new password and then failed, answered "try again" and left the browser a
+    session whose hash no longer matched: every page was a 503 until Redis was back (a review).  Only with the
+    cached sessions (``REDIS_URL``); a log-in from a browser without a session needs no cache.
+    """
+
+    def __init__(self, get_response: Any) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: Any) -> Any:
+        return self.get_response(request)
+
+    def process_view(self, request: Any, view: Any, args: Any, kwargs: Any) -> None:
+        match = request.resolver_match
+        session = getattr(request, "session", None)
+        if (
+            request.method == "POST"
+            and match is not None
+            and match.url_name in _ENDS_THE_SESSION
+            and isinstance(session, SessionStore)
+            and session.session_key is not None
+        ):
+            session.check_cache()  # a Redis error: the site's 503 page (threethirteen_site.errors)

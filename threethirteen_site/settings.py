@@ -110,6 +110,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # A log-out or password change while the session cache is down: "try again" before anything is written.
+    "threethirteen_site.sessions.SessionCacheMustAnswer",
     "accounts.middleware.UserLanguageMiddleware",
     "accounts.middleware.UserTimeZoneMiddleware",  # the reader's time zone (profile, else browser cookie)
     "accounts.middleware.KnownDeviceMiddleware",  # a log-in makes the browser known to the account

@@ -146,6 +146,17 @@ def test_what_needs_redis_while_it_is_down_is_a_try_again_page_that_changes_noth
     with REDIS_DOWN:
         assert_try_again_page(client.post("/accounts/logout/"))
         assert "ann" in client.get("/games/mine/").content.decode()  # still signed in, as the page implies
+        # A review: the new password was saved, then the session could not be renewed, and every page after
+        # the "try again" was a 503 until Redis was back.
+        new = "kartanje-uvecer-42"
+        changed = {"old_password": PASSWORD, "new_password1": new, "new_password2": new}
+        assert_try_again_page(client.post("/accounts/password_change/", changed))
+        ann.refresh_from_db()
+        assert ann.check_password(PASSWORD)
+        assert client.get("/games/mine/").status_code == 200
+        # A log-in over the session the browser has (another account's, or its own again) renews it: the same.
+        assert_try_again_page(client.post("/accounts/login/", {"username": "ann", "password": PASSWORD}))
+        assert "ann" in client.get("/games/mine/").content.decode()
         assert_try_again_page(
             Client(raise_request_exception=False).post(
                 "/accounts/signup/", {"username": "bob", "password1": PASSWORD, "password2": PASSWORD}
