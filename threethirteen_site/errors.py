@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import sys
 
+import psycopg
 from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -36,15 +37,26 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 RETRY_AFTER_SECONDS = 5
 
 
-def is_lost_connection(error: BaseException | None) -> bool:
-    """An error of the database connection, rather than of the request: worth trying again.
+#: What a service that cannot be reached raises, rather than a bug: ``OperationalError`` covers a connection the
+#: server closed or that cannot be opened, and a database that is restarting or shutting down (also SQLite's
+#: "database is locked"; psycopg's own, and its pool's wait in vain, where Django did not wrap them);
+#: ``InterfaceError`` a connection already closed; redis-py's a Redis that cannot be reached or does not answer
+#: in time; the builtin ``ConnectionError`` a connection refused or reset.  Not a query the database refuses
+#: (``ProgrammingError``, ``IntegrityError``), nor a command Redis refuses: those are bugs, and stay errors.
+LOST_CONNECTION = (
+    OperationalError,
+    InterfaceError,
+    psycopg.OperationalError,
+    psycopg.InterfaceError,
+    RedisConnectionError,
+    RedisTimeoutError,
+    ConnectionError,
+)
 
-    ``OperationalError`` covers a connection the server closed or that cannot be
-    opened, and a database that is restarting or shutting down (also SQLite's
-    "database is locked"); ``InterfaceError`` a connection already closed; redis-py's errors a Redis that
-    cannot be reached or does not answer in time.
-    """
-    return isinstance(error, (OperationalError, InterfaceError, RedisConnectionError, RedisTimeoutError))
+
+def is_lost_connection(error: BaseException | None) -> bool:
+    """An error of a connection (the database's, Redis's), rather than of the request: worth trying again."""
+    return isinstance(error, LOST_CONNECTION)
 
 
 def server_error(request: HttpRequest) -> HttpResponse:

@@ -24,9 +24,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-import psycopg
-from django.db import Error as DatabaseError
-from redis.exceptions import RedisError
+from .errors import LOST_CONNECTION
 
 logger = logging.getLogger(__name__)
 
@@ -37,8 +35,10 @@ CLOSE_TRY_AGAIN_LATER = 1013
 #: stayed open and deaf).  The page reconnects after any close but 4401 and 4403.
 CLOSE_SERVICE_DOWN = 4013
 
-#: What a service that is down raises (a lost connection, a pool that waited in vain, Redis refusing).
-SERVICE_DOWN = (DatabaseError, psycopg.Error, RedisError, ConnectionError, TimeoutError)
+#: What a service that is down raises (``errors.LOST_CONNECTION``, as for a page): a query or command refused is
+#: a bug, and raises (a review: with every database and Redis error here, a missing migration was a quiet
+#: reconnecting loop of the pages).
+SERVICE_DOWN = LOST_CONNECTION
 
 
 class ServiceDownCloses:

@@ -450,3 +450,30 @@ def test_an_open_socket_whose_channel_layer_goes_away_is_closed_with_one_warning
     assert [record.getMessage() for record in caplog.records if "a service is down" in record.getMessage()] == [
         f"socket /ws/games/{game.pk}/ closed, a service is down: ConnectionError: Connection closed by server."
     ]
+
+
+def test_an_open_socket_whose_query_is_refused_still_fails_as_a_bug(make_user, classic, monkeypatch):
+    """A review: every database and Redis error counted as a service down, so a missing migration or a bad query
+    became one warning line and the page reconnected in a quiet loop.  A query the database refuses raises."""
+    import asyncio
+
+    from django.db import ProgrammingError
+
+    ann = make_user("ann")
+    game = services.game_create(creator=ann, variant=classic, seat_count=2, bot_count=1, seed=4)
+
+    async def refused(*args: Any, **kwargs: Any) -> None:
+        await asyncio.sleep(0.2)
+        raise ProgrammingError('relation "games_game" does not exist')
+
+    monkeypatch.setattr(type(get_channel_layer()), "receive", refused)
+    comm = communicator(f"/ws/games/{game.pk}/", ann)
+
+    async def scenario() -> None:
+        opened, _ = await comm.connect()
+        assert opened
+        while True:
+            await comm.receive_output(timeout=5)
+
+    with pytest.raises(ProgrammingError):
+        async_to_sync(scenario)()
