@@ -413,9 +413,8 @@
     var t = tableEl();
     return t ? Array.prototype.map.call(t.querySelectorAll("[data-recent]"), function (li) { return li.getAttribute("data-recent"); }) : [];
   }
-  /* Among the lines said, where a round ended (its line stands for the whole round's end, said in full). */
-  var ROUND_END = {};
-  /* What the others did since the table shown before (lines of moves not the person's own), oldest first. */
+  /* What the others did since the table shown before (lines of moves not the person's own), oldest first; a
+   * round's end as {roundEnd: its line}, which stands for the whole round's end, said in full where a summary shows. */
   function newMoves(knownKeys) {
     var t = tableEl(), lines = [];
     if (!t || !knownKeys.length) return lines;
@@ -423,8 +422,8 @@
       if (knownKeys.indexOf(li.getAttribute("data-recent")) === -1 && !li.hasAttribute("data-mine")) {
         // Said with every card by its name ("jack of diamonds (wild)", not "J♦"), and the "bot move" mark.
         var said = li.getAttribute("data-said"), mark = li.querySelector(".pill");
-        if (li.hasAttribute("data-round-end")) { lines.unshift(ROUND_END); return; }
-        lines.unshift(((said || li.textContent) + (said && mark ? " " + mark.textContent : "")).replace(/\s+/g, " ").trim());
+        var words = ((said || li.textContent) + (said && mark ? " " + mark.textContent : "")).replace(/\s+/g, " ").trim();
+        lines.unshift(li.hasAttribute("data-round-end") ? { roundEnd: words } : words);
       }
     });
     return lines.slice(-6);
@@ -455,8 +454,9 @@
     if (!say) return;
     var ended = previous.roundEnd ? "" : roundEndText();
     previous.moves.forEach(function (line) {
-      if (line !== ROUND_END) parts.push(line);
+      if (typeof line === "string") parts.push(line);
       else if (ended) { parts.push(ended); ended = ""; }
+      else parts.push(line.roundEnd);  // no summary shown for it (the game's last round, or one still on screen)
     });
     if (ended) parts.push(ended);
     if (text && (text !== previous.turn || parts.length)) parts.push(text);
