@@ -226,7 +226,8 @@ def test_a_refusal_stays_on_screen_while_the_page_rechecks_a_countdown_past_zero
     assert page.evaluate(NOT_RELOADED)
 
 
-def test_a_move_the_site_cannot_save_for_a_moment_says_so_and_goes_through_after(timed_game, signed_in):
+@pytest.mark.parametrize("status", [503, 504])  # the site's "try again"; nginx's, of a process that hangs
+def test_a_move_the_site_cannot_save_for_a_moment_says_so_and_goes_through_after(timed_game, signed_in, status):
     """A fault tester: with PostgreSQL down, a move's 503 "try again" said "Connection lost", which blamed the
     player's connection.  The notice says the site cannot save moves for a moment; the move is sent again."""
     game = timed_game
@@ -239,7 +240,7 @@ def test_a_move_the_site_cannot_save_for_a_moment_says_so_and_goes_through_after
             route.continue_()
             return
         refused.append(route.request.url)
-        route.fulfill(status=503, headers={"Retry-After": "5"}, body="<h1>Try again in a moment</h1>")
+        route.fulfill(status=status, headers={"Retry-After": "5"}, body="<h1>Try again in a moment</h1>")
 
     page.route(f"**/games/{game.pk}/play/", database_down_once)
     page.get_by_role("button", name="Draw from stock").click()

@@ -596,7 +596,7 @@
     status.textContent = status.getAttribute("data-label-" + label);
   }
 
-  /* ``siteDown``: the server answered that it lost its records for a moment (a 503), not the connection. */
+  /* ``siteDown``: the site answered that it cannot save the move for now (502 to 504), the connection is fine. */
   function showConnectionNotice(on, siteDown) {
     var notice = document.querySelector("[data-connection-notice]");
     if (!notice) return;
@@ -631,7 +631,8 @@
         if (behind()) refresh();
       })
       .catch(function (error) {
-        showConnectionNotice(true, error instanceof Response && error.status === 503);
+        // An answer (a 503 "try again", a proxy's 502 or 504): the site's fault; no answer: the connection.
+        showConnectionNotice(true, error instanceof Response);
         if (gameSocket && !navigator.onLine) gameSocket.drop();
         var pause = Math.min(POST_RETRY_MAX_MS, POST_RETRY_MIN_MS * Math.pow(2, attempt));
         pendingPost = { action: action, body: body, attempt: attempt + 1 };
