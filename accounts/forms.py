@@ -3,7 +3,7 @@ from typing import Any
 
 from django import forms
 from django.conf import settings
-from django.contrib.auth.forms import PasswordChangeForm, PasswordResetForm, UserCreationForm
+from django.contrib.auth.forms import PasswordChangeForm, PasswordResetForm, SetPasswordForm, UserCreationForm
 from django.contrib.auth.signals import user_login_failed
 from django.http import HttpRequest
 from django.utils import translation
@@ -141,3 +141,7 @@ class ThrottledPasswordChangeForm(FocusOnFirstError, PasswordChangeForm):
         except forms.ValidationError:
             user_login_failed.send(sender=__name__, credentials=credentials, request=self.request)
             raise
+
+
+class FocusedSetPasswordForm(FocusOnFirstError, SetPasswordForm):
+    """Django's form of a new password chosen through a reset link, with the cursor in the field to correct."""
