@@ -127,7 +127,9 @@ class SessionStore(MadeKeysOnly, CachedDBStore):
         """End a session (log-out, a new key at log-in): its cached copy first, so that while Redis cannot be
         reached nothing is deleted (the database's row went first, and the person told "try again" was
         signed out, though not in the cache, which signed them in again once Redis answered).  Then Django's:
-        the row, and the cached copy again, which a request may have read back from the row meanwhile."""
+        the row, and the cached copy again, in case a request read the row back into the cache meanwhile (one
+        that read the row before it went and caches it after this can still leave a copy until it expires, as
+        in Django)."""
         key = session_key if session_key is not None else self.session_key
         if key is None:
             return

@@ -34,8 +34,9 @@ def beat() -> None:
     """Record that the clock's pass ended now (a cache that cannot be reached is logged, not raised)."""
     try:
         cache.set(KEY, time.time(), timeout=KEEP_SECONDS)
-    except Exception:  # the clock must go on playing turns even if its heartbeat cannot be written
-        logger.warning("move clock: could not record its heartbeat in the cache", exc_info=True)
+    except Exception as error:  # the clock must go on playing turns even if its heartbeat cannot be written
+        # One line a pass while Redis is down, not a traceback every 2 s (a review).
+        logger.warning("move clock: could not record its heartbeat in the cache: %s: %s", type(error).__name__, error)
 
 
 class Unreadable(Exception):

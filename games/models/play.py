@@ -391,6 +391,10 @@ class Game(models.Model):
         )
 
 
+#: ``Seat.person_plays`` in a query: ``Seat.objects.filter(PERSON_PLAYS, ...)``.
+PERSON_PLAYS = Q(user__isnull=False, bot_level="")
+
+
 class Seat(models.Model):
     """A place at the table: a person, a bot, or (while the game is open) empty.
 

@@ -16,6 +16,7 @@ from django.utils.translation import gettext as _
 from games import bots
 from games.engine import view
 from games.models import Game, Seat
+from games.models.play import PERSON_PLAYS
 from threethirteen_site import after_response
 
 from . import away, notices, tidy
@@ -221,7 +222,7 @@ def _play_left_bots(work: list[Callable[[], object]], game_id: int) -> None:
     minute for it (a fault tester)."""
     for task in work:
         more = task()
-        while callable(more) and Seat.objects.filter(game_id=game_id, user__isnull=False, bot_level="").exists():
+        while callable(more) and Seat.objects.filter(PERSON_PLAYS, game_id=game_id).exists():
             more = more()
 
 
