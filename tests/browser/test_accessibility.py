@@ -198,3 +198,12 @@ def test_in_forced_colours_a_small_wild_card_keeps_a_mark_that_shows(browser: An
         context.close()
     assert marks["active"]["width"] >= 16 > marks["none"]["width"]
     assert marks["active"]["background"] == marks["active"]["highlight"]
+
+
+def test_the_live_status_is_read_as_its_word_alone(make_user: Any, classic: Any, signed_in: Any) -> None:
+    """An accessibility tester heard "black circle Live": the dot is drawn, not said."""
+    game, ann, _bob = game_between(make_user, classic, rounds=[3])
+    page = signed_in(ann).new_page()
+    page.goto(f"/games/{game.pk}/")
+    expect(page.locator("[data-live-status]")).to_have_text("Live")
+    assert "- text: Live\n" in page.locator("[data-live-status]").locator("..").aria_snapshot()
