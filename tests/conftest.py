@@ -55,6 +55,16 @@ def _django_stays_out(request: pytest.FixtureRequest) -> Iterator[None]:
 
 
 @pytest.fixture(autouse=True)
+def _clock_remembers_no_outage() -> Iterator[None]:
+    """The move clock's memory of its passes (``games.services.outage``) is its process's: each test begins
+    without a database outage a test before it left there."""
+    yield
+    outage = sys.modules.get("games.services.outage")
+    if outage is not None:
+        outage.memory.forget()
+
+
+@pytest.fixture(autouse=True)
 def _after_answers_done() -> Iterator[None]:
     """A test that drove the site's ASGI application ends once the work left until after its answers (the
     bots' turns) has run, so that none of it runs into the next test's database."""

@@ -22,6 +22,7 @@ met a 500 signing in); it changes nothing, and the next request after Redis is b
 
 from __future__ import annotations
 
+import logging
 import sys
 
 import psycopg
@@ -57,6 +58,16 @@ LOST_CONNECTION = (
 def is_lost_connection(error: BaseException | None) -> bool:
     """An error of a connection (the database's, Redis's), rather than of the request: worth trying again."""
     return isinstance(error, LOST_CONNECTION)
+
+
+def log_failure(logger: logging.Logger, what: str, error: BaseException) -> None:
+    """A worker's pass that failed: a lost connection as one warning line (it says itself what is down, and the
+    next pass tries again), anything else as the error it is, with its traceback (call it in the ``except``)."""
+    if is_lost_connection(error):
+        first_line = next(iter(str(error).strip().splitlines()), "")
+        logger.warning("%s: %s: %s", what, type(error).__name__, first_line)
+    else:
+        logger.exception(what)
 
 
 def server_error(request: HttpRequest) -> HttpResponse:

@@ -70,12 +70,13 @@ def one_pass() -> dict[str, int] | None:
     """One clock pass on a worker thread, with fresh database connections like a request: the timeouts,
     the bots left waiting, the tables called off and the notices (``services.clock_tick``)."""
     from games import services
+    from threethirteen_site import errors
 
     close_old_connections()
     try:
         return services.clock_tick()
-    except Exception:  # a bad game must not stop the clock for every other game
-        logger.exception("the in-server move clock's pass failed")
+    except Exception as error:  # a bad game must not stop the clock for every other game
+        errors.log_failure(logger, "the in-server move clock's pass failed", error)
         return None
     finally:
         close_old_connections()

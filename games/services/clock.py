@@ -9,7 +9,7 @@ import logging
 from collections.abc import Callable
 
 from django.db import transaction
-from django.db.models import Exists, OuterRef, QuerySet
+from django.db.models import Exists
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -18,14 +18,16 @@ from games.engine import view
 from games.models import Game, Seat
 from games.models.play import PERSON_PLAYS
 from threethirteen_site import after_response
+from threethirteen_site.errors import LOST_CONNECTION
 
-from . import away, notices, tidy
+from . import away, notices, outage, tidy
 from .errors import GameError
 from .turns import (
     TAKEOVER_BOT_LEVEL,
     Recorder,
     announce,
     announce_lobby,
+    bot_seat_to_play,
     engine_state,
     extend_history,
     hand_seat_to_bot,
@@ -140,6 +142,18 @@ def clock_tick(*, now: datetime.datetime | None = None) -> dict[str, int]:
     a live game's, gone before their turn was theirs).
     """
 
+    began = now or timezone.now()
+    try:
+        paused = outage.pause_turns_run_out_while_down(began)  # first: before any of those turns is played
+        done = _pass(now)
+    except LOST_CONNECTION:
+        outage.memory.lost_database(began)  # nobody could move either: the turns' clocks stop (``outage``)
+        raise
+    outage.memory.passed(began)
+    return {**done, "paused": paused}
+
+
+def _pass(now: datetime.datetime | None) -> dict[str, int]:
     def moment() -> datetime.datetime:
         return now or timezone.now()
 
@@ -149,7 +163,7 @@ def clock_tick(*, now: datetime.datetime | None = None) -> dict[str, int]:
     due = list(
         Game.objects.filter(status=Game.Status.ACTIVE, turn_deadline__lte=now_at_start)
         .exclude(away.clock_stopped(now_at_start))
-        .exclude(Exists(_bot_to_play()))  # a bot's turn has no time limit: it is played after the answer
+        .exclude(Exists(bot_seat_to_play()))  # a bot's turn has no time limit: it is played after the answer
         .order_by("turn_deadline")
         .values_list("pk", "turn_number")
     )
@@ -230,12 +244,7 @@ def bots_left_waiting(since: datetime.datetime) -> list[int]:
     """The games in play whose turn is a bot's and that have not changed since ``since``."""
     return list(
         Game.objects.filter(status=Game.Status.ACTIVE, updated_at__lte=since)
-        .filter(Exists(_bot_to_play()))
+        .filter(Exists(bot_seat_to_play()))
         .order_by("updated_at")
         .values_list("pk", flat=True)
     )
-
-
-def _bot_to_play() -> QuerySet[Seat]:
-    """The seat to play of the outer query's game, when a bot plays it."""
-    return Seat.objects.filter(game=OuterRef("pk"), position=OuterRef("current_seat")).exclude(bot_level="")

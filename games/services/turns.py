@@ -10,6 +10,7 @@ from functools import partial
 from typing import Any, NamedTuple
 
 from django.db import DatabaseError, transaction
+from django.db.models import OuterRef, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -60,6 +61,11 @@ def lock_game(game_id: int | str) -> Game:
         return Game.objects.select_for_update(no_key=True).get(pk=game_id)
     except (Game.DoesNotExist, ValueError, TypeError):
         raise GameError("not_found", _("There is no such game.")) from None
+
+
+def bot_seat_to_play() -> QuerySet[Seat]:
+    """The seat to play of the outer query's game, when a bot plays it (``Exists`` of it: the turn is a bot's)."""
+    return Seat.objects.filter(game=OuterRef("pk"), position=OuterRef("current_seat")).exclude(bot_level="")
 
 
 def lock_game_still(game_id: int, statuses: Iterable[str]) -> Game | None:

@@ -148,7 +148,7 @@ def test_the_analysis_thread_goes_on_after_a_pass_that_failed(monkeypatch):
         return 0
 
     monkeypatch.setattr(services, "analysis_tick", failing_once)
-    nothing_due = {"timeouts": 0, "emails": 0, "pushes": 0, "bots": 0}
+    nothing_due = {"timeouts": 0, "emails": 0, "pushes": 0, "bots": 0, "paused": 0}
     monkeypatch.setattr(services, "clock_tick", lambda: ticks.append(1) or nothing_due)
     stopping = threading.Event()
     serve = {"interval": 0.05, "analysis_seconds": 1.0, "stopping": stopping}

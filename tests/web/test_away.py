@@ -84,7 +84,8 @@ def test_when_the_time_away_ends_the_deadline_moves_on_by_the_time_it_took(make_
     with at(game.turn_deadline - datetime.timedelta(seconds=1)):
         assert services.clock_tick()["timeouts"] == 0
     with at(game.turn_deadline):
-        assert services.clock_tick() == {"called_off": 0, "timeouts": 1, "emails": 0, "pushes": 0, "away": 0, "bots": 0}
+        done = services.clock_tick()
+        assert done == {"called_off": 0, "timeouts": 1, "emails": 0, "pushes": 0, "away": 0, "bots": 0, "paused": 0}
     assert bot_moves(game) == 2  # the bot played the whole turn, once
 
 

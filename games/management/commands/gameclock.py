@@ -31,6 +31,7 @@ from django.db import close_old_connections, connections
 
 from games import services
 from games.live import clock, heartbeat
+from threethirteen_site import errors
 
 #: Seconds of game analysis per pass, unless ANALYSIS_SECONDS_PER_PASS says otherwise.
 ANALYSIS_SECONDS = 2.0
@@ -119,15 +120,16 @@ class Command(BaseCommand):
         try:
             done = services.clock_tick()
             heartbeat.beat()  # /healthz of the server processes: the clock is alive and working
-        except Exception:  # a bad game must not stop the clock for every other game
+        except Exception as error:  # a bad game must not stop the clock for every other game
             if once:
                 raise
-            logger.exception("gameclock pass failed")
+            errors.log_failure(logger, "gameclock pass failed", error)
             return
-        if done["timeouts"] or done["emails"] or done["pushes"] or done["bots"] or once:
+        if done["timeouts"] or done["emails"] or done["pushes"] or done["bots"] or done["paused"] or once:
             self.stdout.write(
                 f"gameclock: {done['timeouts']} timed-out turn(s) played, {done['emails']} e-mail(s) sent,"
-                f" {done['pushes']} push notice(s) sent, {done['bots']} table(s) of bots left waiting played"
+                f" {done['pushes']} push notice(s) sent, {done['bots']} table(s) of bots left waiting played,"
+                f" {done['paused']} turn(s) given back the time an outage took"
             )
 
     def analysis_pass(self, seconds: float, *, once: bool) -> None:
