@@ -16,7 +16,8 @@ BLOCK_TRANSLATE = re.compile(
     r"\{%\s*(blocktranslate|blocktrans|comment|block bodyclass)\b.*?\{%\s*end(?:\1|block)\s*%\}", re.S
 )
 ENTITY = re.compile(r"&\w+;")
-TAGS = re.compile(r"\{%.*?%\}|\{\{.*?\}\}|\{#.*?#\}", re.S)
+# (a comment ``{# #}`` ends on its own line, as in Django: one over two lines is shown on the page)
+TAGS = re.compile(r"\{%.*?%\}|\{\{.*?\}\}|\{#[^\n]*?#\}", re.S)
 CODE = re.compile(r"<(script|style)\b.*?</\1>", re.S)
 TEXT = re.compile(r">([^<>]*)<")
 ATTRS = re.compile(r'\b(?:title|placeholder|aria-label|alt)="([^"]*)"')
@@ -121,3 +122,14 @@ def test_the_not_found_page_gives_the_readers_reason_and_never_djangos(make_user
     assert wrong.status_code == 404 and reason in wrong.content.decode() and general not in wrong.content.decode()
     assert missing.status_code == 404 and general in missing.content.decode()
     assert "matches the given query" not in missing.content.decode()
+
+
+def test_every_template_comment_ends_on_its_line():
+    """Django's ``{# #}`` is one line: a longer one is no comment, and the table showed its words to every player."""
+    open_comments = [
+        f"{path.name}:{number}"
+        for path in _templates()
+        for number, line in enumerate(path.read_text().splitlines(), start=1)
+        if re.search(r"\{#(?![^\n]*#\})", line)
+    ]
+    assert open_comments == []
