@@ -7,6 +7,7 @@ from a language's catalog, has an empty translation (any plural form), or is mar
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Container, Iterator
 from pathlib import Path
@@ -108,6 +109,57 @@ def test_every_message_is_translated(project_messages, language, domain):
     problems = catalog_problems(polib.pofile(str(path)), wanted)
     summary = {kind: f"{len(found)}, e.g. {found[:5]}" for kind, found in problems.items()}
     assert problems == {}, f"{language}/{domain}: {summary}"
+
+
+# -- the Django admin's own scripts: its two-list picker, its calendar, its actions' warnings ----------------------
+
+
+def admin_script_messages() -> set[Message]:
+    """Every message of the Django admin's scripts, extracted from Django's files as the project's own are."""
+    import django
+
+    root = Path(django.__file__).parent / "contrib" / "admin" / "static" / "admin" / "js"
+    return extract("djangojs", root)
+
+
+def served_admin_catalog(language: str) -> dict[str, str | list[str]]:
+    """The admin's JavaScript catalog (``/admin/jsi18n/``) as the admin's pages load it in ``language``."""
+    from django.contrib import admin
+    from django.test import RequestFactory
+    from django.utils import translation
+
+    with translation.override(language):
+        script = admin.site.i18n_javascript(RequestFactory().get("/admin/jsi18n/")).content.decode()
+    found = re.search(r"const newcatalog = (\{.*?\});\n", script, re.S)
+    assert found, "the admin's catalog script changed its shape"
+    return json.loads(found.group(1))
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_admin_scripts_words_are_served_in_every_language(language):
+    """Django's own catalogs lack some (58 in Croatian: the calendar's months and days, the picker's arrows):
+    the site's carry them (``threethirteen_site/django_admin_js_messages.js``), and the admin serves them."""
+    messages = admin_script_messages()
+    assert ("", "Remove selected %s", "") in messages and ("one letter Sunday", "S", "") in messages
+    served = served_admin_catalog(language)
+    untranslated = sorted(
+        " | ".join(part for part in message if part)
+        for message in messages
+        if not all(str(form).strip() for form in _forms(served.get(_catalog_key(message))))
+    )
+    assert untranslated == [], f"{language}: {len(untranslated)}, e.g. {untranslated[:5]}"
+
+
+def _catalog_key(message: Message) -> str:
+    """A message's key in Django's JavaScript catalog: its context and a \\x04 before the message, if it has one."""
+    context, msgid, _plural = message
+    return f"{context}\x04{msgid}" if context else msgid
+
+
+def _forms(value: str | list[str] | None) -> list[str]:
+    if value is None:
+        return [""]
+    return value if isinstance(value, list) else [value]
 
 
 # -- the form of address: "vi" in Croatian, "vy" in Czech, "jy" in Afrikaans ------------------------
