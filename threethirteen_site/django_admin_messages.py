@@ -103,4 +103,5 @@ MESSAGES = (
     # django.contrib.auth's, missing (or left in English) in its Croatian catalog
     gettext_noop("Authentication and Authorization"),
     gettext_noop("superuser status"),
+    gettext_noop("Raw passwords are not stored, so there is no way to see the user’s password."),  # a person's page
 )
