@@ -350,7 +350,7 @@ def game_table(*, game: Game, user: Any, sort: str = "suit", hand_view: str = "o
             AuditRecord.objects.filter(game=game, seat_position=me.position, action=AuditRecord.Action.SEAT_TO_BOT)
             .order_by("-created_at")
             .first()
-            if me is not None and me.is_bot and not me.has_left and me.user_id is not None
+            if me is not None and me.handed_over
             else None
         ),
     )

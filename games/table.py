@@ -128,7 +128,7 @@ def table_context(reading: TableReading) -> dict[str, Any]:
         "started": game.state is not None,
         "rules": reading.rules,
         "clock": reading.clock,
-        "my_seat_left": me is not None and me.has_left,
+        "my_seat_left": me is not None and me.has_left and not me.handed_over,  # of their own accord
         # a bot plays the reader's seat: they left it, or a moderator handed it over (no resigning then)
         "my_seat_to_bot": me is not None and me.is_bot,
         "handover_record": reading.handover_record,

@@ -3,7 +3,7 @@
 Who is rated for a seat:
 
 * a seat with a person (``Seat.user``) rates that person, also when a bot
-  finished the game for them (timeouts, resignation): the result is theirs;
+  finished the game for them (timeouts, resignation, a moderator's removal): the result is theirs;
 * a seat a bot played from the start rates that bot *level*: bots are seats,
   not users, and one rating per level (easy, medium, hard) lets people see
   where they stand against each.
@@ -60,8 +60,8 @@ def places(totals: list[int], left: list[bool] | None = None) -> list[int]:
     """Place of each seat at the end of a game: the one rule every page and rating uses.
 
     1 + the number of seats that rank better: lower total wins and equal totals
-    share a place, except that people who left (resigned, or timed out until the
-    bot kept their seat) rank below everyone who stayed, by total among themselves.
+    share a place, except that people who left (resigned, timed out until the bot
+    kept their seat, or removed by a moderator) rank below everyone who stayed, by total among themselves.
     """
     keys = list(zip(left or [False] * len(totals), totals, strict=True))
     return [1 + sum(1 for other in keys if other < key) for key in keys]

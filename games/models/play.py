@@ -464,6 +464,9 @@ class Seat(models.Model):
         STAYED = "", _("still playing")
         TIMED_OUT = "timed_out", _("left after timeouts")
         RESIGNED = "resigned", _("resigned")
+        #: a moderator handed the seat to a bot (or deactivated the person): ranked below those who stayed, as
+        #: one who left is (seats handed over before 2026-12-07 kept "")
+        REMOVED = "removed", _("removed by a moderator")
 
     total_score = models.IntegerField(_("total score"), default=0)
     joined_at = models.DateTimeField(_("joined at"), null=True, blank=True)
@@ -502,8 +505,15 @@ class Seat(models.Model):
 
     @property
     def has_left(self) -> bool:
-        """The person resigned or timed out too often: a bot plays the seat for good."""
+        """The person resigned, timed out too often or was removed by a moderator: a bot plays the seat for good,
+        and the person ranks below everyone who stayed."""
         return bool(self.left)
+
+    @property
+    def handed_over(self) -> bool:
+        """A moderator handed the person's seat to a bot: they did not leave of their own accord (they are told
+        the moderator's reason, and are not offered to resign)."""
+        return self.is_bot and self.user_id is not None and self.left in (self.Left.STAYED, self.Left.REMOVED)
 
     @property
     def person_plays(self) -> bool:

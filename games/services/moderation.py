@@ -254,7 +254,9 @@ def _deactivated_hold(game: Game, user: Any) -> None:
 
 
 def _seat_to_bot(game: Game, seat: Seat, bot_level: str) -> None:
-    hand_seat_to_bot(game, seat, bot_level)
+    # The person has left the game, and ranks below everyone who stayed, as one who resigned does: before, the
+    # bot's play counted as theirs, and a person a moderator removed could finish first.
+    hand_seat_to_bot(game, seat, bot_level, left=Seat.Left.REMOVED if seat.user_id is not None else "")
     game.version += 1
     # The bot plays if the turn is its own (and on until a person must move): after the answer, in a request.
     play_bots(game, engine_state(game), Recorder(game))

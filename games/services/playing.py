@@ -553,7 +553,7 @@ def game_resign(*, game_id: int, user: Any) -> Game:
     seat = seat_of(game, user)
     if game.status != Game.Status.ACTIVE:
         raise GameError("game_not_active", _("You can only resign from a game in play."))
-    if seat.bot_level and not seat.left:  # a moderator handed the seat to a bot: the person did not leave
+    if seat.handed_over:  # a moderator handed the seat to a bot: the person did not leave of their own accord
         raise GameError("seat_left", _("A bot plays your seat already: a moderator handed it over."))
     if seat.bot_level:
         raise GameError("seat_left", _("You have left this game already."))

@@ -1,5 +1,5 @@
 """One rule for places everywhere: lowest total wins, ties share, and people who
-left (resigned or timed out) rank below everyone who stayed."""
+left (resigned, timed out or removed by a moderator) rank below everyone who stayed."""
 
 from __future__ import annotations
 
@@ -98,3 +98,34 @@ def test_who_resigned_is_marked_where_their_place_and_the_bots_rounds_are_shown(
         assert ("does not count in their stats" in page) is shown
     assert history.player_stats(user=ann)["rounds"] == 1
     assert "ranks below everyone who stayed" in client.get(game.get_absolute_url()).content.decode()  # the table
+
+
+def test_a_person_a_moderator_removed_ranks_below_everyone_who_stayed(make_user, classic):
+    """A moderator handed Bob's seat to a bot: the bot's play is not his to win with, and he is marked as removed
+    wherever his place is shown.  (Before, he was ranked as having stayed: here the bot's total beat Ann's.)"""
+    ann, bob, boss = make_user("ann"), make_user("bob"), make_user("boss")
+    boss.is_staff = boss.is_superuser = True
+    boss.save()
+    game = services.game_create(creator=ann, variant=classic, seat_count=2, seed=5, options={"rounds": [3, 4, 5]})
+    services.game_join(game_id=game.pk, user=bob)
+    bobs = game.seats.get(user=bob).position
+    services.seat_hand_to_bot(game_id=game.pk, position=bobs, moderator=boss, reason="Rude in the chat")
+    seat = game.seats.get(user=bob)
+    assert seat.left == "removed" and seat.left_at is not None and seat.handed_over
+    finish_with_bot_moves(game, careless=ann)
+
+    totals = {s.user.username: s.total_score for s in game.seats.select_related("user")}
+    assert totals["bob"] < totals["ann"]  # the bot played his seat better than Ann played hers
+    by_seat = {r.position: r.place for r in GameResult.objects.filter(game=game)}
+    assert by_seat[bobs] == 2 and by_seat[1 - bobs] == 1
+    record = history.game_record(game=game)
+    assert [(row["name"], row["place"], row["left"]) for row in record["standings"]] == [
+        ("ann", 1, ""),
+        ("bob", 2, "removed by a moderator"),
+    ]
+    table = logged_in(ann).get(f"/games/{game.pk}/").content.decode()
+    assert "removed by a moderator" in table
+    # Bob is told why, not that he left of his own accord.
+    his = logged_in(bob).get(f"/games/{game.pk}/").content.decode()
+    assert "A moderator handed your seat to a bot" in his and "Rude in the chat" in his
+    assert "You have left this game" not in his
