@@ -13,8 +13,9 @@ players asked for are worked on by a loop of their own, on another thread
 and a timed-out turn of a live game must not wait behind it.
 
 Running it beside ``manage.py gameclock`` (or in several processes) is safe:
-every timeout is checked under the game's row lock and turn number, and
-every e-mail is recorded once before it is sent.
+every timeout is checked under the game's row lock and turn number, every
+e-mail is recorded once before it is sent, and the time an outage of the
+database took is given back once per game (``services.outage``).
 """
 
 from __future__ import annotations
@@ -134,14 +135,15 @@ class ServerClock:
         tick = sync_to_async(one_pass, thread_sensitive=False)
         while True:
             done = await tick()
-            if done and (done["timeouts"] or done["emails"] or done["pushes"] or done["bots"]):
+            if done and any(done[kind] for kind in ("timeouts", "emails", "pushes", "bots", "paused")):
                 logger.info(
                     "move clock: %s timed-out turn(s) played, %s e-mail(s) and %s push notice(s) sent,"
-                    " %s table(s) of bots left waiting played",
+                    " %s table(s) of bots left waiting played, %s turn(s) given back the time an outage took",
                     done["timeouts"],
                     done["emails"],
                     done["pushes"],
                     done["bots"],
+                    done["paused"],
                 )
             await asyncio.sleep(self.interval)
 

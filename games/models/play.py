@@ -208,6 +208,12 @@ class Game(models.Model):
         blank=True,
         help_text=_("When a person's turn times out and the bot plays it (empty while a bot moves)."),
     )
+    time_given_back_at = models.DateTimeField(
+        _("time given back at"),
+        null=True,
+        blank=True,
+        help_text=_("When the clock last gave a turn back the time that an outage of the site took from it."),
+    )
     is_private = models.BooleanField(
         _("private"), default=False, help_text=_("Not listed in the lobby: people join through the invite link.")
     )
@@ -288,8 +294,9 @@ class Game(models.Model):
         self.save(update_fields=self.changed_fields())
 
     def bump_for_notice(self) -> list[str]:
-        """A new version that only tells the table of someone's time away: it extends the run of such
-        versions when it follows one, or begins one.  The fields to save (with ``updated_at``)."""
+        """A new version that only tells the table of a moved deadline (someone's time away, or the time an outage
+        took given back): it extends the run of such versions when it follows one, or begins one.  The fields to
+        save (with ``updated_at``)."""
         if self.notices_to_version != self.version:
             self.notices_from_version = self.version
         self.version += 1
@@ -297,7 +304,7 @@ class Game(models.Model):
         return ["version", "notices_from_version", "notices_to_version", "updated_at"]
 
     def only_notices_since(self, version: int) -> bool:
-        """Whether every change after ``version`` only told of time away: the table a page of that version
+        """Whether every change after ``version`` only told of a moved deadline: the table a page of that version
         showed is the table as it is (the clock's deadlines may have moved on), so a move from it is not stale."""
         return self.notices_to_version == self.version and self.notices_from_version <= version <= self.version
 

@@ -39,7 +39,7 @@ from games.models.away import time_away_in_year
 from games.presentation import duration_text
 
 from .errors import GameError
-from .turns import announce, lock_game_still, log_on_commit
+from .turns import announce, lock_game_still, log_on_commit, move_turn_clock_on
 
 logger = logging.getLogger(__name__)
 
@@ -304,11 +304,7 @@ def _settle(absence: Absence, now: datetime.datetime) -> None:
             and absence.pause_of(game.turn_started_at)
         ):
             paused = absence.pause_of(game.turn_started_at)
-            # The turn's clock start moves on with its deadline: a move later in the same turn (the discard
-            # after a draw) computes the deadline again from it (``turns.save_state``).
-            game.turn_deadline += paused
-            game.turn_started_at += paused
-            fields += ["turn_deadline", "turn_started_at"]
+            fields += move_turn_clock_on(game, paused)
             log_on_commit(
                 logger, "game %s: user %s back, the deadline moves on by %s", game.pk, absence.user_id, paused
             )

@@ -126,8 +126,9 @@ def game_timeout(*, game_id: int, turn_number: int, now: datetime.datetime | Non
 
 
 def clock_tick(*, now: datetime.datetime | None = None) -> dict[str, int]:
-    """One pass of the clock worker: settle time away that began or ended, play the timed-out turns and
-    a round of each game whose bots were left waiting (``BOTS_WAITING_AFTER``), send the due e-mails.
+    """One pass of the clock worker: after an outage of the database, give the turns it ran out their time back
+    (``outage``, counted as ``paused``); settle time away that began or ended, play the timed-out turns and a
+    round of each game whose bots were left waiting (``BOTS_WAITING_AFTER``), send the due e-mails.
 
     Safe to run in several processes at once: each timeout goes through
     :func:`game_timeout` (row lock and turn check) and each e-mail is
@@ -147,7 +148,8 @@ def clock_tick(*, now: datetime.datetime | None = None) -> dict[str, int]:
         paused = outage.pause_turns_run_out_while_down(began)  # first: before any of those turns is played
         done = _pass(now)
     except LOST_CONNECTION:
-        outage.memory.lost_database(began)  # nobody could move either: the turns' clocks stop (``outage``)
+        if not outage.database_reachable():  # nobody can move either: the turns' clocks stop (``outage``)
+            outage.memory.lost_database(began)
         raise
     outage.memory.passed(began)
     return {**done, "paused": paused}
@@ -161,9 +163,8 @@ def _pass(now: datetime.datetime | None) -> dict[str, int]:
     now_at_start = moment()
     played = 0
     due = list(
-        Game.objects.filter(status=Game.Status.ACTIVE, turn_deadline__lte=now_at_start)
-        .exclude(away.clock_stopped(now_at_start))
-        .exclude(Exists(bot_seat_to_play()))  # a bot's turn has no time limit: it is played after the answer
+        outage.timed_turns(now_at_start)
+        .filter(turn_deadline__lte=now_at_start)
         .order_by("turn_deadline")
         .values_list("pk", "turn_number")
     )

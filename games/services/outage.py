@@ -2,16 +2,20 @@
 
 While PostgreSQL is down (or restarting) nobody can move: a move is answered "try again" (503) and the page
 sends it again until it is saved.  The clock cannot play the turns that run out meanwhile either, and when the
-database comes back it used to find them all out of time and play them with the bot, each counted as one of
-the person's timeouts in a row (three of them hand the seat to the bot for good): a fault tester saw people
-lose their turns, and nearly their seats, to an outage of the site.
+database came back it found them all out of time and played them with the bot, each counted as one of the
+person's timeouts in a row (three of them hand the seat to the bot for good): a fault tester saw people lose
+their turns, and nearly their seats, to an outage of the site.
 
-So the clock remembers, in its own process, a pass that lost the database (``errors.LOST_CONNECTION``).  At
-its first whole pass after that, before it plays any timed-out turn, every turn whose time ran out while it
-was down, or runs out within ``GRACE`` of its return, gets back the time it had left when the clock last
-passed, and ``GRACE`` at least (the whole time per move, when that is shorter): its page has reconnected by
-then.  A clock that simply did not run (a stopped process) is no outage: people could still move, and the
-turns it finds out of time are played as ever.
+So a clock pass that fails for a lost connection (``errors.LOST_CONNECTION``) asks whether the database can be
+reached at all (:func:`database_reachable`: a deadlock, a statement timeout or a lock refused is no outage,
+people can move through those), and if not, the clock remembers since when nothing has been played: the start
+of its last whole pass.  It remembers it in its process and in the shared cache, where another clock, or this
+one restarted, finds it.  At the first pass after, before any timed-out turn is played, every turn whose time
+ran out since then, or runs out within ``GRACE``, gets back the time it had left then, and ``GRACE`` at least
+(never more than its time per move): its page has reconnected by then.  Once per game and outage
+(``Game.time_given_back_at``), however many clocks saw the outage, or a pass cut short by another.  A clock that
+simply did not run (a stopped process) is no outage: people could still move, and the turns it finds out of time
+are played as ever.
 """
 
 from __future__ import annotations
@@ -19,27 +23,30 @@ from __future__ import annotations
 import datetime
 import logging
 
-from django.db import transaction
-from django.db.models import Exists
+from django.core.cache import cache
+from django.db import connection, transaction
+from django.db.models import Exists, QuerySet
 
 from games.models import Game
+from threethirteen_site.errors import LOST_CONNECTION
 
 from . import away
-from .turns import announce, bot_seat_to_play, lock_game_still, log_on_commit
+from .turns import announce, bot_seat_to_play, lock_game_still, log_on_commit, move_turn_clock_on
 
 logger = logging.getLogger(__name__)
 
 #: The least time a turn that ran out during an outage gets back (its whole time per move, when shorter).
 GRACE = datetime.timedelta(seconds=15)
+#: The shared cache's key of the outage: since when no clock has played the turns out of time.
+SHARED_KEY = "clock:down-since"
 
 
 class Memory:
-    """What this process's clock knows of its own passes; nothing of it is shared with other processes (each
-    clock pauses the turns at its own first pass after an outage; a second one finds them paused already)."""
+    """What this process's clock knows of its own passes."""
 
     def __init__(self) -> None:
         self.last_pass_at: datetime.datetime | None = None  # the start of the last whole pass
-        self.down_since: datetime.datetime | None = None  # from when the database was out of reach, if it was
+        self.down_since: datetime.datetime | None = None  # the start of the last whole pass before an outage
 
     def forget(self) -> None:
         self.last_pass_at = self.down_since = None
@@ -49,56 +56,112 @@ class Memory:
         self.last_pass_at = began
 
     def lost_database(self, at: datetime.datetime) -> None:
-        """A pass that began at ``at`` lost the database: nothing has been played since the last whole pass."""
+        """A pass that began at ``at`` could not reach the database: nothing has been played since the last whole
+        pass (this process's, or, after a restart, the one another clock shared)."""
         if self.down_since is None:
-            self.down_since = self.last_pass_at or at
+            shared = _shared_down_since()
+            known = [moment for moment in (self.last_pass_at, shared) if moment is not None]
+            self.down_since = min(known) if known else at
+        _share(self.down_since)
 
 
 memory = Memory()
 
 
+def timed_turns(now: datetime.datetime) -> QuerySet[Game]:
+    """The games in play whose turn runs on a clock now: a person's (a bot's turn has no time limit: it is played
+    after the answer), not held by their time away (``away.clock_stopped``)."""
+    return (
+        Game.objects.filter(status=Game.Status.ACTIVE)
+        .exclude(away.clock_stopped(now))
+        .exclude(Exists(bot_seat_to_play()))
+    )
+
+
+def database_reachable() -> bool:
+    """Whether the database answers a fresh connection (a lost one is not reused; inside a transaction, as a
+    test runs, the connection in use)."""
+    try:
+        if not connection.in_atomic_block:
+            connection.close()
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+    except LOST_CONNECTION:
+        return False
+    return True
+
+
 def pause_turns_run_out_while_down(now: datetime.datetime) -> int:
-    """After an outage (``memory.down_since``): give the turns it ran out back their time; how many.  Then this
-    process's clock remembers no outage (should it lose the database again before its pass is whole, those turns
-    get back the time of that outage too, from ``now``)."""
-    down_since = memory.down_since
+    """After an outage (this clock's memory, or the shared cache's): give the turns it ran out their time back;
+    how many.  Then the outage is forgotten, here and in the cache.  A lost connection on the way leaves it
+    remembered (the games done are marked: they are not given time twice); any other failure of one game is
+    logged, and the others get theirs."""
+    down_since = memory.down_since or _shared_down_since()
     if down_since is None:
         return 0
     threatened = (
-        Game.objects.filter(status=Game.Status.ACTIVE, turn_deadline__gt=down_since, turn_deadline__lte=now + GRACE)
-        .exclude(away.clock_stopped(now))  # their time away moves their deadlines on
-        .exclude(Exists(bot_seat_to_play()))
+        timed_turns(now)
+        .filter(turn_deadline__gt=down_since, turn_deadline__lte=now + GRACE)
         .order_by("turn_deadline")
         .values_list("pk", flat=True)
     )
-    paused = 0
+    given = 0
     for game_id in threatened:
-        paused += _give_back(game_id, down_since=down_since, now=now)
-    memory.down_since, memory.last_pass_at = None, now  # every deadline until now is dealt with: given back or not due
-    if paused:
+        try:
+            given += _give_back(game_id, down_since=down_since, now=now)
+        except LOST_CONNECTION:
+            raise
+        except Exception:  # one broken game must not keep the clock from the others, nor from its pass
+            logger.exception("game %s: the time an outage took could not be given back", game_id)
+    memory.down_since, memory.last_pass_at = None, now  # every turn out of time until now: given back, or not due
+    _share(None)
+    if given:
         logger.warning(
-            "the clock lost the database from %s to %s: %s turn(s) that ran out meanwhile got their time back",
+            "the clock played no turn from %s (the database out of reach) to %s: %s turn(s) got their time back",
             down_since.isoformat(timespec="seconds"),
             now.isoformat(timespec="seconds"),
-            paused,
+            given,
         )
-    return paused
+    return given
 
 
 def _give_back(game_id: int, *, down_since: datetime.datetime, now: datetime.datetime) -> int:
     with transaction.atomic():
         game = lock_game_still(game_id, [Game.Status.ACTIVE])
-        deadline, started = (None, None) if game is None else (game.turn_deadline, game.turn_started_at)
-        if game is None or deadline is None or started is None or not down_since < deadline <= now + GRACE:
-            return 0  # moved, or played, since the list was read
+        if game is None or game.turn_deadline is None or game.turn_started_at is None:
+            return 0  # played to its end since the list was read
+        deadline = game.turn_deadline
+        if not down_since < deadline <= now + GRACE:
+            return 0  # its turn was played since the list was read
+        if game.time_given_back_at is not None and game.time_given_back_at > down_since:
+            return 0  # given back already since the outage began: by another clock, or a pass cut short
         per_move = datetime.timedelta(seconds=game.time_limit_seconds)
-        left = min(max(deadline - down_since, min(GRACE, per_move)), per_move)
-        shift = now + left - deadline
-        if shift <= datetime.timedelta(0):
-            return 0
-        # The turn's start moves with its deadline: a discard after the draw computes the deadline from it.
-        game.turn_deadline, game.turn_started_at = deadline + shift, started + shift
-        game.save(update_fields=[*game.bump_for_notice(), "turn_deadline", "turn_started_at"])
+        left = min(max(deadline - down_since, GRACE), per_move)
+        if now + left <= deadline:
+            return 0  # it has that much left already
+        game.time_given_back_at = now
+        fields = [*game.bump_for_notice(), "time_given_back_at"]
+        fields += move_turn_clock_on(game, now + left - deadline)
+        game.save(update_fields=fields)
         announce(game)
-        log_on_commit(logger, "game %s: turn %s gets %s back after the outage", game.pk, game.turn_number, shift)
+        log_on_commit(logger, "game %s: turn %s gets %s back after an outage", game.pk, game.turn_number, left)
     return 1
+
+
+def _shared_down_since() -> datetime.datetime | None:
+    try:
+        value = cache.get(SHARED_KEY)
+    except LOST_CONNECTION:  # Redis down too: this clock's own memory is all there is
+        return None
+    return datetime.datetime.fromisoformat(value) if isinstance(value, str) else None
+
+
+def _share(down_since: datetime.datetime | None) -> None:
+    """Keep the outage in the shared cache (the earliest, when another clock put one there first), or forget it."""
+    try:
+        if down_since is None:
+            cache.delete(SHARED_KEY)
+        else:
+            cache.add(SHARED_KEY, down_since.isoformat(), timeout=None)
+    except LOST_CONNECTION:
+        logger.warning("the clock could not share the outage in the cache: a restarted clock will not know of it")

@@ -63,6 +63,16 @@ def lock_game(game_id: int | str) -> Game:
         raise GameError("not_found", _("There is no such game.")) from None
 
 
+def move_turn_clock_on(game: Game, by: datetime.timedelta) -> list[str]:
+    """The turn's deadline and its start move on by ``by`` together, so that ``deadline = start + time per move``
+    still holds: a discard later in the turn computes the deadline again from its start (``save_state``).  The
+    fields to save."""
+    assert game.turn_deadline is not None and game.turn_started_at is not None
+    game.turn_deadline += by
+    game.turn_started_at += by
+    return ["turn_deadline", "turn_started_at"]
+
+
 def bot_seat_to_play() -> QuerySet[Seat]:
     """The seat to play of the outer query's game, when a bot plays it (``Exists`` of it: the turn is a bot's)."""
     return Seat.objects.filter(game=OuterRef("pk"), position=OuterRef("current_seat")).exclude(bot_level="")

@@ -12,6 +12,7 @@ import logging
 from unittest import mock
 
 import pytest
+from django.core.cache import cache
 from django.db import OperationalError, connection
 
 from games import services
@@ -26,15 +27,21 @@ pytestmark = pytest.mark.django_db
 SECOND = datetime.timedelta(seconds=1)
 
 
-def pass_that_loses_the_database(at: datetime.datetime, error: Exception | None = None) -> None:
-    """A clock pass at ``at`` whose every query fails with ``error``: by default what psycopg raises, wrapped by
-    Django, when PostgreSQL is down."""
-    error = error or OperationalError("connection to server failed: Connection refused")
+def database_down(*args: object) -> None:
+    """A query of a database that cannot be reached (``connection.execute_wrapper``): what psycopg raises, wrapped
+    by Django, when PostgreSQL is down."""
+    raise OperationalError("connection to server failed: Connection refused")
 
-    def down(*args: object) -> None:
-        raise error
 
-    with connection.execute_wrapper(down), pytest.raises(type(error)):
+def pass_that_loses_the_database(at: datetime.datetime) -> None:
+    """A clock pass at ``at`` whose every query fails: the database is down."""
+    with connection.execute_wrapper(database_down), pytest.raises(OperationalError):
+        services.clock_tick(now=at)
+
+
+def pass_that_fails_with(at: datetime.datetime, error: Exception) -> None:
+    """A clock pass at ``at`` that fails with ``error`` while the database answers."""
+    with mock.patch.object(services.away, "settle_due", side_effect=error), pytest.raises(type(error)):
         services.clock_tick(now=at)
 
 
@@ -96,7 +103,7 @@ def test_a_pass_that_fails_for_another_reason_is_no_outage(make_user, classic):
     """A bug in the clock is not the site being down: the moves could be made."""
     game, ann, bob = two_player_game(make_user, classic, limit=30)
     services.clock_tick(now=game.turn_started_at + 5 * SECOND)
-    pass_that_loses_the_database(game.turn_started_at + 7 * SECOND, error=RuntimeError("a bug"))
+    pass_that_fails_with(game.turn_started_at + 7 * SECOND, RuntimeError("a bug"))
     done = services.clock_tick(now=game.turn_started_at + 100 * SECOND)
     assert done["paused"] == 0 and done["timeouts"] == 1
 
@@ -139,19 +146,19 @@ def two_player_game_of(make_user, classic, names, *, limit):
     return game, first, second
 
 
+@pytest.mark.django_db(transaction=True)  # (the in-server clock's pass closes the connection it found, as a request)
 @pytest.mark.parametrize("runner", ["gameclock", "in-server"])
 def test_a_clock_that_lost_the_database_logs_one_line_a_pass_not_a_traceback(runner, caplog):
     from games.live import clock
     from games.management.commands.gameclock import Command
 
-    with mock.patch.object(services.away, "settle_due", side_effect=OperationalError("server closed the connection")):
-        with caplog.at_level(logging.WARNING):
-            if runner == "gameclock":
-                Command().clock_pass(once=False)
-            else:
-                assert clock.one_pass() is None
+    with connection.execute_wrapper(database_down), caplog.at_level(logging.WARNING):
+        if runner == "gameclock":
+            Command().clock_pass(once=False)
+        else:
+            assert clock.one_pass() is None
     assert [(r.levelno, r.exc_info) for r in caplog.records] == [(logging.WARNING, None)]
-    assert "server closed the connection" in caplog.records[0].getMessage()
+    assert "Connection refused" in caplog.records[0].getMessage()
     assert outage.memory.down_since is not None  # and its next whole pass gives the turns back
 
 
@@ -161,9 +168,20 @@ def test_a_pass_that_loses_the_database_again_after_giving_time_back_freezes_tho
     services.clock_tick(now=start + 5 * SECOND)  # 25 s left
     pass_that_loses_the_database(start + 7 * SECOND)
     back = start + 100 * SECOND
-    with mock.patch.object(services.away, "settle_due", side_effect=OperationalError("gone again")):
+    lost = {"again": False}
+
+    def down_again(execute, *args):
+        if lost["again"]:
+            database_down()
+        return execute(*args)
+
+    def settle_as_it_goes(**kwargs):
+        lost["again"] = True  # the time given back, then the database lost again
+        database_down()
+
+    with connection.execute_wrapper(down_again), mock.patch.object(services.away, "settle_due", settle_as_it_goes):
         with pytest.raises(OperationalError):
-            services.clock_tick(now=back)  # the time given back, then the database lost again
+            services.clock_tick(now=back)
     game.refresh_from_db()
     assert game.turn_deadline == back + 25 * SECOND
 
@@ -171,3 +189,74 @@ def test_a_pass_that_loses_the_database_again_after_giving_time_back_freezes_tho
     assert services.clock_tick(now=again)["paused"] == 1
     game.refresh_from_db()
     assert game.turn_deadline == again + 25 * SECOND  # still the 25 s it had when the site went down
+
+
+def test_a_failure_while_the_database_answers_is_no_outage(make_user, classic):
+    """A deadlock, a statement timeout or a lock refused is a lost connection's kind of error, but people can move
+    through it: the clock must not stop their turns (a review froze a 30 s turn for minutes with one)."""
+    game, ann, bob = two_player_game(make_user, classic, limit=30)
+    services.clock_tick(now=game.turn_started_at + 5 * SECOND)
+    pass_that_fails_with(game.turn_started_at + 7 * SECOND, OperationalError("deadlock detected"))
+    assert outage.memory.down_since is None
+    done = services.clock_tick(now=game.turn_started_at + 100 * SECOND)
+    assert done["paused"] == 0 and done["timeouts"] == 1
+
+
+def test_two_clocks_that_saw_the_outage_give_a_turn_its_time_back_once(make_user, classic, monkeypatch):
+    """Each clock remembers the outage in its own process: the second to pass finds the turn given back (a review
+    saw a turn with 1 s left get 15 s from one clock, then its whole 30 s from the other)."""
+    game, ann, bob = two_player_game(make_user, classic, limit=30)
+    start = game.turn_started_at
+    other = outage.Memory()  # the other process's clock, which passed a second later and lost the database too
+    other.passed(start + 30 * SECOND)
+    other.lost_database(start + 32 * SECOND)
+    services.clock_tick(now=start + 29 * SECOND)  # 1 s left
+    pass_that_loses_the_database(start + 31 * SECOND)
+    back = start + 60 * SECOND
+    assert services.clock_tick(now=back)["paused"] == 1
+    game.refresh_from_db()
+    deadline, version = game.turn_deadline, game.version
+    assert deadline == back + outage.GRACE
+
+    monkeypatch.setattr(outage, "memory", other)
+    assert services.clock_tick(now=back + 2 * SECOND)["paused"] == 0
+    game.refresh_from_db()
+    assert (game.turn_deadline, game.version) == (deadline, version)
+
+
+@pytest.mark.parametrize("restarted", ["while the database is down", "once it is back"])
+def test_a_clock_restarted_after_the_outage_began_learns_of_it_from_the_shared_cache(make_user, classic, restarted):
+    game, ann, bob = two_player_game(make_user, classic, limit=30)
+    start = game.turn_started_at
+    services.clock_tick(now=start + 5 * SECOND)
+    pass_that_loses_the_database(start + 7 * SECOND)
+    outage.memory.forget()  # the process is restarted
+    if restarted == "while the database is down":
+        pass_that_loses_the_database(start + 40 * SECOND)
+    back = start + 100 * SECOND
+    assert services.clock_tick(now=back)["paused"] == 1
+    game.refresh_from_db()
+    assert game.turn_deadline == back + 25 * SECOND  # the time it had when the first clock lost the database
+    assert outage.memory.down_since is None and cache.get(outage.SHARED_KEY) is None  # forgotten once given
+
+
+def test_one_game_that_cannot_be_given_its_time_keeps_no_other_from_theirs(make_user, classic, caplog):
+    first, *_ = two_player_game(make_user, classic, limit=30)
+    second, *_ = two_player_game_of(make_user, classic, ("cy", "dee"), limit=30)
+    start = max(first.turn_started_at, second.turn_started_at)
+    services.clock_tick(now=start + 5 * SECOND)
+    pass_that_loses_the_database(start + 7 * SECOND)
+    real = outage.announce
+
+    def broken_for_the_first(game):
+        if game.pk == first.pk:
+            raise RuntimeError("a bug at one table")
+        real(game)
+
+    with mock.patch.object(outage, "announce", side_effect=broken_for_the_first) as announced:
+        done = services.clock_tick(now=start + 100 * SECOND)
+    assert done["paused"] == 1 and "a bug at one table" in caplog.text
+    assert {call.args[0].pk for call in announced.call_args_list} == {first.pk, second.pk}  # the pages hear
+    second.refresh_from_db()
+    assert second.turn_deadline > start + 100 * SECOND
+    assert outage.memory.down_since is None  # the outage is over: the broken game is not retried every pass

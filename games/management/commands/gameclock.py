@@ -7,8 +7,11 @@ that players asked for, a bounded slice each pass.
 Safe to run in several processes at once and to stop and restart at any
 moment: every timeout goes through ``services.game_timeout`` (the game row
 is locked and the turn checked, as for a move) and every e-mail is recorded
-once per game and turn before it is sent.  Nothing is kept in memory
-between passes.  Each pass that played what was due records a heartbeat in
+once per game and turn before it is sent.  All it keeps between passes is
+whether the database was out of reach (``services.outage``: the turns an
+outage ran out get their time back, once, by whichever clock passes first;
+the outage is also kept in the shared cache, for a clock restarted during
+it).  Each pass that played what was due records a heartbeat in
 the shared cache (``games.live.heartbeat``): ``/healthz`` reports the clock
 stale when it stops.
 
