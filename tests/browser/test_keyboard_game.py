@@ -127,7 +127,7 @@ def test_a_whole_game_against_a_bot_with_the_keyboard_alone(coached_game: Any, s
     page.goto(f"/games/{game.pk}/")
     expect(page.locator("[data-live-status]")).to_have_text("Live")
     page.evaluate("window.__sameDocument = true")
-    moves = 0
+    moves = shift_tabbed = 0
     while moves < 200:
         # The bot plays after each of ann's turns, and its moves come to the page live.
         expect(page.locator("#table .turn-line")).to_contain_text(re.compile("Your turn|Game over"))
@@ -141,6 +141,7 @@ def test_a_whole_game_against_a_bot_with_the_keyboard_alone(coached_game: Any, s
                 # pressed seven every turn).
                 presses = shift_tabs_to(page, DRAW)
                 assert presses <= 2, presses
+                shift_tabbed += 1
             else:
                 tab_to(page, DRAW)
             press_and_wait(page, "Enter")
@@ -169,6 +170,7 @@ def test_a_whole_game_against_a_bot_with_the_keyboard_alone(coached_game: Any, s
         raise AssertionError("the game did not end")
     game.refresh_from_db()
     assert game.status == Game.Status.FINISHED and moves >= 4
+    assert shift_tabbed >= 2  # the turns came back with the focus in the hand, and the draw was a press or two away
     assert page.evaluate("window.__sameDocument === true")  # every move was swapped in, no reload
     # The last round's end is said too, before the game's (a review: it had no summary to say, and was dropped).
     said = announced(page, "The game is over")

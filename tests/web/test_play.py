@@ -201,7 +201,7 @@ def test_the_players_are_a_list_that_says_whose_turn_it_is(make_user, classic):
     the whole region as one run-on line, and whose turn it was only as a coloured border)."""
     game, clients = _two_player_game(make_user, classic, rounds=[3])
     page = clients[0].get(f"/games/{game.pk}/").content.decode()
-    players = page.split('<ul class="players" role="list">', 1)[1].split("</ul>", 1)[0]
+    players = re.search(r'<ul class="players"[^>]*>(.*?)</ul>', page, re.S).group(1)
     items = re.findall(r'<li class="player[^"]*"([^>]*)>(.*?)</li>', players, re.S)
     assert len(items) == 2
     current = [re.sub(r"<[^>]+>|\s+", " ", body).split()[0] for attrs, body in items if 'aria-current="true"' in attrs]

@@ -24,12 +24,12 @@ ATTRS = re.compile(r'\b(?:title|placeholder|aria-label|alt)="([^"]*)"')
 WORD = re.compile(r"[A-Za-z]{2,}")
 
 
-def _templates() -> list[Path]:
+def _templates(pattern: str = "*.html") -> list[Path]:
     dirs = settings.TEMPLATES[0]["DIRS"]
     assert isinstance(dirs, list)
     roots = [Path(d) for d in dirs]
     roots += [Path(settings.BASE_DIR) / app / "templates" for app in ("accounts", "games")]
-    return sorted(p for root in roots for p in root.rglob("*.html"))
+    return sorted(p for root in roots for p in root.rglob(pattern))
 
 
 def untranslated(source: str) -> list[str]:
@@ -126,9 +126,11 @@ def test_the_not_found_page_gives_the_readers_reason_and_never_djangos(make_user
 
 def test_every_template_comment_ends_on_its_line():
     """Django's ``{# #}`` is one line: a longer one is no comment, and the table showed its words to every player."""
+    texts = _templates("*.txt")  # the e-mails' subjects and bodies
+    assert len(texts) >= 4, texts
     open_comments = [
         f"{path.name}:{number}"
-        for path in _templates()
+        for path in [*_templates(), *texts]
         for number, line in enumerate(path.read_text().splitlines(), start=1)
         if re.search(r"\{#(?![^\n]*#\})", line)
     ]
