@@ -78,6 +78,13 @@ def timed_turns(now: datetime.datetime) -> QuerySet[Game]:
     )
 
 
+def ran_out_while_down(deadline: datetime.datetime) -> bool:
+    """Whether a turn whose time ran out at ``deadline`` ran out during an outage the clock has still to give back
+    (this process's, or one shared in the cache): a move made in it is not late."""
+    down_since = memory.down_since or _shared_down_since()
+    return down_since is not None and deadline > down_since
+
+
 def database_reachable() -> bool:
     """Whether the database answers a fresh connection (a lost one is not reused; inside a transaction, as a
     test runs, the connection in use)."""

@@ -31,7 +31,7 @@ from games import bots
 from games.engine import Action, Discard, Draw, GoOut, IllegalAction, Rules, RulesError, action_from_dict
 from games.models import BotLevel, Game, RoundResult, Seat, Variant
 
-from . import away, fairness
+from . import away, fairness, outage
 from .errors import GameError
 from .rule_errors import describe_rules_error
 from .turns import (
@@ -525,8 +525,15 @@ def _play(
     if game.version != expected_version and not game.only_notices_since(expected_version):
         raise GameError("stale_version", stale_message(game, seat, action, expected_version))
     # Under the row lock, so the clock (``clock.game_timeout``, which plays a
-    # turn once ``now >= turn_deadline``) and a late move never both play it.
-    if seat.position == game.current_seat and game.turn_deadline is not None and timezone.now() >= game.turn_deadline:
+    # turn once ``now >= turn_deadline``) and a late move never both play it.  Not a turn that ran out while
+    # the clock could not reach the database: its next pass gives it its time back (``outage``), and the page's
+    # move, sent again as the database came back, is the person's.
+    if (
+        seat.position == game.current_seat
+        and game.turn_deadline is not None
+        and timezone.now() >= game.turn_deadline
+        and not outage.ran_out_while_down(game.turn_deadline)
+    ):
         raise GameError(
             "out_of_time",
             _("Your time for this turn ran out: nothing was played. The bot plays this turn for you."),

@@ -260,3 +260,35 @@ def test_one_game_that_cannot_be_given_its_time_keeps_no_other_from_theirs(make_
     second.refresh_from_db()
     assert second.turn_deadline > start + 100 * SECOND
     assert outage.memory.down_since is None  # the outage is over: the broken game is not retried every pass
+
+
+def test_the_pages_move_sent_again_before_the_clocks_next_pass_is_not_late(make_user, classic):
+    """The database is back, and the page's move, sent again, comes before the clock's next pass: the turn ran
+    out while the clock could not play it, so the move is the person's (it was refused as late, "the bot plays
+    this turn for you", and then the clock gave the turn back)."""
+    game, ann, bob = two_player_game(make_user, classic, limit=30)
+    seat = person_to_move(game)
+    start = game.turn_started_at
+    services.clock_tick(now=start + 5 * SECOND)
+    pass_that_loses_the_database(start + 7 * SECOND)
+    client = logged_in(seat.user)
+    back = start + 100 * SECOND
+    with frozen_at(back):
+        assert post_action(client, game, {"type": "draw", "source": "stock"}).status_code == 302
+    game.refresh_from_db()
+    assert game.current_seat == seat.position and Move.objects.filter(game=game, by_bot=False).count() == 1
+
+    assert services.clock_tick(now=back + SECOND)["paused"] == 1  # the rest of the turn: its time back
+    game.refresh_from_db()
+    assert game.turn_deadline == back + SECOND + 25 * SECOND
+    outage.memory.forget()
+    cache.delete(outage.SHARED_KEY)
+    with frozen_at(game.turn_deadline + SECOND):  # no outage to give back: late is late again
+        response = post_action(client, game, {"type": "discard", "card": hand_card(game, seat)})
+    assert response.status_code == 409 and "Your time for this turn ran out" in response.content.decode()
+
+
+def hand_card(game, seat):
+    from games import selectors
+
+    return next(face["code"] for face in selectors.game_table(game=game, user=seat.user)["hand"] if face["can_discard"])
