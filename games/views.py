@@ -23,6 +23,7 @@ from django.views.decorators.http import require_http_methods, require_safe
 
 from games.engine import PRESETS, Rules, RulesError
 from threethirteen_site.errors import NotFound
+from threethirteen_site.http import received_at
 
 from . import chat_selectors, presentation, selectors, services
 from .forms import GameCreateForm, JoinForm, PlayForm, PlayNowForm
@@ -275,7 +276,11 @@ def play(request: HttpRequest, game_id: int) -> HttpResponse:
         )
     try:
         game = services.game_play(
-            game_id=game_id, user=request.user, action=form.action(), expected_version=form.cleaned_data["version"]
+            game_id=game_id,
+            user=request.user,
+            action=form.action(),
+            expected_version=form.cleaned_data["version"],
+            received_at=received_at(request),
         )
     except services.GameError as error:
         return _refused(request, error, get_object_or_404(Game, pk=game_id))

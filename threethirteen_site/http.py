@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import datetime
 import logging
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -46,10 +47,22 @@ from django.core.handlers.asgi import ASGIHandler, get_script_prefix
 from django.db import connections
 from django.http import HttpResponseBase
 from django.urls import set_script_prefix
+from django.utils import timezone
 
 from threethirteen_site import after_response
 
 logger = logging.getLogger(__name__)
+
+#: The scope's key of when the request reached this process (``received_at``).
+RECEIVED_AT = "threethirteen.received_at"
+
+
+def received_at(request: Any) -> datetime.datetime | None:
+    """When ``request`` reached the server process, before it waited for anything there (a worker thread, the
+    database): a move is judged by when it was made, not by when a hung database let it through.  None outside
+    this handler (the test client)."""
+    scope = getattr(request, "scope", None)
+    return scope.get(RECEIVED_AT) if isinstance(scope, dict) else None
 
 
 class OneTripASGIHandler(ASGIHandler):
@@ -69,6 +82,7 @@ class OneTripASGIHandler(ASGIHandler):
         await self.handle(scope, receive, send)
 
     async def handle(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        scope = {**scope, RECEIVED_AT: timezone.now()}
         try:
             body_file = await self.read_body(receive)
         except RequestAborted:

@@ -70,10 +70,10 @@ def game_timeout(*, game_id: int, turn_number: int, now: datetime.datetime | Non
 
     The bot plays the turn from where it stands: all of it, or, when the
     person drew before the deadline, the rest (the discard or going out).
-    A move of the person that arrives once ``now >= turn_deadline`` is
-    refused (``game_play``: ``out_of_time``), the same instant from which
-    this plays the turn, so a turn is never split between a late person and
-    the bot.
+    A move of the person made once ``now >= turn_deadline`` (reaching the
+    server then: ``game_play``'s ``received_at``) is refused (``out_of_time``),
+    the same instant from which this plays the turn, so a turn is never split
+    between a late person and the bot.
 
     ``now`` (a test's moment, else the time once the game is locked) decides whether the turn is due;
     the next turn starts when it is written, after the bot's thinking (``save_state`` reads the time
@@ -145,7 +145,8 @@ def clock_tick(*, now: datetime.datetime | None = None) -> dict[str, int]:
 
     began = now or timezone.now()
     try:
-        paused = outage.pause_turns_run_out_while_down(began)  # first: before any of those turns is played
+        outage.note_a_hung_database(began)
+        paused = outage.pause_turns_run_out_while_down(now)  # first: before any of those turns is played
         done = _pass(now)
     except LOST_CONNECTION:
         if not outage.database_reachable():  # nobody can move either: the turns' clocks stop (``outage``)

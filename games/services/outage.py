@@ -22,10 +22,12 @@ from __future__ import annotations
 
 import datetime
 import logging
+import time
 
 from django.core.cache import cache
 from django.db import connection, transaction
 from django.db.models import Exists, QuerySet
+from django.utils import timezone
 
 from games.models import Game
 from threethirteen_site.errors import LOST_CONNECTION
@@ -39,6 +41,10 @@ logger = logging.getLogger(__name__)
 GRACE = datetime.timedelta(seconds=15)
 #: The shared cache's key of the outage: since when no clock has played the turns out of time.
 SHARED_KEY = "clock:down-since"
+#: A database that took longer than this to answer the pass's first query hung (a stopped server, a stalled disk):
+#: nobody could move meanwhile either, as in an outage (a fault tester froze PostgreSQL for 40 s: no error came,
+#: and the pass then played every turn that had run out).
+HUNG_AFTER = 5.0
 
 
 class Memory:
@@ -85,6 +91,16 @@ def ran_out_while_down(deadline: datetime.datetime) -> bool:
     return down_since is not None and deadline > down_since
 
 
+def note_a_hung_database(began: datetime.datetime) -> None:
+    """The pass's first query, timed: a database that answered only after ``HUNG_AFTER`` seconds was out of reach
+    since the last whole pass (``Memory.lost_database``)."""
+    start = time.monotonic()
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1")
+    if time.monotonic() - start > HUNG_AFTER:
+        memory.lost_database(began)
+
+
 def database_reachable() -> bool:
     """Whether the database answers a fresh connection (a lost one is not reused; inside a transaction, as a
     test runs, the connection in use)."""
@@ -98,38 +114,43 @@ def database_reachable() -> bool:
     return True
 
 
-def pause_turns_run_out_while_down(now: datetime.datetime) -> int:
+def pause_turns_run_out_while_down(given: datetime.datetime | None = None) -> int:
     """After an outage (this clock's memory, or the shared cache's): give the turns it ran out their time back;
     how many.  Then the outage is forgotten, here and in the cache.  A lost connection on the way leaves it
     remembered (the games done are marked: they are not given time twice); any other failure of one game is
-    logged, and the others get theirs."""
+    logged, and the others get theirs.
+
+    The time is read once the database answers (unless ``given``, as tests do): a pass may have waited seconds
+    for a connection, and the time given back is counted from the return (a fault tester got 5 s of 15)."""
     down_since = memory.down_since or _shared_down_since()
     if down_since is None:
         return 0
+    connection.ensure_connection()
+    now = given or timezone.now()
     threatened = (
         timed_turns(now)
         .filter(turn_deadline__gt=down_since, turn_deadline__lte=now + GRACE)
         .order_by("turn_deadline")
         .values_list("pk", flat=True)
     )
-    given = 0
+    turned = 0
     for game_id in threatened:
         try:
-            given += _give_back(game_id, down_since=down_since, now=now)
+            turned += _give_back(game_id, down_since=down_since, now=now)
         except LOST_CONNECTION:
             raise
         except Exception:  # one broken game must not keep the clock from the others, nor from its pass
             logger.exception("game %s: the time an outage took could not be given back", game_id)
     memory.down_since, memory.last_pass_at = None, now  # every turn out of time until now: given back, or not due
     _share(None)
-    if given:
+    if turned:
         logger.warning(
             "the clock played no turn from %s (the database out of reach) to %s: %s turn(s) got their time back",
             down_since.isoformat(timespec="seconds"),
             now.isoformat(timespec="seconds"),
-            given,
+            turned,
         )
-    return given
+    return turned
 
 
 def _give_back(game_id: int, *, down_since: datetime.datetime, now: datetime.datetime) -> int:

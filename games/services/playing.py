@@ -16,8 +16,10 @@ game and its version alone.
 
 from __future__ import annotations
 
+import datetime
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
+from functools import partial
 from typing import Any
 
 from django.db import transaction
@@ -465,7 +467,14 @@ def stale_message(game: Game, seat: Seat, action: Action | Mapping[str, Any], se
     )
 
 
-def game_play(*, game_id: int, user: Any, action: Action | Mapping[str, Any], expected_version: int) -> Game:
+def game_play(
+    *,
+    game_id: int,
+    user: Any,
+    action: Action | Mapping[str, Any],
+    expected_version: int,
+    received_at: datetime.datetime | None = None,
+) -> Game:
     """Play ``action`` for the user's seat, then every bot turn that follows (``turns.play_bots``: in a
     request, after the answer).
 
@@ -479,13 +488,19 @@ def game_play(*, game_id: int, user: Any, action: Action | Mapping[str, Any], ex
     time away ends first (``away.come_back_if_away``, in its own transaction),
     so the move meets the deadline moved on by the time away; so does time
     away that ran to its end and that the clock worker has not settled yet.
+
+    ``received_at``: when the move reached the server (``threethirteen_site.http.received_at``); it is late
+    only if it was made after the deadline, not if it waited there (for a database that hung) until after it.
     """
+    play = partial(
+        _play, game_id=game_id, user=user, action=action, expected_version=expected_version, received_at=received_at
+    )
     try:
-        return _play(game_id=game_id, user=user, action=action, expected_version=expected_version)
+        return play()
     except _AwayFirst:
         away.come_back_if_away(user=user)  # its new versions only tell of the time away: the page is not stale
         try:
-            return _play(game_id=game_id, user=user, action=action, expected_version=expected_version)
+            return play()
         except _AwayFirst:  # time away declared again meanwhile (another tab): once is enough, say so
             raise GameError(
                 "stale_version",
@@ -507,6 +522,7 @@ def _play(
     user: Any,
     action: Action | Mapping[str, Any],
     expected_version: int,
+    received_at: datetime.datetime | None,
 ) -> Game:
     game = locked_game(game_id, user)
     # Read once (the checks, the bots and the save use these), with whether each person is away now.
@@ -528,10 +544,11 @@ def _play(
     # turn once ``now >= turn_deadline``) and a late move never both play it.  Not a turn that ran out while
     # the clock could not reach the database: its next pass gives it its time back (``outage``), and the page's
     # move, sent again as the database came back, is the person's.
+    made_at = min(timezone.now(), received_at or timezone.now())
     if (
         seat.position == game.current_seat
         and game.turn_deadline is not None
-        and timezone.now() >= game.turn_deadline
+        and made_at >= game.turn_deadline
         and not outage.ran_out_while_down(game.turn_deadline)
     ):
         raise GameError(

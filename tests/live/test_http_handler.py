@@ -10,6 +10,7 @@ page) and that a worker thread survives what goes wrong in it.
 from __future__ import annotations
 
 import asyncio
+import datetime
 import io
 import re
 import threading
@@ -17,6 +18,7 @@ import urllib.parse
 from typing import Any
 
 import pytest
+import time_machine
 from asgiref.sync import async_to_sync, sync_to_async
 from asgiref.testing import ApplicationCommunicator
 from channels.testing import HttpCommunicator, WebsocketCommunicator
@@ -24,6 +26,7 @@ from django.contrib.auth import get_user_model
 from django.db import connections
 from django.http import StreamingHttpResponse
 from django.urls import path
+from django.utils import timezone
 
 from games import bots, selectors, services
 from games.models import Game
@@ -289,3 +292,34 @@ def test_a_streaming_answer_is_sent_whole_after_its_connections_are_given_back(g
     streaming, after, answer = async_to_sync(scenario)()
     assert streaming and after == [("default", False)]
     assert answer["status"] == 200 and answer["body"] == b"ann\nbob\n"
+
+
+@pytest.mark.parametrize("made", ["before the deadline", "after it"])
+def test_a_move_is_judged_by_when_it_reached_the_server_not_when_the_database_let_it_through(game, made, monkeypatch):
+    """A fault tester froze PostgreSQL for 40 s: a draw made with 16 s left waited for it, was refused as late
+    once it thawed, and the bot played the turn (counted against its person).  The move is judged by when it
+    reached this process (``http.received_at``): one made in time is played however long the database held it."""
+    from games.services import playing
+
+    mover, action = mover_and_move(game)
+    start = timezone.now()
+    deadline = start + datetime.timedelta(seconds=5)
+    Game.objects.filter(pk=game.pk).update(turn_deadline=deadline)
+    game.refresh_from_db()
+    sent = start if made == "before the deadline" else deadline + datetime.timedelta(seconds=1)
+    real = playing.locked_game
+    with time_machine.travel(sent, tick=False) as traveller:
+
+        def held_up(*args: Any, **kwargs: Any) -> Any:
+            traveller.shift(datetime.timedelta(seconds=10))  # the game's row lock came 10 s later: the database hung
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(playing, "locked_game", held_up)
+        fields = {"version": game.version, **action}
+        page = f"/games/{game.pk}/"
+        answer = async_to_sync(csrf_post)(application, f"/games/{game.pk}/play/", cookie_of(mover), page, fields)
+    if made == "before the deadline":
+        assert answer["status"] == 302 and game.moves.filter(by_bot=False).count() == 1
+    else:
+        assert answer["status"] == 409 and b"Your time for this turn ran out" in answer["body"]
+        assert not game.moves.exists()

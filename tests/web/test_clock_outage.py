@@ -12,6 +12,7 @@ import logging
 from unittest import mock
 
 import pytest
+import time_machine
 from django.core.cache import cache
 from django.db import OperationalError, connection
 
@@ -292,3 +293,49 @@ def hand_card(game, seat):
     from games import selectors
 
     return next(face["code"] for face in selectors.game_table(game=game, user=seat.user)["hand"] if face["can_discard"])
+
+
+def test_a_database_that_hung_is_an_outage_too(make_user, classic):
+    """A stopped server or a stalled disk raises nothing: the pass's first query simply answers late (a fault
+    tester froze PostgreSQL for 40 s, and the pass then played the turn as timed out)."""
+    game, ann, bob = two_player_game(make_user, classic, limit=30)
+    start = game.turn_started_at
+    services.clock_tick(now=start + 5 * SECOND)  # 25 s left
+    hung = iter([1000.0, 1000.0 + outage.HUNG_AFTER + 35])  # the first query's start and end
+    with mock.patch.object(outage.time, "monotonic", side_effect=lambda: next(hung, 2000.0)):
+        done = services.clock_tick(now=start + 45 * SECOND)
+    assert done["paused"] == 1 and done["timeouts"] == 0
+    game.refresh_from_db()
+    assert game.turn_deadline == start + 45 * SECOND + 25 * SECOND
+
+
+def test_a_prompt_database_is_no_outage(make_user, classic):
+    game, ann, bob = two_player_game(make_user, classic, limit=30)
+    start = game.turn_started_at
+    services.clock_tick(now=start + 5 * SECOND)
+    prompt = iter([1000.0, 1000.0 + outage.HUNG_AFTER - 1])
+    with mock.patch.object(outage.time, "monotonic", side_effect=lambda: next(prompt, 2000.0)):
+        done = services.clock_tick(now=start + 45 * SECOND)
+    assert done["paused"] == 0 and done["timeouts"] == 1
+
+
+def test_the_time_given_back_counts_from_when_the_database_answered(make_user, classic):
+    """The pass waited for a connection (the pool tries again each second while the database comes back): the
+    15 s are counted from its answer, not from the pass's start (a fault tester was left 5 s of them)."""
+    game, ann, bob = two_player_game(make_user, classic, limit=30)
+    start = game.turn_started_at
+    services.clock_tick(now=start + 29 * SECOND)  # 1 s left
+    pass_that_loses_the_database(start + 31 * SECOND)
+    back = start + 60 * SECOND
+    with time_machine.travel(back, tick=False) as traveller:
+        waited, calls = 10 * SECOND, []
+
+        def wait_for_a_connection():
+            if not calls:  # the first time: the connection comes 10 s later (every query asks again)
+                traveller.shift(waited)
+            calls.append(1)
+
+        with mock.patch.object(outage.connection, "ensure_connection", side_effect=wait_for_a_connection):
+            assert services.clock_tick()["paused"] == 1
+    game.refresh_from_db()
+    assert game.turn_deadline == back + waited + outage.GRACE
