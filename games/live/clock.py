@@ -90,12 +90,13 @@ def analysis_pass(seconds: float) -> int:
     half a minute of CPU (``bench/analysis.py``), which the timeouts of live games must not wait for.
     """
     from games import services
+    from threethirteen_site import errors
 
     close_old_connections()
     try:
         return services.analysis_tick(seconds=seconds)
-    except Exception:  # a bad analysis must not stop the worker for the others
-        logger.exception("the in-server analysis worker's pass failed")
+    except Exception as error:  # a bad analysis must not stop the worker for the others
+        errors.log_failure(logger, "the in-server analysis worker's pass failed", error)
         return 0
     finally:
         close_old_connections()

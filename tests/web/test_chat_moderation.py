@@ -5,6 +5,7 @@ may do what (a user, staff without the group, a moderator without ``moderate_cha
 from __future__ import annotations
 
 import datetime
+import logging
 import re
 import zoneinfo
 
@@ -410,3 +411,22 @@ def test_a_mute_stands_when_the_channel_layer_is_down_and_the_page_shows_it_on_i
     assert "muted" in " ".join(str(m) for m in client.get(done.url).context["messages"])
     page = logged_in(bob).get(f"/games/{game.pk}/").content.decode()
     assert "A moderator muted you from chat until" in page and 'data-chat-state="muted"' in page
+
+
+def test_a_move_while_the_channel_layer_is_down_logs_one_line_not_a_traceback(
+    talk, monkeypatch, django_capture_on_commit_callbacks, caplog
+):
+    """Redis down: each announcement after a commit failed as an error with its traceback (40 in 40 s from the
+    clock alone, a fault tester); the move stands, and the pages catch up on their next fetch."""
+    game, ann, bob, *_ = talk
+    game.refresh_from_db()
+    mover = ann if game.seats.get(position=game.current_seat).user == ann else bob
+    monkeypatch.setattr("games.live.groups.get_channel_layer", lambda: _LayerDown())
+    with caplog.at_level(logging.WARNING), django_capture_on_commit_callbacks(execute=True) as callbacks:
+        services.game_play(
+            game_id=game.pk, user=mover, action={"type": "draw", "source": "stock"}, expected_version=game.version
+        )
+    assert callbacks and game.moves.count() == 1
+    failed = [r for r in caplog.records if "the channel layer is down" in r.getMessage()]
+    assert failed and all(r.levelno == logging.WARNING and not r.exc_info for r in failed)
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]

@@ -138,10 +138,10 @@ class Command(BaseCommand):
     def analysis_pass(self, seconds: float, *, once: bool) -> None:
         try:
             analysed = services.analysis_tick(seconds=seconds)
-        except Exception:  # a bad analysis must not stop the worker
+        except Exception as error:  # a bad analysis must not stop the worker
             if once:
                 raise
-            logger.exception("gameclock analysis failed")
+            errors.log_failure(logger, "gameclock analysis failed", error)
             return
         if analysed or once:
             self.stdout.write(f"gameclock: {analysed} decision(s) of finished games analysed")
