@@ -253,3 +253,21 @@ def test_a_move_the_site_cannot_save_for_a_moment_says_so_and_goes_through_after
     game.refresh_from_db()
     assert game.version == version_of(page) == shown + 1 and len(refused) == 1
     assert page.evaluate(NOT_RELOADED)
+
+
+def test_a_move_the_site_is_slow_to_answer_says_it_is_on_its_way(timed_game, signed_in):
+    """A fault tester clicked during an outage and saw nothing for 10 s (the server waited for the database
+    before its "try again"), and clicked again.  A move not answered within 3 s says it is on its way."""
+    game = timed_game
+    page = open_table(signed_in(game.seats.get(position=game.current_seat).user), game)
+    shown = version_of(page)
+    held: list[Any] = []
+    page.route(f"**/games/{game.pk}/play/", lambda route: held.append(route))  # it goes on only when let go
+    page.get_by_role("button", name="Draw from stock").click()
+    notice = page.locator("[data-connection-notice]")
+    expect(notice).to_have_text("Your move is on its way: the site is slow to answer…")
+    assert len(held) == 1
+    held[0].continue_()
+    expect(notice).to_be_hidden(timeout=WAIT_MS)  # answered: the notice goes, the table is the new one
+    expect(page.locator("#table")).to_have_attribute("data-version", str(shown + 1))
+    assert page.evaluate(NOT_RELOADED)

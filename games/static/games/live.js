@@ -569,7 +569,7 @@
 
   /* ---- the connection: "Live" while updates arrive; a lost connection keeps the table ------ */
 
-  var POST_RETRY_MIN_MS = 1000, POST_RETRY_MAX_MS = 15000;
+  var POST_RETRY_MIN_MS = 1000, POST_RETRY_MAX_MS = 15000, SLOW_POST_MS = 3000;
   var HEARTBEAT_EVERY_MS = 15000, HEARTBEAT_GRACE_MS = 8000;
   var POLL_WHILE_DOWN_MS = 10000;
   var gameSocket = null, pendingPost = null, pollTimer = null;
@@ -597,11 +597,13 @@
   }
 
   /* ``siteDown``: the site answered that it cannot save the move for now (502 to 504), the connection is fine. */
-  function showConnectionNotice(on, siteDown) {
+  /* why: "slow" (a move not answered yet), true (the site answered "try again"), else the connection. */
+  function showConnectionNotice(on, why) {
     var notice = document.querySelector("[data-connection-notice]");
     if (!notice) return;
     if (!notice.hasAttribute("data-label-lost")) notice.setAttribute("data-label-lost", notice.textContent);
-    if (on) notice.textContent = notice.getAttribute(siteDown ? "data-label-site" : "data-label-lost");
+    var label = why === "slow" ? "data-label-slow" : why ? "data-label-site" : "data-label-lost";
+    if (on) notice.textContent = notice.getAttribute(label);
     notice.hidden = !on;
   }
 
@@ -611,8 +613,12 @@
    * by the server as stale and answers with the current table and a message. */
   function postMove(action, body, attempt) {
     pendingPost = null;
+    // A move not answered within a few seconds says it is on its way (a fault tester clicked during an outage
+    // and saw nothing for 10 s, while the server waited for the database before its "try again").
+    var slow = setTimeout(function () { showConnectionNotice(true, "slow"); }, SLOW_POST_MS);
     fetch(action, { method: "POST", body: body, credentials: "same-origin", headers: { "X-Requested-With": "fetch" } })
       .then(function (response) { return response.text().then(function (html) { return [response, html]; }); })
+      .finally(function () { clearTimeout(slow); })
       .then(function (pair) {  // [response, html]
         var response = pair[0], fresh = freshTable(pair[1]);
         if (!fresh && response.status >= 502 && response.status <= 504) throw response;
