@@ -187,6 +187,7 @@ def test_the_turn_notice_and_the_reminder_arrive_once_each_decrypted_with_the_li
         "pushes": 1,
         "away": 0,
         "bots": 0,
+        "paused": 0,
     }
     assert services.clock_tick(now=start + NOTICE_DUE + SECOND)["pushes"] == 0  # once per turn
     (first,) = push_service.received
