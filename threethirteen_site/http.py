@@ -82,11 +82,12 @@ class OneTripASGIHandler(ASGIHandler):
         await self.handle(scope, receive, send)
 
     async def handle(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        scope = {**scope, RECEIVED_AT: timezone.now()}
         try:
             body_file = await self.read_body(receive)
         except RequestAborted:
             return
+        # Once the whole body is here: a client that sent its headers in time could choose its move after.
+        scope = {**scope, RECEIVED_AT: timezone.now()}
         try:
             response, work = await sync_to_async(self.respond, thread_sensitive=False, executor=self.executor)(
                 scope, body_file
