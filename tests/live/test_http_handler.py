@@ -323,3 +323,37 @@ def test_a_move_is_judged_by_when_it_reached_the_server_not_when_the_database_le
     else:
         assert answer["status"] == 409 and b"Your time for this turn ran out" in answer["body"]
         assert not game.moves.exists()
+
+
+def test_a_move_whose_body_came_after_the_deadline_is_late_though_its_headers_came_before(game):
+    """Its arrival is stamped once the whole body is here: a client could send its headers in time, then choose
+    its move after the deadline and send it as the rest of the body."""
+    mover, action = mover_and_move(game)
+    start = timezone.now()
+    deadline = start + datetime.timedelta(seconds=5)
+    Game.objects.filter(pk=game.pk).update(turn_deadline=deadline)
+    game.refresh_from_db()
+    cookie = cookie_of(mover)
+
+    async def scenario(traveller: Any) -> int:
+        page = await http(application, "GET", f"/games/{game.pk}/", cookie)
+        token = re.search(rb'name="csrfmiddlewaretoken" value="([^"]+)"', page["body"])
+        assert token is not None
+        form = {"csrfmiddlewaretoken": token.group(1).decode(), "version": game.version, **action}
+        body = urllib.parse.urlencode(form).encode()
+        scope = {
+            **http_scope(f"/games/{game.pk}/play/", cookie + f"; csrftoken={set_cookies(page)['csrftoken']}".encode()),
+            "method": "POST",
+        }
+        scope["headers"] = [*scope["headers"], (b"content-type", b"application/x-www-form-urlencoded")]
+        communicator = ApplicationCommunicator(application, scope)
+        await communicator.send_input({"type": "http.request", "body": body[:10], "more_body": True})
+        traveller.shift(datetime.timedelta(seconds=10))  # the rest of the move comes after the deadline
+        await communicator.send_input({"type": "http.request", "body": body[10:]})
+        answer = await communicator.receive_output(timeout=10)
+        await communicator.wait(timeout=10)
+        return int(answer["status"])
+
+    with time_machine.travel(start, tick=False) as traveller:
+        status = async_to_sync(scenario)(traveller)
+    assert status == 409 and not game.moves.exists()
