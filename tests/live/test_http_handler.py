@@ -348,6 +348,7 @@ def test_a_move_whose_body_came_after_the_deadline_is_late_though_its_headers_ca
         scope["headers"] = [*scope["headers"], (b"content-type", b"application/x-www-form-urlencoded")]
         communicator = ApplicationCommunicator(application, scope)
         await communicator.send_input({"type": "http.request", "body": body[:10], "more_body": True})
+        await asyncio.sleep(0.5)  # the application has the request, and waits for the rest of its body
         traveller.shift(datetime.timedelta(seconds=10))  # the rest of the move comes after the deadline
         await communicator.send_input({"type": "http.request", "body": body[10:]})
         answer = await communicator.receive_output(timeout=10)
