@@ -287,7 +287,9 @@ def test_the_arrow_keys_move_between_the_cards_of_the_hand(coached_game: Any, si
     tab_to(page, DRAW)
     press_and_wait(page, "Enter")
     # The hand is a group whose name says how to move in it (a screen reader says it as the focus comes in).
-    hand = page.get_by_role("group", name="Your hand: the arrow keys move between the cards")
+    hand = page.get_by_role(
+        "group", name="Your hand: the arrow keys move between the cards, and with Shift they move the card"
+    )
     expect(hand).to_have_attribute("data-hand", "")
     cards = page.locator("#table [data-hand] button.card:not([disabled])")
     codes = [cards.nth(i).get_attribute("data-card") for i in range(cards.count())]
@@ -328,8 +330,17 @@ def test_the_arrow_keys_move_between_the_cards_of_the_hand(coached_game: Any, si
     assert focused() == codes[-1]
     page.keyboard.press("ArrowLeft")
     assert focused() == codes[-2]
-    # Moving the focus is not a move: the table is as it was, and Space then discards the card focused.
+    # Shift and an arrow move the focused card itself, and say its new place (an accessibility tester arranged a
+    # hand blind); the focus stays on it, and nothing is played.
     before = version(page)
+    order = "[...document.querySelectorAll('#table [data-hand] [data-card]')].map(c => c.getAttribute('data-card'))"
+    page.keyboard.press("Shift+ArrowLeft")
+    assert focused() == codes[-2] and page.evaluate(order) == [*codes[:-3], codes[-2], codes[-3], codes[-1]]
+    expect(page.locator("[data-announce]")).to_have_text(re.compile(r": place 2 of 4$"))
+    page.keyboard.press("Shift+ArrowRight")
+    assert page.evaluate(order) == codes and version(page) == before
+    expect(page.locator("[data-announce]")).to_have_text(re.compile(r": place 3 of 4$"))
+    # Moving the focus is not a move: the table is as it was, and Space then discards the card focused.
     page.keyboard.press("ArrowUp")
     assert focused() == codes[-3] and version(page) == before
     press_and_wait(page, "Space")

@@ -186,11 +186,25 @@
   }
   function moveSlot(slot, step) {
     var hand = slot.parentNode, all = slots(hand), at = all.indexOf(slot), to = at + step;
-    if (to < 0 || to >= all.length) return;
-    var focused = document.activeElement;
-    if (step < 0) hand.insertBefore(slot, all[to]); else hand.insertBefore(slot, all[to].nextSibling);
-    if (focused && slot.contains(focused) && document.activeElement !== focused) focused.focus();  // moving it blurred it
-    saveOrder();
+    if (to >= 0 && to < all.length) {
+      var focused = document.activeElement;
+      if (step < 0) hand.insertBefore(slot, all[to]); else hand.insertBefore(slot, all[to].nextSibling);
+      if (focused && slot.contains(focused) && document.activeElement !== focused) focused.focus();  // moving it blurred it
+      saveOrder();
+    }
+    sayPlace(slot);
+  }
+  /* Where a moved card now is, said (an accessibility tester arranged a hand blind: nothing said the place). */
+  function sayPlace(slot) {
+    var say = document.querySelector("[data-announce]"), card = slot.querySelector("[data-card]");
+    if (!say || !card) return;
+    var all = slots(slot.parentNode);
+    // Translators: said when a card of the hand was moved, e.g. "7 of hearts: place 2 of 4"
+    say.textContent = interpolate(gettext("%(card)s: place %(place)s of %(count)s"), {
+      card: card.getAttribute("data-name") || card.getAttribute("title") || "",
+      place: all.indexOf(slot) + 1,
+      count: all.length
+    }, true);
   }
 
   /* Drag with the pointer (mouse or finger): a short press is still a tap (discard). */
@@ -374,9 +388,18 @@
   /* The arrow keys move the focus between the hand's cards that can be chosen; Home and End go to the
    * first and the last. */
   document.addEventListener("keydown", function (e) {
-    if (e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) return;
+    if (e.altKey || e.ctrlKey || e.metaKey) return;
     var hand = anyHandEl(), active = document.activeElement;
     if (!hand || !active || !hand.contains(active) || !active.hasAttribute("data-card")) return;
+    if (e.shiftKey) {
+      // Shift and an arrow move the card itself, in the player's own order (not "best melds", arranged by the site).
+      var step = { ArrowLeft: -1, ArrowUp: -1, ArrowRight: 1, ArrowDown: 1 }[e.key];
+      if (!step || !hand.hasAttribute("data-hand")) return;
+      e.preventDefault();
+      moveSlot(active.closest(".hand-slot"), step);
+      reveal(active);
+      return;
+    }
     var usable = handCards(hand).filter(focusable), at = usable.indexOf(active), to = -1;
     if (at === -1) return;
     if (e.key === "ArrowRight" || e.key === "ArrowDown") to = Math.min(at + 1, usable.length - 1);
