@@ -12,6 +12,7 @@ by folder and file; ``slow`` is set on each slow test where it is defined.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from collections.abc import Iterator
@@ -56,12 +57,22 @@ def _django_stays_out(request: pytest.FixtureRequest) -> Iterator[None]:
 
 @pytest.fixture(autouse=True)
 def _clock_remembers_no_outage() -> Iterator[None]:
-    """The move clock's memory of its passes (``games.services.outage``) is its process's: each test begins
-    without a database outage a test before it left there."""
+    """The move clock's memory of its passes (``games.services.outage``) is its process's, and what it shares is
+    in the cache: each test begins without a database outage, or a last pass, a test before it left there (before
+    the test too: a test that put another memory in its place has it put back only after this ran)."""
+
+    def forget() -> None:
+        outage = sys.modules.get("games.services.outage")
+        if outage is not None:
+            outage.memory.forget()
+            from django.core.cache import cache
+
+            with contextlib.suppress(Exception):  # (a test's cache that is down: nothing was shared there)
+                cache.delete(outage.SHARED_KEY)
+
+    forget()
     yield
-    outage = sys.modules.get("games.services.outage")
-    if outage is not None:
-        outage.memory.forget()
+    forget()
 
 
 @pytest.fixture(autouse=True)

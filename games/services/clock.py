@@ -148,8 +148,8 @@ def clock_tick(*, now: datetime.datetime | None = None) -> dict[str, int]:
         outage.note_a_hung_database(began)
         paused = outage.pause_turns_run_out_while_down(now)  # first: before any of those turns is played
         done = _pass(now)
-    except LOST_CONNECTION:
-        if not outage.database_reachable():  # nobody can move either: the turns' clocks stop (``outage``)
+    except LOST_CONNECTION as error:
+        if outage.lost_the_database(error):  # nobody can move either: the turns' clocks stop (``outage``)
             outage.memory.lost_database(began)
         raise
     outage.memory.passed(began)

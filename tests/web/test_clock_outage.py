@@ -11,13 +11,14 @@ import datetime
 import logging
 from unittest import mock
 
+import psycopg
 import pytest
 import time_machine
 from django.core.cache import cache
 from django.db import OperationalError, connection
 
 from games import services
-from games.models import Move
+from games.models import Game, Move
 from games.services import outage
 
 from .conftest import logged_in, post_action
@@ -344,3 +345,112 @@ def test_the_time_given_back_counts_from_when_the_database_answered(make_user, c
             assert services.clock_tick()["paused"] == 1
     game.refresh_from_db()
     assert game.turn_deadline == back + waited + outage.GRACE
+
+
+def test_a_second_outage_at_the_pass_after_a_give_back_is_given_back_too(make_user, classic):
+    """A restart that flaps: the database comes back, the clock gives the turn its time back (a moment after its
+    pass began, in real time), and the next pass loses the database again.  The turn was skipped as paid, and
+    the bot played it (a review)."""
+    game, ann, bob = two_player_game(make_user, classic, limit=30)
+    start = game.turn_started_at
+    services.clock_tick(now=start + 29 * SECOND)
+    pass_that_loses_the_database(start + 31 * SECOND)
+    back = start + 60 * SECOND
+    with time_machine.travel(back, tick=False) as traveller:
+        shift = mock.patch.object(outage.connection, "ensure_connection", side_effect=lambda: traveller.shift(0.3))
+        with shift:
+            assert services.clock_tick()["paused"] == 1
+    pass_that_loses_the_database(back + 2 * SECOND)  # down again, at the very next pass
+    done = services.clock_tick(now=back + 40 * SECOND)
+    assert done["paused"] == 1 and done["timeouts"] == 0
+
+
+def connection_refused() -> OperationalError:
+    """What Django raises when psycopg cannot reach PostgreSQL: its OperationalError, with no SQLSTATE."""
+    error = OperationalError("connection failed: Connection refused")
+    error.__cause__ = psycopg.OperationalError("connection failed: Connection refused")
+    return error
+
+
+def deadlock() -> OperationalError:
+    error = OperationalError("deadlock detected")
+    error.__cause__ = psycopg.errors.DeadlockDetected("deadlock detected")
+    return error
+
+
+@pytest.mark.parametrize("kind", ["connection refused", "deadlock"])
+def test_a_lost_connection_is_an_outage_even_if_the_database_answers_a_moment_later(make_user, classic, kind):
+    """The database came back while the clock asked again (a short restart): a connection refused is still an
+    outage.  A deadlock is none, whatever the second question says (a review)."""
+    game, ann, bob = two_player_game(make_user, classic, limit=30)
+    start = game.turn_started_at
+    services.clock_tick(now=start + 5 * SECOND)
+    pass_that_fails_with(start + 7 * SECOND, connection_refused() if kind == "connection refused" else deadlock())
+    done = services.clock_tick(now=start + 40 * SECOND)
+    assert (done["paused"], done["timeouts"]) == ((1, 0) if kind == "connection refused" else (0, 1))
+
+
+def test_a_database_that_answers_the_second_question_only_late_was_down(make_user, classic):
+    game, ann, bob = two_player_game(make_user, classic, limit=30)
+    start = game.turn_started_at
+    services.clock_tick(now=start + 5 * SECOND)
+    # The pass's first query, prompt; then the question asked again after the failure, and its late answer.
+    late = iter([1000.0, 1000.1, 1000.2, 1000.2 + outage.HUNG_AFTER + 1])
+    with mock.patch.object(outage.time, "monotonic", side_effect=lambda: next(late, 2000.0)):
+        pass_that_fails_with(start + 7 * SECOND, OperationalError("server closed the connection unexpectedly"))
+    assert services.clock_tick(now=start + 40 * SECOND)["paused"] == 1
+
+
+def test_a_database_slow_every_few_passes_does_not_keep_a_turn_alive(make_user, classic):
+    """A hang gives back the time it took, not 15 s at least: a first query slower than HUNG_AFTER every seventh
+    pass kept a 30 s turn alive for two minutes (a review).  Here the turn runs out, later than 30 s."""
+    game, ann, bob = two_player_game(make_user, classic, limit=30)
+    start = game.turn_started_at
+    timeouts = []
+    for number in range(60):  # a pass every 2 s for two minutes
+        slow = iter([1000.0, 1000.0 + outage.HUNG_AFTER + 0.5] if number % 7 == 6 else [1000.0, 1000.1])
+        with mock.patch.object(outage.time, "monotonic", side_effect=lambda: next(slow, 2000.0)):  # noqa: B023
+            if services.clock_tick(now=start + 2 * number * SECOND)["timeouts"]:
+                timeouts.append(2 * number)
+    assert timeouts and 30 < timeouts[0] < 60, timeouts
+
+
+def test_a_turn_already_out_of_time_before_the_outage_is_not_given_time_nor_a_late_move(make_user, classic):
+    """Its time ran out before the clock's last whole pass (whose timeout failed, say): the outage took nothing
+    from it."""
+    game, ann, bob = two_player_game(make_user, classic, limit=30)
+    seat = person_to_move(game)
+    start = game.turn_started_at
+    outage.memory.passed(start + 35 * SECOND)  # the deadline (start + 30 s) was before it
+    pass_that_loses_the_database(start + 37 * SECOND)
+    with frozen_at(start + 50 * SECOND):
+        response = post_action(logged_in(seat.user), game, {"type": "draw", "source": "stock"})
+    assert response.status_code == 409 and "Your time for this turn ran out" in response.content.decode()
+    done = services.clock_tick(now=start + 60 * SECOND)
+    assert (done["paused"], done["timeouts"]) == (0, 1)
+
+
+@pytest.mark.parametrize("deadline", [2, 100])  # out of time before the outage; moved on past the window
+def test_the_give_back_looks_again_under_the_lock(make_user, classic, deadline):
+    """The list of turns to give back was read; the turn's deadline is another by the time its row is locked."""
+    game, ann, bob = two_player_game(make_user, classic, limit=30)
+    start = game.turn_started_at
+    version = game.version
+    Game.objects.filter(pk=game.pk).update(turn_deadline=start + deadline * SECOND)
+    assert outage._give_back(game.pk, down_since=start + 5 * SECOND, now=start + 40 * SECOND) == 0
+    game.refresh_from_db()
+    assert game.version == version and game.turn_deadline == start + deadline * SECOND
+
+
+def test_a_player_away_keeps_the_deadline_their_time_away_gives(make_user, classic):
+    """A game over days whose player holds their clock (time away): the outage gives nothing (their return moves
+    the deadline on, by the time away, ``away.settle_due``)."""
+    game, ann, bob = two_player_game_of(make_user, classic, ("cy", "dee"), limit=12 * 3600)
+    mover = person_to_move(game).user
+    start = game.turn_started_at
+    Game.objects.filter(pk=game.pk).update(turn_deadline=start + 60 * SECOND)  # near its end, as an outage comes
+    with frozen_at(start + SECOND):
+        services.away_declare(user=mover, days=1)
+    services.clock_tick(now=start + 5 * SECOND)
+    pass_that_loses_the_database(start + 7 * SECOND)
+    assert services.clock_tick(now=start + 70 * SECOND)["paused"] == 0

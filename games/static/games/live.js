@@ -619,7 +619,6 @@
     status.textContent = status.getAttribute("data-label-" + label);
   }
 
-  /* ``siteDown``: the site answered that it cannot save the move for now (502 to 504), the connection is fine. */
   /* why: "slow" (a move not answered yet), true (the site answered "try again"), else the connection. */
   function showConnectionNotice(on, why) {
     var notice = document.querySelector("[data-connection-notice]");
@@ -638,7 +637,8 @@
     pendingPost = null;
     // A move not answered within a few seconds says it is on its way (a fault tester clicked during an outage
     // and saw nothing for 10 s, while the server waited for the database before its "try again").
-    var slow = setTimeout(function () { showConnectionNotice(true, "slow"); }, SLOW_POST_MS);
+    // A retry keeps the notice it has ("cannot save"): a screen reader heard the two said in turn at every retry.
+    var slow = attempt ? 0 : setTimeout(function () { showConnectionNotice(true, "slow"); }, SLOW_POST_MS);
     fetch(action, { method: "POST", body: body, credentials: "same-origin", headers: { "X-Requested-With": "fetch" } })
       .then(function (response) { return response.text().then(function (html) { return [response, html]; }); })
       .finally(function () { clearTimeout(slow); })
