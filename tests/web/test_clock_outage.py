@@ -454,3 +454,14 @@ def test_a_player_away_keeps_the_deadline_their_time_away_gives(make_user, class
     services.clock_tick(now=start + 5 * SECOND)
     pass_that_loses_the_database(start + 7 * SECOND)
     assert services.clock_tick(now=start + 70 * SECOND)["paused"] == 0
+
+
+def test_the_clock_waits_a_few_seconds_for_a_pooled_connection_not_the_servers_ten():
+    from games.management.commands.gameclock import POOL_WAIT, wait_less_for_a_connection
+
+    pooled = {"ENGINE": "django.db.backends.postgresql", "OPTIONS": {"pool": {"min_size": 2, "timeout": 10.0}}}
+    wait_less_for_a_connection(pooled)
+    assert pooled["OPTIONS"]["pool"] == {"min_size": 2, "timeout": POOL_WAIT} and POOL_WAIT < 10
+    unpooled = {"ENGINE": "django.db.backends.sqlite3", "OPTIONS": {}}
+    wait_less_for_a_connection(unpooled)
+    assert unpooled == {"ENGINE": "django.db.backends.sqlite3", "OPTIONS": {}}

@@ -40,6 +40,10 @@ from threethirteen_site import errors
 ANALYSIS_SECONDS = 2.0
 #: Seconds a stop waits for the analysis's decision in hand to be written (systemd waits 90 s by default).
 STOP_WAIT = 60.0
+#: Seconds this process waits for a pooled database connection (the servers wait ``DATABASE_POOL_TIMEOUT``, 10 s
+#: by default): the clock answers nobody, and each pass that waited the servers' 10 s while the database was down
+#: left no record of the outage for that long (a fault tester restarted a clock in it; ``services.outage``).
+POOL_WAIT = 3.0
 
 logger = logging.getLogger(__name__)
 
@@ -67,6 +71,7 @@ class Command(BaseCommand):
     ) -> None:
         if interval <= 0:
             interval = 2.0
+        wait_less_for_a_connection(connections["default"].settings_dict)
         if analysis_seconds is None or not analysis_seconds >= 0:
             analysis_seconds = clock.analysis_seconds(ANALYSIS_SECONDS)
         if once:
@@ -145,3 +150,10 @@ class Command(BaseCommand):
             return
         if analysed or once:
             self.stdout.write(f"gameclock: {analysed} decision(s) of finished games analysed")
+
+
+def wait_less_for_a_connection(database: dict[str, Any]) -> None:
+    """At most ``POOL_WAIT`` seconds for a connection of ``database``'s pool (its settings, before its pool is made)."""
+    pool = database.get("OPTIONS", {}).get("pool")
+    if isinstance(pool, dict):
+        pool["timeout"] = min(float(pool.get("timeout", POOL_WAIT)), POOL_WAIT)
