@@ -6,14 +6,17 @@ database came back it found them all out of time and played them with the bot, e
 person's timeouts in a row (three of them hand the seat to the bot for good): a fault tester saw people lose
 their turns, and nearly their seats, to an outage of the site.
 
-So a clock pass that fails for a lost connection (``errors.LOST_CONNECTION``) asks whether the database can be
-reached at all (:func:`database_reachable`: a deadlock, a statement timeout or a lock refused is no outage,
-people can move through those), and if not, the clock remembers since when nothing has been played: the start
-of its last whole pass.  It remembers it in its process and in the shared cache, where another clock, or this
-one restarted, finds it.  At the first pass after, before any timed-out turn is played, every turn whose time
-ran out since then, or runs out within ``GRACE``, gets back the time it had left then, and ``GRACE`` at least
-(never more than its time per move): its page has reconnected by then.  Once per game and outage
-(``Game.time_given_back_at``), however many clocks saw the outage, or a pass cut short by another.  A clock that
+So the clock notes an outage: a pass that failed for a lost connection (``errors.LOST_CONNECTION``) whose
+connection was refused, closed or not to be had, or whose database, asked again, answered late or not at all
+(:func:`lost_the_database`: a deadlock, a statement timeout or a lock refused is no outage, people move through
+those); or a pass whose first query, once it had its connection, took more than ``HUNG_AFTER`` (a database that
+hung: no error comes).  It then remembers since when nothing has been played: the start of its last whole pass,
+in its process and, for ``SHARED_FOR`` after its last failed pass, in the shared cache, where another clock, or
+this one restarted, finds it, and where the servers look before they refuse a move as late
+(:func:`ran_out_while_down`).  At the first pass after, before any timed-out turn is played, every turn whose
+time ran out since then, or runs out within ``GRACE``, gets back the time it had left then (never more than its
+time per move): ``GRACE`` at least after an outage, for its page to come back, and after a hang the time it took
+and no more.  Once per game and outage (``Game.time_given_back_at``), however many clocks saw it.  A clock that
 simply did not run (a stopped process) is no outage: people could still move, and the turns it finds out of time
 are played as ever.
 """
