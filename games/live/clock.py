@@ -133,19 +133,13 @@ class ServerClock:
 
     async def run(self) -> None:
         # Not thread-sensitive: a pass must never wait behind (or hold up) a request's sync code.
+        from games import services
+
         tick = sync_to_async(one_pass, thread_sensitive=False)
         while True:
             done = await tick()
-            if done and any(done[kind] for kind in ("timeouts", "emails", "pushes", "bots", "paused")):
-                logger.info(
-                    "move clock: %s timed-out turn(s) played, %s e-mail(s) and %s push notice(s) sent,"
-                    " %s table(s) of bots left waiting played, %s turn(s) given back the time an outage took",
-                    done["timeouts"],
-                    done["emails"],
-                    done["pushes"],
-                    done["bots"],
-                    done["paused"],
-                )
+            if done and (summary := services.pass_summary(done)):
+                logger.info("move clock: %s", summary)
             await asyncio.sleep(self.interval)
 
     async def analyse(self, seconds: float) -> None:

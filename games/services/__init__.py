@@ -24,7 +24,7 @@ from .chat import (
     chat_report,
     chat_unmute_user,
 )
-from .clock import BOTS_WAITING_AFTER, clock_tick, game_timeout
+from .clock import BOTS_WAITING_AFTER, clock_tick, game_timeout, pass_summary
 from .errors import GameError
 from .moderation import REASON_MAX_LENGTH, game_abort, moderation_reason, seat_hand_to_bot, user_deactivate
 from .playing import (
@@ -62,6 +62,7 @@ __all__ = [
     "round_summary_dismiss",
     "game_timeout",
     "clock_tick",
+    "pass_summary",
     "play_waiting_bots",
     "BotSlice",
     "BOTS_WAITING_AFTER",

@@ -156,6 +156,18 @@ def clock_tick(*, now: datetime.datetime | None = None) -> dict[str, int]:
     return {**done, "paused": paused}
 
 
+def pass_summary(done: dict[str, int]) -> str:
+    """A clock pass's counts (``clock_tick``'s) as a line for its log, or "" when it played, sent and gave back
+    nothing (the tables called off and the time away settled are logged where they happen)."""
+    if not any(done[kind] for kind in ("timeouts", "emails", "pushes", "bots", "paused")):
+        return ""
+    return (
+        f"{done['timeouts']} timed-out turn(s) played, {done['emails']} e-mail(s) sent, {done['pushes']} push"
+        f" notice(s) sent, {done['bots']} table(s) of bots left waiting played, {done['paused']} turn(s) given back"
+        " the time an outage took"
+    )
+
+
 def _pass(now: datetime.datetime | None) -> dict[str, int]:
     def moment() -> datetime.datetime:
         return now or timezone.now()

@@ -118,8 +118,7 @@ def note_a_hung_database(began: datetime.datetime) -> None:
     ``HUNG_AFTER`` seconds was out of reach since the last whole pass (``Memory.lost_database``)."""
     connection.ensure_connection()
     start = time.monotonic()
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT 1")
+    _ask()
     waited = time.monotonic() - start
     if waited > HUNG_AFTER:
         logger.warning("the database took %.0f s to answer the clock: the turns it held up get their time", waited)
@@ -156,8 +155,7 @@ def database_reachable() -> bool:
     try:
         if not connection.in_atomic_block:
             connection.close()
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT 1")
+        _ask()
     except LOST_CONNECTION:
         return False
     return True
@@ -225,6 +223,12 @@ def _give_back(
         announce(game)
         log_on_commit(logger, "game %s: turn %s gets %s back after an outage", game.pk, game.turn_number, left)
     return 1
+
+
+def _ask() -> None:
+    """The least question the database answers."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1")
 
 
 def _shared_down_since() -> datetime.datetime | None:

@@ -544,7 +544,7 @@ def _play(
     # turn once ``now >= turn_deadline``) and a late move never both play it.  Not a turn that ran out while
     # the clock could not reach the database: its next pass gives it its time back (``outage``), and the page's
     # move, sent again as the database came back, is the person's.
-    made_at = min(timezone.now(), received_at or timezone.now())
+    made_at = timezone.now() if received_at is None else min(timezone.now(), received_at)
     if (
         seat.position == game.current_seat
         and game.turn_deadline is not None

@@ -465,3 +465,10 @@ def test_the_clock_waits_a_few_seconds_for_a_pooled_connection_not_the_servers_t
     unpooled = {"ENGINE": "django.db.backends.sqlite3", "OPTIONS": {}}
     wait_less_for_a_connection(unpooled)
     assert unpooled == {"ENGINE": "django.db.backends.sqlite3", "OPTIONS": {}}
+
+
+def test_a_pass_that_gave_time_back_says_so_in_the_clocks_log():
+    nothing = {"called_off": 0, "timeouts": 0, "emails": 0, "pushes": 0, "away": 0, "bots": 0, "paused": 0}
+    assert services.pass_summary(nothing) == ""
+    line = services.pass_summary({**nothing, "paused": 2})
+    assert "0 timed-out turn(s) played" in line and "2 turn(s) given back the time an outage took" in line

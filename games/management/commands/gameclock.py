@@ -133,12 +133,9 @@ class Command(BaseCommand):
                 raise
             errors.log_failure(logger, "gameclock pass failed", error)
             return
-        if done["timeouts"] or done["emails"] or done["pushes"] or done["bots"] or done["paused"] or once:
-            self.stdout.write(
-                f"gameclock: {done['timeouts']} timed-out turn(s) played, {done['emails']} e-mail(s) sent,"
-                f" {done['pushes']} push notice(s) sent, {done['bots']} table(s) of bots left waiting played,"
-                f" {done['paused']} turn(s) given back the time an outage took"
-            )
+        summary = services.pass_summary(done)
+        if summary or once:
+            self.stdout.write(f"gameclock: {summary or 'nothing was due'}")
 
     def analysis_pass(self, seconds: float, *, once: bool) -> None:
         try:
